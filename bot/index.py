@@ -1,0 +1,218 @@
+"""Build, load and check the retrieval index under index/: FAISS (MiniLM, inner product on normalised vectors) and
+BM25 (bm25s over jieba tokens). A missing, stale or unreadable index is rebuilt, never trusted."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+import tempfile
+import warnings
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from bot.catalog import Catalog
+from bot.knowledge import Passage, Source, content_hash, domain_words, load_passages
+
+log = logging.getLogger(__name__)
+INDEX_FORMAT = 2
+_TOKEN = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*|[\u4e00-\u9fff]+")
+_STOP = frozenset("的 了 是 在 和 与 或 吗 呢 吧 啊 我 你 他 她 它 们 这 那 有 也 就 都 要 会 能 可以 什么 怎么 如何 哪 个 "
+                  "a an the is are was were be to of in on for and or with what which how do does can i you it my me "
+                  "should would this that there any".split())
+
+
+class IndexError_(RuntimeError):
+    """The index could not be built or loaded."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    content_hash: str
+    model: str
+    format: int
+    passages: int
+
+    @classmethod
+    def read(cls, path: Path) -> Manifest | None:
+        try:
+            return cls(**json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError):
+            return None
+
+
+def model_id(model_path: str) -> str:
+    """Identifies the embedding model by its config and weights' sizes, so a changed model forces a rebuild."""
+    p = Path(model_path)
+    parts = [p.name]
+    for f in sorted(p.glob("*")) if p.is_dir() else []:
+        if f.is_file():
+            parts.append(f"{f.name}:{f.stat().st_size}")
+    return "|".join(parts)
+
+
+@lru_cache(maxsize=1)
+def _jieba(words: tuple[str, ...]):
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    for w in words:
+        jieba.add_word(w, freq=2000)
+    return jieba
+
+
+_words_cache: dict[str, tuple[str, ...]] = {}
+
+
+def tokenizer(knowledge_dir: Path) -> Callable[[str], list[str]]:
+    """jieba for Chinese runs (with domain words registered), lower-cased words and model numbers for the rest."""
+    key = str(knowledge_dir)
+    if key not in _words_cache:
+        _words_cache[key] = tuple(domain_words(knowledge_dir))
+    jb = _jieba(_words_cache[key])
+
+    def tokenize(text: str) -> list[str]:
+        out = []
+        for m in _TOKEN.finditer(text.lower()):
+            chunk = m.group(0)
+            if "\u4e00" <= chunk[0] <= "\u9fff":
+                out.extend(t for t in jb.lcut_for_search(chunk) if t.strip() and t not in _STOP)
+            elif chunk not in _STOP:
+                out.append(chunk)
+        return out
+
+    return tokenize
+
+
+def embeddings(model_path: str):
+    """The sentence-transformers model through langchain, loaded by path, offline."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langchain_huggingface import HuggingFaceEmbeddings
+
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+        return HuggingFaceEmbeddings(model_name=model_path, model_kwargs={"device": "cpu"},
+                                     encode_kwargs={"normalize_embeddings": True, "batch_size": 32})
+
+
+@dataclass
+class Index:
+    """The loaded index: passages in order, the FAISS store and the BM25 retriever."""
+
+    passages: list[Passage]
+    faiss: object
+    bm25: object
+    tokenize: Callable[[str], list[str]]
+    embedder: object
+    manifest: Manifest
+
+
+def _faiss_cls():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langchain_community.vectorstores import FAISS
+        from langchain_community.vectorstores.utils import DistanceStrategy
+    return FAISS, DistanceStrategy
+
+
+def is_fresh(index_dir: Path, knowledge_dir: Path, model_path: str) -> bool:
+    m = Manifest.read(index_dir / "manifest.json")
+    return (m is not None and m.format == INDEX_FORMAT and m.model == model_id(model_path)
+            and m.content_hash == content_hash(knowledge_dir)
+            and all((index_dir / n).exists() for n in ("faiss/index.faiss", "faiss/index.pkl", "bm25", "docs.json")))
+
+
+def build(index_dir: Path, knowledge_dir: Path, catalog: Catalog, model_path: str, embedder=None,
+          progress: Callable[[str], None] | None = None) -> Manifest:
+    """Build into a temporary folder, then swap it in: a crash mid-build never leaves a half-written index."""
+    import bm25s
+    from langchain_core.documents import Document
+
+    say = progress or (lambda _msg: None)
+    passages = load_passages(knowledge_dir, catalog)
+    say(f"{len(passages)} passages from {knowledge_dir}")
+    tok = tokenizer(knowledge_dir)
+    embedder = embedder or embeddings(model_path)
+    FAISS, DistanceStrategy = _faiss_cls()
+    docs = [Document(page_content=p.search_text, metadata={"id": p.id}, id=p.id) for p in passages]
+    say(f"embedding {len(docs)} passages with {Path(model_path).name}")
+    store = FAISS.from_documents(docs, embedder, distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT)
+    say("BM25 over jieba tokens")
+    bm = bm25s.BM25()
+    bm.index([tok(p.search_text) or ["_"] for p in passages], show_progress=False)
+
+    index_dir.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=index_dir))
+    try:
+        store.save_local(str(tmp / "faiss"))
+        bm.save(str(tmp / "bm25"))
+        (tmp / "docs.json").write_text(json.dumps([_passage_json(p) for p in passages], ensure_ascii=False),
+                                       encoding="utf-8")
+        manifest = Manifest(content_hash(knowledge_dir), model_id(model_path), INDEX_FORMAT, len(passages))
+        (tmp / "manifest.json").write_text(json.dumps(asdict(manifest), indent=2), encoding="utf-8")
+        for name in ("faiss", "bm25", "docs.json", "manifest.json"):
+            target = index_dir / name
+            if target.is_dir():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()
+        (index_dir / "manifest.json").unlink(missing_ok=True)
+        for name in ("faiss", "bm25", "docs.json", "manifest.json"):  # manifest last: it marks the index complete
+            os.replace(tmp / name, index_dir / name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    say(f"index written to {index_dir}")
+    return manifest
+
+
+def _passage_json(p: Passage) -> dict:
+    d = asdict(p)
+    d["sources"] = [asdict(s) for s in p.sources]
+    return d
+
+
+def _passage_from_json(d: dict) -> Passage:
+    d = dict(d)
+    d["sources"] = tuple(Source(**s) for s in d["sources"])
+    return Passage(**d)
+
+
+def load(index_dir: Path, knowledge_dir: Path, model_path: str, embedder=None) -> Index:
+    import bm25s
+
+    FAISS, _ = _faiss_cls()
+    embedder = embedder or embeddings(model_path)
+    store = FAISS.load_local(str(index_dir / "faiss"), embedder, allow_dangerous_deserialization=True)
+    bm = bm25s.BM25.load(str(index_dir / "bm25"))
+    passages = [_passage_from_json(d) for d in json.loads((index_dir / "docs.json").read_text(encoding="utf-8"))]
+    manifest = Manifest.read(index_dir / "manifest.json")
+    if manifest is None or manifest.passages != len(passages) or store.index.ntotal != len(passages):
+        raise IndexError_("the index files disagree with each other")
+    return Index(passages, store, bm, tokenizer(knowledge_dir), embedder, manifest)
+
+
+def ensure(index_dir: Path, knowledge_dir: Path, catalog: Catalog, model_path: str,
+           progress: Callable[[str], None] | None = None) -> Index:
+    """Load the index, rebuilding it first when it is missing, stale or unreadable."""
+    embedder = embeddings(model_path)
+    if is_fresh(index_dir, knowledge_dir, model_path):
+        try:
+            return load(index_dir, knowledge_dir, model_path, embedder)
+        except Exception as e:  # corrupt files: say so and rebuild
+            log.warning("index at %s is unreadable (%s); rebuilding", index_dir, e)
+            if progress:
+                progress(f"index unreadable ({type(e).__name__}); rebuilding")
+    elif progress:
+        progress("index missing or stale; building")
+    build(index_dir, knowledge_dir, catalog, model_path, embedder, progress)
+    return load(index_dir, knowledge_dir, model_path, embedder)

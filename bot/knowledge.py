@@ -1,0 +1,183 @@
+"""knowledge/ -> passages: guide sections (one passage per paragraph and language) and table rows (GPUs, platforms).
+
+Passages are plain dataclasses; the index turns them into langchain Documents. Nothing here loads a model."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from bot.catalog import Catalog
+
+DOCS_FORMAT = 3  # bump when the way passages are built changes: the index is rebuilt
+
+
+@dataclass(frozen=True)
+class Source:
+    title: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str
+    title: dict[str, str]  # lang -> title
+    sources: tuple[Source, ...]
+    keywords: dict[str, tuple[str, ...]]
+    paragraphs: dict[str, tuple[str, ...]]  # lang -> paragraphs
+
+
+@dataclass(frozen=True)
+class Passage:
+    id: str  # "<section>#<lang>#<n>", "gpu:<name>#<lang>", "platform:<name>#<lang>"
+    section: str
+    lang: str
+    kind: str  # "guide" | "gpu" | "platform"
+    title: str
+    text: str
+    search_text: str  # what BM25 and the embedding see: title, keywords and text
+    sources: tuple[Source, ...]
+    position: int = 0  # paragraph number within its section and language
+
+
+class KnowledgeError(ValueError):
+    pass
+
+
+_SPLIT = re.compile(r"^##\s*(zh|en)\s*$", re.MULTILINE)
+
+
+def parse_section(path: Path) -> Section:
+    text = path.read_text(encoding="utf-8")
+    m = re.match(r"^---\n(.*?)\n---\n(.*)$", text, re.DOTALL)
+    if not m:
+        raise KnowledgeError(f"{path}: missing '---' front matter")
+    try:
+        meta = yaml.safe_load(m.group(1))
+    except yaml.YAMLError as e:
+        raise KnowledgeError(f"{path}: front matter is not valid YAML: {e}") from None
+    parts = _SPLIT.split(m.group(2))
+    paragraphs: dict[str, tuple[str, ...]] = {}
+    for lang, body in zip(parts[1::2], parts[2::2], strict=False):
+        paras = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
+        paragraphs[lang] = tuple(paras)
+    if set(paragraphs) != {"zh", "en"}:
+        raise KnowledgeError(f"{path}: needs both a '## zh' and a '## en' part")
+    if meta.get("id") != path.stem:
+        raise KnowledgeError(f"{path}: id '{meta.get('id')}' differs from the file name")
+    sources = tuple(Source(str(s["title"]), str(s["url"])) for s in meta.get("sources") or ())
+    if not sources:
+        raise KnowledgeError(f"{path}: every section needs at least one source")
+    return Section(
+        id=meta["id"], title={"zh": str(meta["title_zh"]), "en": str(meta["title_en"])}, sources=sources,
+        keywords={"zh": tuple(str(k) for k in meta.get("keywords_zh") or ()),
+                  "en": tuple(str(k) for k in meta.get("keywords_en") or ())},
+        paragraphs=paragraphs,
+    )
+
+
+@lru_cache(maxsize=4)
+def load_sections(knowledge_dir: Path) -> tuple[Section, ...]:
+    return tuple(parse_section(p) for p in sorted((knowledge_dir / "guide").glob("*.md")))
+
+
+def section_passages(section: Section) -> list[Passage]:
+    out = []
+    for lang in ("zh", "en"):
+        other = "en" if lang == "zh" else "zh"
+        keys = " ".join(section.keywords[lang] + section.keywords[other])
+        for i, para in enumerate(section.paragraphs[lang]):
+            out.append(Passage(
+                id=f"{section.id}#{lang}#{i}", section=section.id, lang=lang, kind="guide",
+                title=section.title[lang], text=para,
+                search_text=f"{section.title[lang]} / {section.title[other]}\n{keys}\n{para}",
+                sources=section.sources, position=i,
+            ))
+    return out
+
+
+def _gpu_passages(catalog: Catalog) -> list[Passage]:
+    out = []
+    for g in catalog:
+        src = tuple(Source(f"{g.name} — specifications", u) for u in g.sources[:2])
+        alias = ", ".join(g.aliases)
+        tc_en = f"{g.tensor_fp16_tflops:g} TFLOPS FP16 tensor" if g.tensor_fp16_tflops else "no tensor cores"
+        tc_zh = f"张量核心 FP16 {g.tensor_fp16_tflops:g} TFLOPS" if g.tensor_fp16_tflops else "没有张量核心"
+        en = (f"{g.name} ({g.vendor}, {g.architecture}, {g.segment}, released {g.release_date}): {g.vram_gb:g} GB "
+              f"VRAM, {g.mem_bandwidth_gbs or '?'} GB/s memory bandwidth, {tc_en}, {g.tdp_w or '?'} W.")
+        zh = (f"{g.name}（{g.vendor}，{g.architecture} 架构，发布于 {g.release_date}）：显存 {g.vram_gb:g} GB，"
+              f"带宽 {g.mem_bandwidth_gbs or '?'} GB/s，{tc_zh}，功耗 {g.tdp_w or '?'} W。")
+        for lang, text in (("en", en), ("zh", zh)):
+            out.append(Passage(f"gpu:{g.name}#{lang}", f"gpu:{g.name}", lang, "gpu", g.name, text,
+                               f"{g.name} {alias} 显卡 GPU specs 参数\n{text}", src))
+    return out
+
+
+def load_platform_rows(knowledge_dir: Path) -> list[dict[str, str]]:
+    path = knowledge_dir / "platforms.csv"
+    if not path.exists():
+        return []
+    with open(path, encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def _platform_passages(knowledge_dir: Path) -> list[Passage]:
+    out = []
+    for r in load_platform_rows(knowledge_dir):
+        src = tuple(Source(r["name"], u.strip()) for u in ([r["url"]] + r["sources"].split(";"))[:2] if u.strip())
+        region = {"china": ("China", "国内"), "international": ("international", "海外")}.get(r["region"],
+                                                                                             (r["region"], r["region"]))
+        price = f"{r['price']} {r['price_currency']} {r['price_unit']} ({r['price_date']})" if r["price"] else ""
+        en = f"{r['name']} — {region[0]} GPU platform. GPUs: {r['gpus']}. Free tier: {r['free_tier']}. " \
+             f"Price: {price}. Limits: {r['framework_limits']}. {r['notes_en']}"
+        zh = f"{r['name_zh'] or r['name']}（{region[1]}GPU 平台）。GPU：{r['gpus']}。免费额度：{r['free_tier']}。" \
+             f"价格：{price}。限制：{r['framework_limits']}。{r['notes_zh']}"
+        alias = r["aliases"].replace("|", " ")
+        for lang, text in (("en", en), ("zh", zh)):
+            out.append(Passage(f"platform:{r['name']}#{lang}", f"platform:{r['name']}", lang, "platform",
+                               r["name_zh"] if lang == "zh" and r["name_zh"] else r["name"], text,
+                               f"{r['name']} {alias} 云平台 租用 GPU cloud platform rent\n{text}", src))
+    return out
+
+
+def load_passages(knowledge_dir: Path, catalog: Catalog) -> list[Passage]:
+    out: list[Passage] = []
+    for s in load_sections(knowledge_dir):
+        out.extend(section_passages(s))
+    out.extend(_gpu_passages(catalog))
+    out.extend(_platform_passages(knowledge_dir))
+    return out
+
+
+def domain_words(knowledge_dir: Path) -> list[str]:
+    """Chinese domain words for jieba's dictionary: section keywords and the glossary."""
+    words = set()
+    for s in load_sections(knowledge_dir):
+        words.update(k for k in s.keywords["zh"] if re.search(r"[\u4e00-\u9fff]", k))
+    words.update(zh for zh, _ in load_glossary(knowledge_dir))
+    return sorted(words)
+
+
+@lru_cache(maxsize=4)
+def load_glossary(knowledge_dir: Path) -> tuple[tuple[str, str], ...]:
+    path = knowledge_dir / "glossary.csv"
+    if not path.exists():
+        return ()
+    with open(path, encoding="utf-8") as f:
+        return tuple((r["zh"], r["en"]) for r in csv.DictReader(f))
+
+
+def content_hash(knowledge_dir: Path) -> str:
+    """Hash of every file under knowledge/ (names and bytes) and the passage format."""
+    h = hashlib.sha256(f"format={DOCS_FORMAT}".encode())
+    for p in sorted(knowledge_dir.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(knowledge_dir)).encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()

@@ -1,0 +1,80 @@
+"""Relative performance per workload family, from specs (knowledge/perf-model.yaml); reference card = 1.0."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from bot.catalog import GPU, Catalog
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    tensor: float
+    bandwidth: float
+    fp32: float
+    benchmarks: tuple[str, ...]
+    multi_gpu_efficiency: float
+
+
+@dataclass(frozen=True)
+class PerfModel:
+    reference_gpu: str
+    families: dict[str, Family]
+    default_vendors: tuple[str, ...]
+
+    def relative(self, gpu: GPU, family: str, reference: GPU, count: int = 1) -> float | None:
+        """Speed of `count` x `gpu` relative to one reference card; None when the specs to judge are missing."""
+        f = self.families[family]
+        terms = []
+        for exponent, mine, ref in ((f.tensor, _matmul(gpu), _matmul(reference)),
+                                    (f.bandwidth, gpu.mem_bandwidth_gbs, reference.mem_bandwidth_gbs),
+                                    (f.fp32, gpu.fp32_tflops, reference.fp32_tflops)):
+            if exponent == 0:
+                continue
+            if not mine or not ref:
+                return None
+            terms.append((mine / ref) ** exponent)
+        perf = 1.0
+        for t in terms:
+            perf *= t
+        return perf * self.scaling(family, count)
+
+    def scaling(self, family: str, count: int) -> float:
+        """Speed-up of `count` cards over one: each doubling multiplies by 2 x efficiency (Lambda's measurements)."""
+        import math
+
+        if count <= 1:
+            return 1.0
+        return (2 * self.families[family].multi_gpu_efficiency) ** math.log2(count)
+
+    def table(self, catalog: Catalog) -> dict[str, dict[str, float]]:
+        """{gpu name: {family: relative perf}} for every GPU whose specs allow it."""
+        ref = catalog.get(self.reference_gpu)
+        if ref is None:
+            raise ValueError(f"the reference GPU '{self.reference_gpu}' of perf-model.yaml is not in the catalog")
+        out = {}
+        for g in catalog:
+            vals = {fam: self.relative(g, fam, ref) for fam in self.families}
+            out[g.name] = {k: round(v, 3) for k, v in vals.items() if v is not None}
+        return out
+
+
+def _matmul(gpu: GPU) -> float | None:
+    """What dense matrix multiply runs at: tensor cores when present, else plain FP32 units."""
+    return gpu.tensor_fp16_tflops or gpu.fp32_tflops
+
+
+@lru_cache(maxsize=4)
+def load_perf_model(knowledge_dir: Path) -> PerfModel:
+    data = yaml.safe_load((knowledge_dir / "perf-model.yaml").read_text(encoding="utf-8"))
+    fams = {}
+    for name, spec in data["families"].items():
+        e = spec["exponents"]
+        fams[name] = Family(name, float(e["tensor"]), float(e["bandwidth"]), float(e["fp32"]),
+                            tuple(spec.get("benchmarks") or ()), float(spec.get("multi_gpu_efficiency", 1.0)))
+    return PerfModel(data["reference_gpu"], fams, tuple(data.get("default_vendors") or ()))

@@ -1,0 +1,312 @@
+"""Deterministic ranking: hard constraints (date, vendor, price, memory), then speed and value, with reasons.
+
+A pure function of (catalog, needs, as_of): no model, no clock except the `as_of` default, no randomness."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from bot.catalog import GPU, Catalog, Price
+from bot.i18n import Text, money
+from bot.nlu import Budget
+from bot.perf import PerfModel, load_perf_model
+from bot.vram import MemoryEstimate, estimate
+
+LLM_WORKLOADS = ("llm_inference", "llm_finetune")
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What the user needs, merged over the conversation. Only workload is required to rank."""
+
+    workload: str
+    budget: Budget | None = None
+    model_size_b: float | None = None
+    finetune_method: str | None = None
+    precision_bits: int | None = None
+    gpu_count: int = 1
+    used: bool | None = None
+    vendor: str | None = None
+    as_of: date | None = None
+    min_vram_gb: float | None = None
+    max_tdp_w: float | None = None
+    currency: str = "CNY"
+
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    name: str
+    label: Text
+    family: str
+    min_vram_gb: float
+    comfortable_vram_gb: float
+    memory_source: str
+    default_method: str | None
+    default_precision_bits: int | None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    gpu: GPU
+    price: Price  # per card
+    count: int
+    perf: float  # relative to one reference card, for the whole setup
+    total: float
+
+    @property
+    def value(self) -> float:
+        """Relative speed per 1,000 of the currency spent."""
+        return 1000 * self.perf / self.total
+
+
+@dataclass(frozen=True)
+class Pick:
+    candidate: Candidate
+    role: str  # "best" | "value" | "overall" | "runner_up"
+    reasons: tuple[Text, ...]
+    caveats: tuple[Text, ...]
+
+    @property
+    def gpu(self) -> GPU:
+        return self.candidate.gpu
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    gpu: GPU
+    why: Text
+
+
+@dataclass(frozen=True)
+class Ranking:
+    needs: Needs
+    workload: WorkloadSpec
+    as_of: date
+    required_vram_gb: float  # per card
+    memory: MemoryEstimate | None
+    picks: tuple[Pick, ...]
+    candidates: tuple[Candidate, ...]  # everything that met the hard constraints, best first
+    notable_exclusions: tuple[Exclusion, ...] = ()
+    suggestions: tuple[Text, ...] = ()  # when nothing fits: quantise, two cards, rent
+    notes: tuple[Text, ...] = field(default=())
+
+
+@lru_cache(maxsize=4)
+def load_workloads(knowledge_dir: Path) -> dict:
+    return yaml.safe_load((knowledge_dir / "workloads.yaml").read_text(encoding="utf-8"))
+
+
+def workload_spec(knowledge_dir: Path, workload: str, on: date) -> WorkloadSpec:
+    data = load_workloads(knowledge_dir)[workload]
+    eras = [e for e in data["memory"] if e["since"] <= on.year] or data["memory"][:1]
+    era = eras[-1]
+    return WorkloadSpec(workload, Text(data["label"]["en"], data["label"]["zh"]), data["family"], float(era["min"]),
+                        float(era["comfortable"]), era.get("source", ""), data.get("default_method"),
+                        data.get("default_precision_bits"))
+
+
+def memory_needed(needs: Needs, spec: WorkloadSpec, knowledge_dir: Path) -> tuple[float, MemoryEstimate | None]:
+    """Per-card VRAM the job needs, and the estimate behind it (LLM work with a model size)."""
+    est = None
+    need = spec.min_vram_gb
+    if needs.workload in LLM_WORKLOADS and needs.model_size_b:
+        method = "inference" if needs.workload == "llm_inference" else (needs.finetune_method or spec.default_method)
+        bits = needs.precision_bits or spec.default_precision_bits
+        est = estimate(needs.model_size_b, method, bits, knowledge_dir)
+        # model weights split across cards (tensor/pipeline parallel) for inference and LoRA/QLoRA
+        need = est.total_gb / max(1, needs.gpu_count)
+    if needs.min_vram_gb:
+        need = max(need, needs.min_vram_gb)
+    return need, est
+
+
+def _price_for(gpu: GPU, needs: Needs, on: date, catalog: Catalog) -> Price | None:
+    new = gpu.price(needs.currency, "new", on, catalog.fx)
+    if needs.used:
+        used = gpu.price(needs.currency, "used", on, catalog.fx)
+        if used and (new is None or used.amount < new.amount):
+            return used
+    return new
+
+
+def rank(catalog: Catalog, needs: Needs, knowledge_dir: Path, as_of: date | None = None,
+         perf_model: PerfModel | None = None) -> Ranking:
+    on = as_of or needs.as_of or date.today()
+    model = perf_model or load_perf_model(knowledge_dir)
+    spec = workload_spec(knowledge_dir, needs.workload, on)
+    need, est = memory_needed(needs, spec, knowledge_dir)
+    ref = catalog.get(model.reference_gpu)
+    count = max(1, needs.gpu_count)
+    vendors = (needs.vendor,) if needs.vendor else model.default_vendors
+
+    candidates: list[Candidate] = []
+    too_small: list[Candidate] = []
+    over_budget: list[Candidate] = []
+    for g in catalog:
+        if g.release_date and g.release_date > on:
+            continue
+        if vendors and g.vendor not in vendors:
+            continue
+        if needs.max_tdp_w and g.tdp_w and g.tdp_w > needs.max_tdp_w:
+            continue
+        price = _price_for(g, needs, on, catalog)
+        if price is None or ref is None:
+            continue
+        perf = model.relative(g, spec.family, ref, count)
+        if perf is None:
+            continue
+        c = Candidate(g, price, count, perf, price.amount * count)
+        if g.vram_gb < need:
+            too_small.append(c)
+        elif needs.budget and c.total > needs.budget.amount:
+            over_budget.append(c)
+        else:
+            candidates.append(c)
+
+    candidates.sort(key=lambda c: (-c.perf, c.total, c.gpu.name))
+    picks = _choose(candidates, needs, spec, need, model.reference_gpu)
+    exclusions = _notable_exclusions(candidates, too_small, over_budget, need, needs)
+    suggestions = () if picks else _suggestions(needs, spec, need, est, too_small, over_budget)
+    return Ranking(needs, spec, on, round(need, 1), est, tuple(picks), tuple(candidates), exclusions, suggestions)
+
+
+def _choose(cands: list[Candidate], needs: Needs, spec: WorkloadSpec, need: float, ref: str) -> list[Pick]:
+    """With a budget: the fastest that fits, the best value, a runner-up. Without: the best value with comfortable
+    memory ("best overall") and the best value of all."""
+    if not cands:
+        return []
+    by_value = sorted(cands, key=lambda c: (-c.value, c.total, c.gpu.name))
+    chosen: list[tuple[str, Candidate]] = []
+    if needs.budget:
+        chosen.append(("best", cands[0]))
+        chosen.append(("value", by_value[0]))
+    else:
+        roomy = [c for c in by_value if c.gpu.vram_gb >= max(spec.comfortable_vram_gb, need)]
+        chosen.append(("overall", roomy[0] if roomy else by_value[0]))
+        chosen.append(("value", by_value[0]))
+    taken = {c.gpu.name for _, c in chosen}
+    for c in cands:
+        if c.gpu.name not in taken:
+            chosen.append(("runner_up", c))
+            break
+    seen, picks = set(), []
+    for role, c in chosen:
+        if c.gpu.name in seen:
+            continue
+        seen.add(c.gpu.name)
+        picks.append(Pick(c, role, _reasons(c, role, cands, by_value, needs, spec, need, ref), _caveats(c, needs, spec)))
+    return picks
+
+
+def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Candidate], needs: Needs,
+             spec: WorkloadSpec, need: float, ref: str) -> tuple[Text, ...]:
+    g = c.gpu
+    out = []
+    rank_perf = cands.index(c) + 1
+    rank_value = by_value.index(c) + 1
+    n = len(cands)
+    setup = f"{c.count}× " if c.count > 1 else ""
+    if role == "best":
+        out.append(Text(f"fastest of the {n} options within {needs.budget}: {setup}relative speed {c.perf:.2f} "
+                        f"for {spec.label.en} ({ref} = 1.00)",
+                        f"预算 {needs.budget} 内 {n} 个选项中最快：{setup}相对速度 {c.perf:.2f}"
+                        f"（{spec.label.zh}，{ref} = 1.00）"))
+    elif role == "value":
+        out.append(Text(f"best value: {c.value:.2f} relative speed per {money(1000, needs.currency)} "
+                        f"(#{rank_value} of {n})",
+                        f"性价比最高：每 {money(1000, needs.currency)} 换 {c.value:.2f} 的相对速度（{n} 个中第 {rank_value}）"))
+    elif role == "overall":
+        out.append(Text(f"best value among cards with {max(spec.comfortable_vram_gb, need):g} GB or more "
+                        f"(comfortable for {spec.label.en}): {c.value:.2f} speed per {money(1000, needs.currency)}",
+                        f"在显存 ≥ {max(spec.comfortable_vram_gb, need):g} GB（{spec.label.zh}较从容）的卡里性价比最高："
+                        f"每 {money(1000, needs.currency)} {c.value:.2f}"))
+    else:
+        out.append(Text(f"runner-up: #{rank_perf} in speed ({c.perf:.2f}), {c.value:.2f} per "
+                        f"{money(1000, needs.currency)}",
+                        f"备选：速度第 {rank_perf}（{c.perf:.2f}），每 {money(1000, needs.currency)} {c.value:.2f}"))
+    if role != "best" and role != "runner_up":
+        out.append(Text(f"relative speed {c.perf:.2f} ({ref} = 1.00)", f"相对速度 {c.perf:.2f}（{ref} = 1.00）"))
+    specs_en = [f"{g.vram_gb:g} GB VRAM (needs ≥ {need:g} GB)"]
+    specs_zh = [f"{g.vram_gb:g} GB 显存（需要 ≥ {need:g} GB）"]
+    if g.tensor_fp16_tflops:
+        specs_en.append(f"{g.tensor_fp16_tflops:g} TFLOPS FP16 tensor")
+        specs_zh.append(f"张量核心 FP16 {g.tensor_fp16_tflops:g} TFLOPS")
+    else:
+        specs_en.append("no tensor cores")
+        specs_zh.append("没有张量核心")
+    if g.mem_bandwidth_gbs:
+        specs_en.append(f"{g.mem_bandwidth_gbs:,.0f} GB/s")
+        specs_zh.append(f"带宽 {g.mem_bandwidth_gbs:,.0f} GB/s")
+    out.append(Text(", ".join(specs_en), "，".join(specs_zh)))
+    return tuple(out)
+
+
+def _caveats(c: Candidate, needs: Needs, spec: WorkloadSpec) -> tuple[Text, ...]:
+    g = c.gpu
+    out = []
+    if c.price.market == "used":
+        out.append(Text("used price: test the card before paying, ask about mining history and warranty",
+                        "二手价：付款前实测，问清是否矿卡、是否还有保修"))
+    if c.price.converted_from:
+        out.append(Text(f"price converted from {c.price.converted_from}; local prices differ",
+                        f"价格由 {c.price.converted_from} 换算，本地价格会有出入"))
+    if g.segment == "datacenter":
+        out.append(Text("data-centre card: passive cooling (needs server airflow), priced for companies",
+                        "数据中心卡：被动散热（需要服务器风道），价格面向企业"))
+    if g.vendor != "NVIDIA":
+        out.append(Text(f"{g.vendor}: no CUDA; check that your framework supports it (ROCm / oneAPI) first",
+                        f"{g.vendor}：不支持 CUDA，先确认你的框架支持（ROCm / oneAPI）"))
+    if g.tdp_w and g.tdp_w * c.count >= 300:
+        psu = int(round((g.tdp_w * c.count + 250) * 1.25, -1))
+        out.append(Text(f"{g.tdp_w * c.count:.0f} W of GPU power: plan a ~{psu} W PSU and good case airflow",
+                        f"显卡功耗 {g.tdp_w * c.count:.0f} W：电源建议约 {psu} W，机箱散热要好"))
+    if g.vram_gb < spec.comfortable_vram_gb:
+        out.append(Text(f"{g.vram_gb:g} GB is enough to start but tight for bigger models "
+                        f"({spec.comfortable_vram_gb:g} GB is comfortable)",
+                        f"{g.vram_gb:g} GB 够入门，但大模型会紧张（{spec.comfortable_vram_gb:g} GB 比较从容）"))
+    if g.notes and "China" in g.notes:
+        out.append(Text("China-market variant", "国内特供版"))
+    return tuple(out)
+
+
+def _notable_exclusions(cands: list[Candidate], too_small: list[Candidate], over_budget: list[Candidate],
+                        need: float, needs: Needs) -> tuple[Exclusion, ...]:
+    """Faster cards the user might expect, and why they are not picked."""
+    top = cands[0].perf if cands else 0.0
+    out = []
+    for c in sorted(too_small, key=lambda c: -c.perf)[:2]:
+        if c.perf > top and (not needs.budget or c.total <= needs.budget.amount):
+            out.append(Exclusion(c.gpu, Text(f"{c.gpu.vram_gb:g} GB VRAM, below the {need:g} GB this job needs",
+                                             f"显存 {c.gpu.vram_gb:g} GB，低于所需的 {need:g} GB")))
+    for c in sorted(over_budget, key=lambda c: c.total)[:2]:
+        out.append(Exclusion(c.gpu, Text(f"{money(c.total, c.price.currency)} is over the budget",
+                                         f"{money(c.total, c.price.currency)} 超出预算")))
+    return tuple(out)
+
+
+def _suggestions(needs: Needs, spec: WorkloadSpec, need: float, est: MemoryEstimate | None,
+                 too_small: list[Candidate], over_budget: list[Candidate]) -> tuple[Text, ...]:
+    out = []
+    if est and est.precision_bits > 4 and needs.workload in LLM_WORKLOADS:
+        if needs.workload == "llm_inference":
+            out.append(Text("quantise the model to 4-bit (GGUF/AWQ/GPTQ): it needs about a third of the memory",
+                            "把模型量化到 4 位（GGUF/AWQ/GPTQ），显存需求约为三分之一"))
+        else:
+            out.append(Text("use QLoRA (4-bit base weights) instead: far less memory",
+                            "改用 QLoRA（4 位基座权重），显存需求低得多"))
+    if needs.gpu_count <= 1 and needs.workload in LLM_WORKLOADS:
+        out.append(Text("split the model across two cards", "用两张卡分摊模型"))
+    cheapest_fit = min((c for c in over_budget if c.gpu.vram_gb >= need), key=lambda c: c.total, default=None)
+    if cheapest_fit:
+        out.append(Text(f"the cheapest card that fits is {cheapest_fit.gpu.name} at "
+                        f"{money(cheapest_fit.total, cheapest_fit.price.currency)}",
+                        f"能装下的最便宜的卡是 {cheapest_fit.gpu.name}，{money(cheapest_fit.total, cheapest_fit.price.currency)}"))
+    if needs.used is not True:
+        out.append(Text("look at the used market", "考虑二手市场"))
+    out.append(Text("rent a GPU by the hour instead", "按小时租用云 GPU"))
+    return tuple(out)
