@@ -35,6 +35,7 @@ class Needs:
     as_of: date | None = None
     min_vram_gb: float | None = None
     max_tdp_w: float | None = None
+    min_perf: float | None = None  # strictly faster than this (relative speed): "faster?" after a pick
     currency: str = "CNY"
 
 
@@ -158,7 +159,7 @@ def rank(catalog: Catalog, needs: Needs, knowledge_dir: Path, as_of: date | None
         if price is None or ref is None:
             continue
         perf = model.relative(g, spec.family, ref, count)
-        if perf is None:
+        if perf is None or (needs.min_perf is not None and perf <= needs.min_perf):
             continue
         c = Candidate(g, price, count, perf, price.amount * count)
         if g.vram_gb < need:
@@ -190,7 +191,8 @@ def _choose(cands: list[Candidate], needs: Needs, spec: WorkloadSpec, need: floa
         chosen.append(("overall", roomy[0] if roomy else by_value[0]))
         chosen.append(("value", by_value[0]))
     taken = {c.gpu.name for _, c in chosen}
-    for c in cands:
+    # with a budget the runner-up is the next fastest that fits; without one, the next best value
+    for c in (cands if needs.budget else by_value):
         if c.gpu.name not in taken:
             chosen.append(("runner_up", c))
             break
@@ -269,8 +271,8 @@ def _caveats(c: Candidate, needs: Needs, spec: WorkloadSpec) -> tuple[Text, ...]
         out.append(Text(f"{g.vram_gb:g} GB is enough to start but tight for bigger models "
                         f"({spec.comfortable_vram_gb:g} GB is comfortable)",
                         f"{g.vram_gb:g} GB 够入门，但大模型会紧张（{spec.comfortable_vram_gb:g} GB 比较从容）"))
-    if g.notes and "China" in g.notes:
-        out.append(Text("China-market variant", "国内特供版"))
+    if g.notes:
+        out.append(Text(g.notes, g.notes))
     return tuple(out)
 
 

@@ -1,0 +1,610 @@
+"""Building each kind of Reply from the engine's data: recommendations, comparisons, GPU cards, retrieved passages.
+
+Every sentence exists in both languages (Text); numbers come from the catalog, the scorer and the knowledge files."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from bot.i18n import Text, money
+from bot.nlu import WORKLOADS, Query
+from bot.reply import Recommendation, Reply, SourceRef, Table
+from bot.scorer import Candidate, Needs, Ranking, rank, workload_spec
+
+if TYPE_CHECKING:
+    from bot.catalog import GPU
+    from bot.dialogue import Engine, Session
+
+_ROLE = {"best": Text("Best within budget", "预算内最强"), "value": Text("Best value", "性价比之选"),
+         "overall": Text("Best overall", "综合最佳"), "runner_up": Text("Runner-up", "备选")}
+_EXAMPLES = {
+    "en": ("$1500, training CNNs", "$800 for learning deep learning", "$2000, LoRA on a 7B model",
+           "Which cloud GPU platform should I use in China?"),
+    "zh": ("预算5000元训练CNN", "八千块入门深度学习", "1.5万做7B模型LoRA微调", "国内用哪个云平台？"),
+}
+
+
+def _t(lang: str, en: str, zh: str) -> str:
+    return zh if lang == "zh" else en
+
+
+def _ref_name(engine: Engine) -> str:
+    from bot.perf import load_perf_model
+
+    return load_perf_model(engine.knowledge_dir).reference_gpu
+
+
+# --- small replies -------------------------------------------------------------------------------------------------
+
+def empty_input(lang: str) -> Reply:
+    return Reply("help", lang, paragraphs=(_t(lang, "I didn't catch a question. Tell me your budget and what you "
+                                                    "want to train or run, for example:",
+                                              "没看到问题。告诉我预算和用途，例如："),),
+                 bullets=_EXAMPLES[lang], suggestions=_EXAMPLES[lang][:2])
+
+
+def reset_done(lang: str) -> Reply:
+    return Reply("help", lang, paragraphs=(_t(lang, "Starting over: I've forgotten the budget, workload and picks.",
+                                              "好的，重新开始：预算、用途和之前的推荐都已清空。"),),
+                 suggestions=_EXAMPLES[lang][:2])
+
+
+def language_set(lang: str) -> Reply:
+    return Reply("help", lang, paragraphs=(_t(lang, "OK, I'll answer in English.", "好的，之后用中文回答。"),))
+
+
+def help_reply(lang: str) -> Reply:
+    return Reply(
+        "help", lang, title=_t(lang, "GPU advisor for deep learning", "深度学习显卡顾问"),
+        paragraphs=(_t(lang, "I recommend GPUs to buy or rent for deep learning, with prices, memory and the "
+                             "reasons, and answer questions about GPUs and cloud platforms. Try:",
+                       "我帮你挑选深度学习用的显卡（买或租），给出价格、显存和理由，也回答显卡和云平台相关的问题。试试："),),
+        bullets=_EXAMPLES[lang],
+        footer=(_t(lang, "Follow-ups work too: \"cheaper?\", \"more memory?\", \"why?\", \"why not the 4090?\", "
+                         "\"compare the first two\", \"used?\", \"where can I rent it?\", \"start over\".",
+                   "也可以接着问：“便宜点的呢？”“显存大一点的？”“为什么？”“为什么不推荐4090？”“对比一下前两个”“二手的可以吗？”"
+                   "“去哪租？”“重新开始”。"),),
+        suggestions=_EXAMPLES[lang][:3])
+
+
+def ask_workload(lang: str, s: Session) -> Reply:
+    budget = f" ({s.budget})" if s.budget else ""
+    return Reply("recommend", lang, paragraphs=(_t(
+        lang, f"What will you use it for{budget}? For example: CNN / computer vision, Transformer / NLP, RNN / time "
+              "series, running LLMs (which size?), LoRA fine-tuning, image generation, Kaggle, or just learning.",
+        f"打算用来做什么{budget}？例如：CNN/图像、Transformer/NLP、RNN/时序、大模型推理（多大的模型？）、LoRA 微调、"
+        "图像生成、Kaggle 比赛，或者入门学习。"),),
+        suggestions=tuple(_t(lang, en, zh) for en, zh in (("CNN", "训练CNN"), ("NLP", "NLP"),
+                                                            ("LoRA on a 7B model", "7B模型LoRA微调"),
+                                                            ("learning", "入门学习"))))
+
+
+# --- recommendations -----------------------------------------------------------------------------------------------
+
+def needs_of(s: Session, lang: str) -> Needs:
+    currency = s.budget.currency if s.budget else ("CNY" if lang == "zh" else "USD")
+    return Needs(workload=s.workload or "cnn", budget=s.budget, model_size_b=s.model_size_b,
+                 finetune_method=s.finetune_method, precision_bits=s.precision_bits, gpu_count=s.gpu_count or 1,
+                 used=s.used, vendor=s.vendor, as_of=s.as_of, min_vram_gb=s.min_vram_gb, max_tdp_w=s.max_tdp_w,
+                 min_perf=s.min_perf, currency=currency)
+
+
+def ranking_for(engine: Engine, s: Session) -> Ranking:
+    return rank(engine.catalog, needs_of(s, s.lang or "en"), engine.knowledge_dir, as_of=s.as_of or engine.today)
+
+
+def top_pick(engine: Engine, s: Session) -> tuple[Candidate, GPU] | None:
+    """The last reply's top pick, as the scorer sees it under the session's current needs."""
+    if not s.last_picks or not s.workload:
+        return None
+    r = ranking_for(engine, s)
+    for c in r.candidates:
+        if c.gpu.name == s.last_picks[0]:
+            return c, c.gpu
+    g = engine.catalog.get(s.last_picks[0])
+    if g is None:
+        return None
+    from bot.scorer import _price_for
+
+    price = _price_for(g, r.needs, r.as_of, engine.catalog)
+    if price is None:
+        return None
+    from bot.perf import load_perf_model
+
+    model = load_perf_model(engine.knowledge_dir)
+    perf = model.relative(g, r.workload.family, engine.catalog.get(model.reference_gpu), r.needs.gpu_count) or 0.0
+    return Candidate(g, price, r.needs.gpu_count, perf, price.amount * r.needs.gpu_count), g
+
+
+def recommend(engine: Engine, s: Session, lang: str, notes: list[Text]) -> Reply:
+    r = ranking_for(engine, s)
+    if not r.picks and s.used is None:
+        used = rank(engine.catalog, replace(r.needs, used=True), engine.knowledge_dir, as_of=r.as_of)
+        if used.picks:  # no new card fits: the used market is the nearest path, say so and show it
+            notes = notes + [Text("No new card fits, so these include used-market prices.",
+                                  "没有新卡能满足，下面包含二手价格。")]
+            r = used
+    s.last_picks = [p.gpu.name for p in r.picks] or s.last_picks
+    s.last_topic = "recommend"
+    spec = r.workload
+    when = "" if r.as_of == (engine.today or r.as_of) and s.as_of is None else \
+        _t(lang, f" as of {r.as_of:%B %Y}", f"（以 {r.as_of.year} 年 {r.as_of.month} 月为准）")
+    count = f"{r.needs.gpu_count}× " if r.needs.gpu_count > 1 else ""
+    market = _t(lang, " (used allowed)", "（可二手）") if r.needs.used else ""
+    if r.needs.budget:
+        title = _t(lang, f"{spec.label.en}, budget {r.needs.budget}{market}{when}",
+                   f"{spec.label.zh}，预算 {r.needs.budget}{market}{when}")
+    else:
+        title = _t(lang, f"{spec.label.en}{market}{when}", f"{spec.label.zh}{market}{when}")
+    paragraphs = [n.get(lang) for n in notes]
+    if r.memory:
+        paragraphs.append(_t(lang, f"Memory needed: about {r.memory.total_gb:g} GB in all"
+                                   f"{f', {r.required_vram_gb:g} GB per card' if r.needs.gpu_count > 1 else ''} "
+                                   f"— {r.memory.assumption_en}.",
+                             f"显存需求：总共约 {r.memory.total_gb:g} GB"
+                             f"{f'，每张卡 {r.required_vram_gb:g} GB' if r.needs.gpu_count > 1 else ''}"
+                             f"——{r.memory.assumption_zh}。"))
+    else:
+        paragraphs.append(_t(lang, f"Memory: at least {r.required_vram_gb:g} GB for {spec.label.en} "
+                                   f"({spec.comfortable_vram_gb:g} GB is comfortable).",
+                             f"显存：{spec.label.zh}至少 {r.required_vram_gb:g} GB（{spec.comfortable_vram_gb:g} GB 比较从容）。"))
+    ref = _ref_name(engine)
+    if not r.picks:
+        paragraphs.append(_t(lang, "Nothing in my catalog meets all of that.", "目录里没有同时满足这些条件的卡。"))
+        bullets = tuple(x.get(lang) for x in r.suggestions)
+        rent = _rent_rows(engine, [], china=lang == "zh", limit=3)
+        if rent:
+            bullets += (_t(lang, "Places to rent: ", "可以租卡的平台：") + "; ".join(rent),)
+        return Reply("recommend", lang, title=title, paragraphs=tuple(paragraphs), bullets=bullets,
+                     footer=_footer(r, lang, ref), sources=_scorer_sources(engine, r),
+                     suggestions=_followups(lang, r))
+    recs = []
+    rows = []
+    for p in r.picks:
+        c = p.candidate
+        recs.append(Recommendation(
+            gpu=c.gpu.name, vendor=c.gpu.vendor, role=p.role, price=round(c.total, 2), currency=c.price.currency,
+            price_date=c.price.on.isoformat(), market=c.price.market, vram_gb=c.gpu.vram_gb, count=c.count,
+            score=round(c.perf, 3), value=round(c.value, 3), reasons=tuple(x.get(lang) for x in p.reasons),
+            caveats=tuple(x.get(lang) for x in p.caveats)))
+        rows.append((f"{count}{c.gpu.name}", _ROLE[p.role].get(lang), _price_cell(c, lang),
+                     f"{c.gpu.vram_gb:g} GB", f"{c.perf:.2f}", p.reasons[0].get(lang)))
+    header = tuple(_t(lang, *h) for h in (("GPU", "显卡"), ("Pick", "定位"), ("Price", "价格"), ("VRAM", "显存"),
+                                            (f"Speed ({ref}=1)", f"速度（{ref}=1）"), ("Why", "理由")))
+    bullets = []
+    for p in r.picks:
+        extra = [x.get(lang) for x in p.reasons[1:]] + [x.get(lang) for x in p.caveats]
+        if extra:
+            bullets.append(f"{p.gpu.name}: " + "; ".join(extra) if lang == "en" else f"{p.gpu.name}：" + "；".join(extra))
+    for x in r.notable_exclusions:
+        bullets.append(_t(lang, f"Not {x.gpu.name}: {x.why.en}", f"没选 {x.gpu.name}：{x.why.zh}"))
+    if r.needs.budget is None and r.needs.min_perf is None:
+        paragraphs.append(_t(lang, "Tell me your budget and I'll rank what fits it (e.g. \"$1200\" or \"8000元\").",
+                             "告诉我预算，我按预算排出能买的卡（例如“8000元”或“$1200”）。"))
+    return Reply("recommend", lang, title=title, paragraphs=tuple(paragraphs), table=Table(header, tuple(rows)),
+                 bullets=tuple(bullets), footer=_footer(r, lang, ref), sources=_scorer_sources(engine, r),
+                 recommendations=tuple(recs), suggestions=_followups(lang, r),
+                 chart_gpus=tuple(dict.fromkeys([p.gpu.name for p in r.picks] + [c.gpu.name for c in r.candidates[:12]])))
+
+
+def _price_cell(c: Candidate, lang: str) -> str:
+    each = f" ({money(c.price.amount, c.price.currency)} ×{c.count})" if c.count > 1 else ""
+    used = _t(lang, " used", " 二手") if c.price.market == "used" else ""
+    return f"{money(c.total, c.price.currency)}{each}{used}, {c.price.on:%Y-%m}"
+
+
+def _footer(r: Ranking, lang: str, ref: str) -> tuple[str, ...]:
+    out = [_t(lang, f"Speed is relative to one {ref} for {r.workload.label.en}, from specs calibrated on Lambda's "
+                    "measured PyTorch training throughput; prices are typical prices on the date shown.",
+              f"速度以一张 {ref} 为 1，按{r.workload.label.zh}的规格模型估算（用 Lambda 实测的 PyTorch 训练吞吐校准）；"
+              "价格为所示日期的常见价格。")]
+    if r.needs.vendor is None:
+        out.append(_t(lang, "Only NVIDIA cards are considered by default (CUDA support); say \"AMD\" to include AMD.",
+                      "默认只考虑 NVIDIA（CUDA 生态）；想看 AMD 请直接说“AMD”。"))
+    return tuple(out)
+
+
+def _scorer_sources(engine: Engine, r: Ranking) -> tuple[SourceRef, ...]:
+    out = [SourceRef("Lambda — deep learning GPU benchmarks", "https://github.com/lambdal/deeplearning-benchmark")]
+    if r.workload.memory_source:
+        out.append(SourceRef("Memory guidance for " + r.workload.name, r.workload.memory_source))
+    for p in r.picks[:2]:
+        url = p.candidate.price.source or p.gpu.source_url
+        if url:
+            out.append(SourceRef(f"{p.gpu.name} — specs/price", url))
+    return tuple(OrderedDict((s.url, s) for s in out).values())
+
+
+def _followups(lang: str, r: Ranking) -> tuple[str, ...]:
+    out = [_t(lang, "cheaper?", "便宜点的呢？"), _t(lang, "why?", "为什么？")]
+    if len(r.picks) >= 2:
+        out.append(_t(lang, "compare the first two", "对比一下前两个"))
+    out.append(_t(lang, "more memory?", "显存大一点的？"))
+    if not r.needs.used:
+        out.append(_t(lang, "used?", "二手的可以吗？"))
+    out.append(_t(lang, "where can I rent it?", "去哪租？"))
+    return tuple(out)
+
+
+# --- comparisons and single cards ----------------------------------------------------------------------------------
+
+def _perf_of(engine: Engine, g: GPU, family: str) -> float | None:
+    from bot.perf import load_perf_model
+
+    model = load_perf_model(engine.knowledge_dir)
+    ref = engine.catalog.get(model.reference_gpu)
+    return model.relative(g, family, ref) if ref else None
+
+
+def _current_price(engine: Engine, s: Session, g: GPU, lang: str):
+    cur = s.budget.currency if s.budget else ("CNY" if lang == "zh" else "USD")
+    when = s.as_of or engine.today
+    return g.price(cur, "new", when, engine.catalog.fx), g.price(cur, "used", when, engine.catalog.fx)
+
+
+def compare(engine: Engine, s: Session, names: list[str], lang: str) -> Reply:
+    gpus = [engine.catalog.get(n) for n in names]
+    gpus = [g for g in gpus if g is not None]
+    s.last_topic = "compare"
+    workload = s.workload or "cnn"
+    spec = workload_spec(engine.knowledge_dir, workload, s.as_of or engine.today or _today())
+    fams = list(OrderedDict.fromkeys([spec.family, "transformer", "llm_inference"]))
+    header = (_t(lang, "", ""),) + tuple(g.name for g in gpus)
+    rows = [(_t(lang, "VRAM", "显存"),) + tuple(f"{g.vram_gb:g} GB" for g in gpus),
+            (_t(lang, "Bandwidth", "带宽"),) + tuple(f"{g.mem_bandwidth_gbs:,.0f} GB/s" if g.mem_bandwidth_gbs else "?"
+                                                   for g in gpus),
+            (_t(lang, "FP16 tensor", "FP16 张量"),) + tuple(f"{g.tensor_fp16_tflops:g} TFLOPS" if g.tensor_fp16_tflops
+                                                           else _t(lang, "none", "无") for g in gpus),
+            (_t(lang, "Power", "功耗"),) + tuple(f"{g.tdp_w:.0f} W" if g.tdp_w else "?" for g in gpus)]
+    perfs = {}
+    for fam in fams:
+        vals = [_perf_of(engine, g, fam) for g in gpus]
+        perfs[fam] = vals
+        label = _family_label(engine, fam, lang)
+        rows.append((_t(lang, f"Speed: {label}", f"速度：{label}"),) + tuple(f"{v:.2f}" if v else "?" for v in vals))
+    prices = [_current_price(engine, s, g, lang) for g in gpus]
+    rows.append((_t(lang, "Price (new)", "价格（新）"),) + tuple(f"{p[0]} ({p[0].on:%Y-%m})" if p[0] else "—"
+                                                              for p in prices))
+    rows.append((_t(lang, "Price (used)", "价格（二手）"),) + tuple(f"{p[1]} ({p[1].on:%Y-%m})" if p[1] else "—"
+                                                               for p in prices))
+    paragraphs = []
+    if len(gpus) >= 2:
+        a, b = gpus[0], gpus[1]
+        pa, pb = perfs[spec.family][0], perfs[spec.family][1]
+        if pa and pb:
+            faster, slower, ratio = (a, b, pa / pb) if pa >= pb else (b, a, pb / pa)
+            paragraphs.append(_t(lang, f"For {spec.label.en}, {faster.name} is about {100 * (ratio - 1):.0f}% faster "
+                                       f"than {slower.name}.",
+                                 f"{spec.label.zh}：{faster.name} 比 {slower.name} 快约 {100 * (ratio - 1):.0f}%。"))
+        if a.vram_gb != b.vram_gb:
+            big, small = (a, b) if a.vram_gb > b.vram_gb else (b, a)
+            paragraphs.append(_t(lang, f"{big.name} has more memory ({big.vram_gb:g} vs {small.vram_gb:g} GB), which "
+                                       "decides which models fit at all.",
+                                 f"{big.name} 显存更大（{big.vram_gb:g} 对 {small.vram_gb:g} GB），这决定了能不能装下模型。"))
+        pna, pnb = prices[0][0], prices[1][0]
+        if pna and pnb and pa and pb:
+            va, vb = pa / pna.amount, pb / pnb.amount
+            better = a if va >= vb else b
+            paragraphs.append(_t(lang, f"At today's new prices {better.name} gives more speed per "
+                                       f"{'yuan' if pna.currency == 'CNY' else 'dollar'}.",
+                                 f"按当前新卡价格，{better.name} 每{'元' if pna.currency == 'CNY' else '美元'}换到的速度更多。"))
+    sources = tuple(SourceRef(f"{g.name} — specs", g.source_url) for g in gpus if g.source_url)
+    return Reply("compare", lang, title=_t(lang, "Comparison", "对比") + ": " + " vs ".join(g.name for g in gpus),
+                 paragraphs=tuple(paragraphs), table=Table(header, tuple(rows)),
+                 footer=(_t(lang, f"Speed relative to one {_ref_name(engine)} (= 1.00), from specs.",
+                            f"速度以一张 {_ref_name(engine)} 为 1.00，按规格估算。"),),
+                 sources=sources, chart_gpus=tuple(g.name for g in gpus),
+                 suggestions=(_t(lang, "why?", "为什么？"), _t(lang, "where can I rent it?", "去哪租？")))
+
+
+def _family_label(engine: Engine, fam: str, lang: str) -> str:
+    labels = {"cnn": ("CNN", "CNN"), "transformer": ("Transformer", "Transformer"), "rnn": ("RNN", "RNN"),
+              "llm_inference": ("LLM inference", "大模型推理"), "llm_finetune": ("LLM fine-tuning", "大模型微调")}
+    en, zh = labels.get(fam, (fam, fam))
+    return _t(lang, en, zh)
+
+
+def _today():
+    from datetime import date
+
+    return date.today()
+
+
+def gpu_card(engine: Engine, s: Session, name: str, lang: str) -> Reply:
+    g = engine.catalog.get(name)
+    if g is None:
+        return question(engine, s, None, lang)
+    s.last_topic = f"gpu:{g.name}"
+    new, used = _current_price(engine, s, g, lang)
+    launch = next((p for p in sorted(g.prices, key=lambda p: p.on) if p.market == "new"), None)
+    rows = [
+        (_t(lang, "Vendor / architecture", "厂商 / 架构"), f"{g.vendor} {g.architecture} ({g.segment})"),
+        (_t(lang, "Released", "发布"), f"{g.release_date}" if g.release_date else "?"),
+        (_t(lang, "VRAM", "显存"), f"{g.vram_gb:g} GB"),
+        (_t(lang, "Memory bandwidth", "显存带宽"), f"{g.mem_bandwidth_gbs:,.0f} GB/s" if g.mem_bandwidth_gbs else "?"),
+        (_t(lang, "FP16 tensor (FP32 acc.)", "FP16 张量（FP32 累加）"),
+         f"{g.tensor_fp16_tflops:g} TFLOPS" if g.tensor_fp16_tflops else _t(lang, "no tensor cores", "没有张量核心")),
+        ("FP32", f"{g.fp32_tflops:g} TFLOPS" if g.fp32_tflops else "?"),
+        ("BF16 / FP8", f"{_yn(g.bf16, lang)} / {_yn(g.fp8, lang)}"),
+        (_t(lang, "Power", "功耗"), f"{g.tdp_w:.0f} W" if g.tdp_w else "?"),
+    ]
+    if g.compute_capability:
+        rows.append(("CUDA compute capability", g.compute_capability))
+    if launch:
+        rows.append((_t(lang, "Launch price", "首发价"), f"{launch} ({launch.on:%Y-%m})"))
+    rows.append((_t(lang, "Price now (new)", "现价（新）"),
+                 f"{new} ({new.on:%Y-%m}{_conv(new, lang)})" if new else _t(lang, "not on sale new / unknown",
+                                                                             "已停售或未知")))
+    if used:
+        rows.append((_t(lang, "Used price", "二手价"), f"{used} ({used.on:%Y-%m}{_conv(used, lang)})"))
+    perf = []
+    for fam in ("cnn", "transformer", "llm_inference"):
+        v = _perf_of(engine, g, fam)
+        if v:
+            perf.append(f"{_family_label(engine, fam, lang)} {v:.2f}")
+    if perf:
+        rows.append((_t(lang, f"Speed ({_ref_name(engine)}=1)", f"速度（{_ref_name(engine)}=1）"), ", ".join(perf)))
+    paragraphs = (g.notes,) if g.notes and lang == "en" else ()
+    return Reply("gpu", lang, title=g.name, paragraphs=paragraphs,
+                 table=Table((_t(lang, "Spec", "参数"), _t(lang, "Value", "数值")), tuple(rows)),
+                 sources=tuple(SourceRef(f"{g.name} — specs / price", u) for u in g.sources[:3]),
+                 chart_gpus=(g.name,),
+                 suggestions=(_t(lang, f"where can I rent a {g.name}?", f"哪里能租 {g.name}？"),))
+
+
+def _conv(p, lang: str) -> str:
+    return _t(lang, f", converted from {p.converted_from}", f"，由 {p.converted_from} 换算") if p.converted_from else ""
+
+
+def _yn(v: bool, lang: str) -> str:
+    return _t(lang, "yes", "支持") if v else _t(lang, "no", "不支持")
+
+
+# --- explanations --------------------------------------------------------------------------------------------------
+
+def why(engine: Engine, s: Session, lang: str) -> Reply:
+    r = ranking_for(engine, s)
+    if not r.picks:
+        return question(engine, s, None, lang)
+    top = r.picks[0]
+    paragraphs = [_t(lang, f"Why {top.gpu.name}:", f"为什么是 {top.gpu.name}：")]
+    bullets = [x.get(lang) for x in top.reasons]
+    others = [c for c in r.candidates if c.gpu.name != top.gpu.name][:2]
+    for c in others:
+        t = top.candidate
+        d_perf = 100 * (t.perf / c.perf - 1) if c.perf else 0
+        bullets.append(_t(
+            lang, f"vs {c.gpu.name}: {d_perf:+.0f}% speed, {money(t.total, t.price.currency)} vs "
+                  f"{money(c.total, c.price.currency)}, {t.gpu.vram_gb:g} vs {c.gpu.vram_gb:g} GB, value "
+                  f"{t.value:.2f} vs {c.value:.2f}",
+            f"对比 {c.gpu.name}：速度 {d_perf:+.0f}%，价格 {money(t.total, t.price.currency)} 对 "
+            f"{money(c.total, c.price.currency)}，显存 {t.gpu.vram_gb:g} 对 {c.gpu.vram_gb:g} GB，性价比 {t.value:.2f} 对 "
+            f"{c.value:.2f}"))
+    spec = r.workload
+    paragraphs.append(_t(lang, f"What matters for {spec.label.en}: " + _priority(spec.family, "en"),
+                         f"{spec.label.zh}看重：" + _priority(spec.family, "zh")))
+    return Reply("recommend", lang, title=_t(lang, "Why this pick", "推荐理由"), paragraphs=tuple(paragraphs),
+                 bullets=tuple(bullets), sources=_scorer_sources(engine, r), suggestions=_followups(lang, r))
+
+
+def _priority(family: str, lang: str) -> str:
+    orders = {
+        "cnn": ("tensor cores > FLOPs > memory bandwidth > 16-bit support", "张量核心 > 算力 > 显存带宽 > 16 位支持"),
+        "transformer": ("tensor cores > FLOPs > memory bandwidth > 16-bit support",
+                        "张量核心 > 算力 > 显存带宽 > 16 位支持"),
+        "llm_finetune": ("memory first, then tensor cores and bandwidth", "先看显存，再看张量核心和带宽"),
+        "rnn": ("memory bandwidth > 16-bit support > tensor cores > FLOPs", "显存带宽 > 16 位支持 > 张量核心 > 算力"),
+        "llm_inference": ("memory to fit the model, then memory bandwidth (tokens/s)",
+                          "先要装得下模型，然后看显存带宽（决定每秒生成的 token 数）"),
+    }
+    en, zh = orders[family]
+    return zh if lang == "zh" else en
+
+
+def why_not(engine: Engine, s: Session, name: str, lang: str) -> Reply:
+    g = engine.catalog.get(name)
+    r = ranking_for(engine, s)
+    if g is None or not s.workload:
+        return question(engine, s, None, lang)
+    reasons: list[str] = []
+    cand = next((c for c in r.candidates if c.gpu.name == g.name), None)
+    top = r.picks[0].candidate if r.picks else None
+    from bot.scorer import _price_for
+
+    price = _price_for(g, r.needs, r.as_of, engine.catalog)
+    vendors = (r.needs.vendor,) if r.needs.vendor else ("NVIDIA",)
+    if g.name in s.last_picks:
+        i = s.last_picks.index(g.name) + 1
+        reasons.append(_t(lang, f"{g.name} is in the list: pick #{i}.", f"{g.name} 在推荐里：第 {i} 个。"))
+    elif g.release_date and g.release_date > r.as_of:
+        reasons.append(_t(lang, f"It was not out yet ({g.release_date}).", f"当时还没发布（{g.release_date}）。"))
+    elif g.vendor not in vendors and r.needs.vendor is None and g.vendor != "NVIDIA":
+        reasons.append(_t(lang, f"It's a {g.vendor} card; I only consider NVIDIA unless you ask (CUDA support).",
+                          f"这是 {g.vendor} 的卡；除非你指定，我默认只考虑 NVIDIA（CUDA 生态）。"))
+    elif price is None:
+        reasons.append(_t(lang, f"I have no current {'used' if r.needs.used else 'new'} price for it: it's no longer "
+                                "sold new (or I have no dated price).",
+                          "我没有它当前的价格：已经不再作为新卡销售（或缺少带日期的价格）。"))
+    elif g.vram_gb < r.required_vram_gb:
+        reasons.append(_t(lang, f"{g.vram_gb:g} GB is less than the {r.required_vram_gb:g} GB this job needs.",
+                          f"{g.vram_gb:g} GB 显存少于这个任务需要的 {r.required_vram_gb:g} GB。"))
+    elif r.needs.budget and price.amount * r.needs.gpu_count > r.needs.budget.amount:
+        reasons.append(_t(lang, f"It costs {money(price.amount * r.needs.gpu_count, price.currency)} "
+                                f"({price.on:%Y-%m}), over your budget of {r.needs.budget}.",
+                          f"它要 {money(price.amount * r.needs.gpu_count, price.currency)}（{price.on:%Y-%m}），"
+                          f"超出预算 {r.needs.budget}。"))
+    elif cand and top:
+        reasons.append(_t(lang, f"It fits, but {top.gpu.name} is faster ({top.perf:.2f} vs {cand.perf:.2f}) or better "
+                                f"value ({top.value:.2f} vs {cand.value:.2f} per {money(1000, top.price.currency)}).",
+                          f"它满足条件，但 {top.gpu.name} 更快（{top.perf:.2f} 对 {cand.perf:.2f}）或性价比更高"
+                          f"（每 {money(1000, top.price.currency)} {top.value:.2f} 对 {cand.value:.2f}）。"))
+    else:
+        reasons.append(_t(lang, "Its specs are incomplete in my catalog, so I can't score it.",
+                          "目录里它的规格不完整，无法评分。"))
+    if g.segment == "datacenter":
+        reasons.append(_t(lang, "It's a data-centre card: passive cooling and pricing meant for servers.",
+                          "它是数据中心卡：被动散热，价格面向服务器。"))
+    return Reply("recommend", lang, title=_t(lang, f"Why not {g.name}?", f"为什么不推荐 {g.name}？"),
+                 paragraphs=tuple(reasons),
+                 sources=tuple(SourceRef(f"{g.name} — specs / price", u) for u in g.sources[:2]),
+                 suggestions=(_t(lang, f"compare {g.name} with the top pick", f"对比 {g.name} 和首选"),))
+
+
+# --- platforms -----------------------------------------------------------------------------------------------------
+
+def _short_names(g: GPU) -> list[str]:
+    names = [g.name.replace("GeForce ", "")] + [a for a in g.aliases if len(a) >= 3 and a.isascii()]
+    return [n.lower() for n in names]
+
+
+def _rent_rows(engine: Engine, gpus: list[GPU], china: bool, limit: int = 5) -> list[str]:
+    from bot.knowledge import load_platform_rows
+
+    rows = load_platform_rows(engine.knowledge_dir)
+    scored = []
+    for r in rows:
+        offers = [g.name for g in gpus if any(n in r["gpus"].lower() for n in _short_names(g))]
+        local = (r["region"] == "china") == china
+        scored.append((-len(offers), not local, r["name"], r, offers))
+    scored.sort(key=lambda x: x[:3])
+    out = []
+    for _, _, _, r, offers in scored[:limit]:
+        price = f" {r['price']} {r['price_currency']} {r['price_unit']} ({r['price_date']})" if r["price"] else ""
+        out.append(f"{r['name']}{price} — {r['url']}")
+    return out
+
+
+def where_to_rent(engine: Engine, s: Session, names: list[str], lang: str, china: bool) -> Reply:
+    from bot.knowledge import load_platform_rows
+
+    gpus = [g for g in (engine.catalog.get(n) for n in names) if g is not None]
+    rows = load_platform_rows(engine.knowledge_dir)
+    table_rows = []
+    for r in sorted(rows, key=lambda r: ((r["region"] == "china") != china, r["name"])):
+        offers = [g.name for g in gpus if any(n in r["gpus"].lower() for n in _short_names(g))]
+        price = f"{r['price']} {r['price_currency']} {r['price_unit']} ({r['price_date']})" if r["price"] else "—"
+        access = {"yes": _t(lang, "yes", "可直连"), "needs-proxy": _t(lang, "needs a proxy", "需代理"),
+                  "unstable": _t(lang, "unstable", "不稳定")}.get(r["china_access"], r["china_access"])
+        table_rows.append((offers, (r["name_zh"] if lang == "zh" and r["name_zh"] else r["name"],
+                                    r["gpus"][:60], price, access)))
+    table_rows.sort(key=lambda x: -len(x[0]))
+    header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPUs", "GPU"), ("Price (date)", "价格（日期）"),
+                                            ("From mainland China", "国内访问")))
+    names_txt = ", ".join(g.name for g in gpus)
+    para = _t(lang, f"Where to rent {names_txt or 'a GPU'} by the hour" + (" (China first)" if china else "") + ":",
+              f"按小时租 {names_txt or 'GPU'} 的地方" + ("（国内平台优先）" if china else "") + "：")
+    src = tuple(SourceRef(r["name"], r["url"]) for r in rows[:0])
+    sources = src + tuple(SourceRef(r["name"], r["url"]) for r in sorted(rows, key=lambda r: (r["region"] == "china")
+                                                                           != china)[:4])
+    return Reply("question", lang, title=_t(lang, "Renting instead of buying", "租用而不是购买"), paragraphs=(para,),
+                 table=Table(header, tuple(r for _, r in table_rows[:8])),
+                 footer=(_t(lang, "Rental prices change often; check the platform before you commit.",
+                            "租用价格变化频繁，下单前请到平台确认。"),), sources=sources)
+
+
+# --- memory questions ----------------------------------------------------------------------------------------------
+
+def memory_question(engine: Engine, q: Query, lang: str) -> Reply:
+    from bot.vram import estimate
+
+    finetune = q.workload == "llm_finetune" or q.finetune_method is not None
+    methods = [q.finetune_method] if q.finetune_method else (["full", "lora", "qlora"] if finetune else [])
+    rows = []
+    if not finetune:
+        for bits in ([q.precision_bits] if q.precision_bits else [16, 8, 4]):
+            e = estimate(q.model_size_b, "inference", bits, engine.knowledge_dir)
+            rows.append((_t(lang, f"inference, {bits}-bit", f"推理，{bits} 位"), f"~{e.total_gb:g} GB",
+                         e.assumption_en if lang == "en" else e.assumption_zh))
+    for m in methods:
+        e = estimate(q.model_size_b, m, q.precision_bits, engine.knowledge_dir)
+        label = {"full": _t(lang, "full fine-tune", "全参微调"), "lora": "LoRA", "qlora": "QLoRA"}[m]
+        rows.append((label, f"~{e.total_gb:g} GB", e.assumption_en if lang == "en" else e.assumption_zh))
+    fitting = []
+    need = min(float(r[1].strip("~ GB")) for r in rows)
+    for g in sorted(engine.catalog, key=lambda g: g.vram_gb):
+        if g.vram_gb >= need and g.vendor == "NVIDIA" and g.segment == "consumer":
+            fitting.append(g.name)
+            break
+    header = tuple(_t(lang, *h) for h in (("Job", "任务"), ("Memory", "显存"), ("Assumption", "假设")))
+    para = _t(lang, f"Memory for a {q.model_size_b:g}B-parameter model:", f"{q.model_size_b:g}B 参数模型需要的显存：")
+    footer = (_t(lang, "Estimates: weights + KV cache / optimizer states + ~20% overhead; long contexts and larger "
+                       "batches need more.", "估算：权重 + KV 缓存/优化器状态 + 约 20% 额外开销；长上下文和大 batch 需要更多。"),)
+    if fitting:
+        footer += (_t(lang, f"Smallest consumer NVIDIA card for the lightest option: {fitting[0]}.",
+                      f"最省显存方案能用的最小消费级 NVIDIA 卡：{fitting[0]}。"),)
+    return Reply("question", lang, title=_t(lang, "How much memory?", "需要多少显存？"), paragraphs=(para,),
+                 table=Table(header, tuple(rows)), footer=footer,
+                 sources=(SourceRef("Hugging Face — model memory anatomy",
+                                    "https://huggingface.co/docs/transformers/model_memory_anatomy"),
+                          SourceRef("EleutherAI — Transformer math 101", "https://blog.eleuther.ai/transformer-math/")),
+                 suggestions=(_t(lang, f"$2000 to run a {q.model_size_b:g}B model", f"预算1万跑{q.model_size_b:g}B模型"),))
+
+
+# --- retrieval -----------------------------------------------------------------------------------------------------
+
+def question(engine: Engine, s: Session, q: Query | None, lang: str) -> Reply:
+    from bot.retrieval import search
+
+    text = q.text if q else ""
+    if not text.strip():
+        return unknown(lang)
+    result = search(engine.index, text, lang, engine.knowledge_dir)
+    if not result.hits or result.relevance < engine.min_relevance:
+        return unknown(lang)
+    # group hits by section: the best section answers, a second one adds if it is close
+    sections: OrderedDict[str, list] = OrderedDict()
+    for h in result.hits:
+        sections.setdefault(h.passage.section, []).append(h)
+    best_id = next(iter(sections))
+    s.last_topic = best_id
+    paragraphs, sources, title = _section_answer(engine, best_id, sections[best_id], lang)
+    ids = list(sections)
+    if len(ids) > 1:
+        second = sections[ids[1]][0]
+        if second.score >= 0.8 * sections[best_id][0].score and not ids[1].startswith(("gpu:",)):
+            p2, s2, _ = _section_answer(engine, ids[1], sections[ids[1]], lang, max_paragraphs=1)
+            paragraphs += p2
+            sources += s2
+    sources = tuple(OrderedDict((x.url, x) for x in sources).values())
+    return Reply("question", lang, title=title, paragraphs=tuple(paragraphs), sources=sources,
+                 suggestions=_EXAMPLES[lang][:2])
+
+
+def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_paragraphs: int = 2):
+    from bot.knowledge import load_sections
+
+    passages = [p for p in engine.index.passages if p.section == section_id and p.lang == lang]
+    if not passages:
+        passages = [h.passage for h in hits]
+    by_pos = {p.position: p for p in passages}
+    chosen = []
+    for h in hits:  # the hit paragraphs, mapped onto the user's language by position
+        p = h.passage if h.passage.lang == lang else by_pos.get(h.passage.position)
+        if p is not None and p not in chosen:
+            chosen.append(p)
+        if len(chosen) >= max_paragraphs:
+            break
+    if not chosen:
+        chosen = passages[:1]
+    chosen.sort(key=lambda p: p.position)
+    title = chosen[0].title
+    if section_id.startswith(("gpu:", "platform:")):
+        title = chosen[0].title
+    else:
+        sec = next((x for x in load_sections(engine.knowledge_dir) if x.id == section_id), None)
+        title = sec.title[lang] if sec else title
+    sources = tuple(SourceRef(x.title, x.url) for x in chosen[0].sources)
+    return [p.text for p in chosen], sources, title
+
+
+def unknown(lang: str) -> Reply:
+    return Reply("unknown", lang, paragraphs=(_t(
+        lang, "I only advise on GPUs for deep learning — which card to buy or rent, memory, speed, prices and cloud "
+              "platforms — and I don't have a good answer to that. For example, you could ask:",
+        "我只回答深度学习显卡相关的问题（买什么卡、租哪个平台、显存、速度、价格），这个问题我没有可靠的答案。你可以这样问："),),
+        bullets=_EXAMPLES[lang], suggestions=_EXAMPLES[lang][:2])
+
+
+__all__ = ["WORKLOADS", "replace"]

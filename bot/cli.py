@@ -1,0 +1,255 @@
+"""`gpu-advisor chat | ask | gpus | index | chart | telegram | eval` — a thin layer over the engine.
+
+Imports stay light at the top: a budget question must not load torch or sentence-transformers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from datetime import date
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def _as_of(text: str) -> date:
+    from bot.catalog import parse_date
+
+    try:
+        d = parse_date(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    if d is None:
+        raise argparse.ArgumentTypeError("needs a date like 2019-04-03")
+    return d
+
+
+def _engine():
+    from bot.dialogue import Engine
+
+    return Engine.from_settings()
+
+
+def _conversation(engine, as_of: date | None):
+    from bot.dialogue import Conversation, Session
+
+    return Conversation(engine, Session(as_of=as_of))
+
+
+def _print_json(obj) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def cmd_ask(args) -> int:
+    from bot import render
+
+    engine = _engine()
+    if args.question == ["-"]:
+        for line in sys.stdin:
+            line = line.rstrip("\n")
+            if not line.strip():
+                continue
+            reply = _conversation(engine, args.as_of).turn(line)
+            _print_json(render.as_json(reply)) if args.json else print(render.plain(reply) + "\n")
+        return 0
+    text = " ".join(args.question)
+    reply = _conversation(engine, args.as_of).turn(text)
+    if args.json:
+        _print_json(render.as_json(reply))
+    else:
+        print(render.plain(reply))
+    return 0
+
+
+def cmd_chat(args) -> int:
+    engine = _engine()
+    conv = _conversation(engine, args.as_of)
+    if args.json or not sys.stdin.isatty():
+        from bot import render
+
+        for line in sys.stdin:
+            line = line.rstrip("\n")
+            reply = conv.turn(line)
+            if args.json:
+                _print_json(render.as_json(reply))
+            else:
+                print(render.plain(reply) + "\n", flush=True)
+        return 0
+    from bot.chat import run_chat
+
+    return run_chat(conv)
+
+
+def cmd_gpus(args) -> int:
+    from bot.perf import load_perf_model
+    from bot.config import get_settings
+
+    engine = _engine()
+    model = load_perf_model(get_settings().knowledge_dir)
+    perf = model.table(engine.catalog)
+    when = args.as_of or date.today()
+    rows = []
+    for g in engine.catalog:
+        if args.as_of and g.release_date and g.release_date > args.as_of:
+            continue
+        prices = {}
+        for cur in ("USD", "CNY"):
+            for market in ("new", "used"):
+                p = g.price(cur, market, when, engine.catalog.fx)
+                if p:
+                    prices[f"{market}_{cur.lower()}"] = {"price": round(p.amount, 2), "date": p.on.isoformat(),
+                                                         "converted": bool(p.converted_from)}
+        rows.append({
+            "gpu": g.name, "vendor": g.vendor, "segment": g.segment, "architecture": g.architecture,
+            "release_date": g.release_date.isoformat() if g.release_date else None, "vram_gb": g.vram_gb,
+            "mem_bandwidth_gbs": g.mem_bandwidth_gbs, "tensor_fp16_tflops": g.tensor_fp16_tflops,
+            "fp32_tflops": g.fp32_tflops, "bf16": g.bf16, "fp8": g.fp8, "tdp_w": g.tdp_w,
+            "relative_perf": perf.get(g.name, {}), "prices": prices, "aliases": list(g.aliases),
+            "sources": list(g.sources),
+        })
+    if args.json:
+        _print_json({"reference_gpu": model.reference_gpu, "as_of": when.isoformat(), "gpus": rows})
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"GPU catalog ({len(rows)} GPUs, speed: {model.reference_gpu} = 1.00, prices as of {when})")
+    for col in ("GPU", "VRAM", "GB/s", "FP16 TC", "CNN", "Transformer", "LLM inf.", "New", "Used"):
+        t.add_column(col, justify="left" if col == "GPU" else "right")
+    for r in rows:
+        p = r["relative_perf"]
+        new = r["prices"].get("new_usd") or r["prices"].get("new_cny")
+        used = r["prices"].get("used_usd") or r["prices"].get("used_cny")
+        t.add_row(r["gpu"], f"{r['vram_gb']:g}", f"{r['mem_bandwidth_gbs'] or 0:,.0f}",
+                  f"{r['tensor_fp16_tflops'] or '-'}", f"{p.get('cnn', 0):.2f}", f"{p.get('transformer', 0):.2f}",
+                  f"{p.get('llm_inference', 0):.2f}", f"${new['price']:,.0f}" if new else "-",
+                  f"${used['price']:,.0f}" if used else "-")
+    Console().print(t)
+    return 0
+
+
+def cmd_index(args) -> int:
+    from bot import index
+    from bot.catalog import load_catalog
+    from bot.config import get_settings
+
+    s = get_settings()
+
+    def say(msg: str) -> None:
+        print(f"[index] {msg}", file=sys.stderr, flush=True)
+
+    fresh = index.is_fresh(s.index_dir, s.knowledge_dir, s.model_path())
+    if args.action == "status":
+        print("fresh" if fresh else "missing or stale")
+        return 0 if fresh else 1
+    if args.action == "ensure" and fresh:
+        say(f"up to date ({s.index_dir})")
+        return 0
+    catalog = load_catalog(s.knowledge_dir, s.catalog)
+    m = index.build(s.index_dir, s.knowledge_dir, catalog, s.model_path(), progress=say)
+    say(f"done: {m.passages} passages")
+    return 0
+
+
+def cmd_chart(args) -> int:
+    from bot.charts import chart_for_reply
+    from bot.dialogue import Engine
+
+    engine = Engine.from_settings()
+    conv = _conversation(engine, args.as_of)
+    reply = conv.turn(" ".join(args.question))
+    path = chart_for_reply(engine, conv.session, reply, args.output)
+    if path is None:
+        print("That question has no GPUs to chart; ask for a recommendation or a comparison.", file=sys.stderr)
+        return 1
+    print(path)
+    return 0
+
+
+def cmd_telegram(args) -> int:
+    from bot.telegram import run
+
+    return run()
+
+
+def cmd_eval(args) -> int:
+    import runpy
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "bench" / "eval_retrieval.py"
+    sys.argv = [str(script)]
+    runpy.run_path(str(script), run_name="__main__")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="gpu-advisor", description="Which GPU to buy or rent for deep learning, and why.")
+    p.add_argument("--verbose", action="store_true", help="log what happens (to stderr)")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    a = sub.add_parser("ask", help="answer one question (or one per line from stdin with '-')")
+    a.add_argument("question", nargs="+", help="the question, or '-' to read one per line from stdin")
+    a.add_argument("--json", action="store_true", help="print one JSON object per answer")
+    a.add_argument("--as-of", type=_as_of, help="answer as on this date: GPUs and prices of then (YYYY-MM-DD)")
+    a.set_defaults(func=cmd_ask)
+
+    c = sub.add_parser("chat", help="interactive chat (with --json: one conversation from stdin, one JSON per turn)")
+    c.add_argument("--json", action="store_true")
+    c.add_argument("--as-of", type=_as_of)
+    c.set_defaults(func=cmd_chat)
+
+    g = sub.add_parser("gpus", help="list the GPU catalog with relative performance and prices")
+    g.add_argument("--json", action="store_true")
+    g.add_argument("--as-of", type=_as_of)
+    g.set_defaults(func=cmd_gpus)
+
+    i = sub.add_parser("index", help="build the retrieval index (ensure: only when missing or stale)")
+    i.add_argument("action", choices=("build", "ensure", "status"), nargs="?", default="build")
+    i.set_defaults(func=cmd_index)
+
+    ch = sub.add_parser("chart", help="PNG chart of speed vs price for the GPUs a question brings up")
+    ch.add_argument("question", nargs="+")
+    ch.add_argument("-o", "--output", default="gpu-chart.png")
+    ch.add_argument("--as-of", type=_as_of)
+    ch.set_defaults(func=cmd_chart)
+
+    t = sub.add_parser("telegram", help="run the Telegram bot (TELEGRAM_BOT_TOKEN)")
+    t.set_defaults(func=cmd_telegram)
+
+    e = sub.add_parser("eval", help="evaluate retrieval on the labelled question set")
+    e.add_argument("what", choices=("retrieval",))
+    e.set_defaults(func=cmd_eval)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from bot.config import get_settings
+
+    try:
+        level = "INFO" if args.verbose else get_settings().log_level
+    except Exception as e:  # a bad .env value: say which, do not trace
+        print(f"gpu-advisor: configuration problem: {e}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=getattr(logging, str(level).upper(), logging.WARNING), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from bot.catalog import CatalogError
+
+    try:
+        return args.func(args) or 0
+    except CatalogError as e:
+        print(f"gpu-advisor: the GPU catalog cannot be used: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # never a traceback for a person; --verbose logs it
+        logging.getLogger("bot").debug("failed", exc_info=True)
+        print(f"gpu-advisor: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1

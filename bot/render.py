@@ -1,0 +1,138 @@
+"""Reply -> plain text (CLI, JSON `reply`), Telegram HTML (escaped, split under 4,096 characters), JSON object."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import asdict
+
+from bot.reply import Reply, Table
+
+TELEGRAM_LIMIT = 4096
+
+
+def _source_label(lang: str) -> str:
+    return "来源" if lang == "zh" else "Sources"
+
+
+def _table_plain(t: Table) -> list[str]:
+    """Each row as 'name — header: value; …' (reads well in any font and in chat apps)."""
+    lines = []
+    for row in t.rows:
+        head = row[0]
+        parts = [f"{h}: {v}" for h, v in zip(t.header[1:], row[1:], strict=False) if v]
+        if not t.header[0] and not any(t.header[1:]):
+            parts = [v for v in row[1:] if v]
+        lines.append(f"• {head} — " + "; ".join(parts) if parts else f"• {head}")
+    return lines
+
+
+def plain(reply: Reply) -> str:
+    out: list[str] = []
+    if reply.title:
+        out.append(reply.title)
+        out.append("")
+    out.extend(reply.paragraphs)
+    if reply.table:
+        if reply.paragraphs:
+            out.append("")
+        out.extend(_table_plain(reply.table))
+    if reply.bullets:
+        out.append("")
+        out.extend(f"- {b}" for b in reply.bullets)
+    if reply.footer:
+        out.append("")
+        out.extend(reply.footer)
+    if reply.sources:
+        out.append("")
+        out.append(_source_label(reply.lang) + ":")
+        out.extend(f"  {s.title} — {s.url}" for s in reply.sources)
+    return "\n".join(out).strip() or "…"
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+def telegram_html(reply: Reply) -> list[str]:
+    """Telegram messages in HTML parse mode, every piece of text escaped, each under the 4,096-character limit.
+
+    Messages are split between lines, and tags never span lines, so no split can break a tag."""
+    lines: list[str] = []
+    if reply.title:
+        lines += [f"<b>{_e(reply.title)}</b>", ""]
+    for p in reply.paragraphs:
+        lines += [_e(line) for line in p.splitlines()] + [""]
+    if reply.table:
+        for row in reply.table.rows:
+            parts = [f"{_e(h)}: {_e(v)}" for h, v in zip(reply.table.header[1:], row[1:], strict=False) if v]
+            if not any(reply.table.header[1:]):
+                parts = [_e(v) for v in row[1:] if v]
+            lines.append(f"• <b>{_e(row[0])}</b> — " + "; ".join(parts))
+        lines.append("")
+    for b in reply.bullets:
+        lines.append(f"– {_e(b)}")
+    if reply.bullets:
+        lines.append("")
+    for f in reply.footer:
+        lines.append(f"<i>{_e(f)}</i>")
+    if reply.sources:
+        lines.append("")
+        lines.append(f"<b>{_source_label(reply.lang)}</b>:")
+        for s in reply.sources:
+            if s.url.startswith(("http://", "https://")):
+                lines.append(f'• <a href="{html.escape(s.url, quote=True)}">{_e(s.title)}</a>')
+            else:
+                lines.append(f"• {_e(s.title)}")
+    return split_lines(lines)
+
+
+def split_lines(lines: list[str], limit: int = TELEGRAM_LIMIT) -> list[str]:
+    """Pack lines into messages of at most `limit` characters; a single over-long line is cut at a space,
+    outside any tag (it then loses its tags: they are stripped from the pieces)."""
+    messages: list[str] = []
+    current = ""
+    for line in lines:
+        pieces = [line] if len(line) <= limit else _cut_long_line(line, limit)
+        for piece in pieces:
+            candidate = f"{current}\n{piece}" if current else piece
+            if len(candidate) <= limit:
+                current = candidate
+            else:
+                if current.strip():
+                    messages.append(current.strip())
+                current = piece
+    if current.strip():
+        messages.append(current.strip())
+    return messages or ["…"]
+
+
+def _cut_long_line(line: str, limit: int) -> list[str]:
+    import re
+
+    text = re.sub(r"<[^>]+>", "", line)  # plain text only; entities stay whole below
+    out = []
+    while len(text) > limit:
+        cut = text.rfind(" ", 0, limit)
+        cut = cut if cut > limit // 2 else limit
+        amp = text.rfind("&", 0, cut)  # never split inside &amp; &lt; …
+        if amp != -1 and ";" not in text[amp:cut]:
+            cut = amp
+        out.append(text[:cut])
+        text = text[cut:].lstrip()
+    if text:
+        out.append(text)
+    return out
+
+
+def as_json(reply: Reply) -> dict:
+    """The object scripts rely on (design.md): reply, lang, intent, sources, query, recommendations."""
+    return {
+        "reply": plain(reply),
+        "lang": reply.lang,
+        "intent": reply.intent,
+        "sources": [{"title": s.title, "url": s.url} for s in reply.sources],
+        "query": reply.query,
+        "recommendations": [asdict(r) | {"reasons": list(r.reasons), "caveats": list(r.caveats)}
+                            for r in reply.recommendations],
+        "suggestions": list(reply.suggestions),
+    }

@@ -1,0 +1,56 @@
+"""The Reply: what the engine answers, as structure; renderers turn it into plain text, Telegram HTML or JSON."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+INTENTS = ("recommend", "compare", "gpu", "question", "help", "unknown")
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    title: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """Rows of cells under a header; the first column names the row."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """One pick as scripts see it (`recommendations` in the JSON reply)."""
+
+    gpu: str
+    vendor: str
+    role: str
+    price: float
+    currency: str
+    price_date: str
+    market: str
+    vram_gb: float
+    count: int
+    score: float  # relative speed of the setup, reference card = 1.0
+    value: float  # relative speed per 1,000 of the currency
+    reasons: tuple[str, ...]
+    caveats: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Reply:
+    intent: str
+    lang: str
+    title: str = ""
+    paragraphs: tuple[str, ...] = ()
+    table: Table | None = None
+    bullets: tuple[str, ...] = ()
+    footer: tuple[str, ...] = ()  # assumptions, price dates, what to ask next
+    sources: tuple[SourceRef, ...] = ()
+    query: dict = field(default_factory=dict)
+    recommendations: tuple[Recommendation, ...] = ()
+    suggestions: tuple[str, ...] = ()  # follow-ups a person might send next (keyboard buttons in Telegram)
+    chart_gpus: tuple[str, ...] = ()  # candidates worth charting (speed vs price), picks first
