@@ -168,14 +168,14 @@ def recommend(engine: Engine, s: Session, lang: str, notes: list[Text]) -> Reply
             gpu=c.gpu.name, vendor=c.gpu.vendor, role=p.role, price=round(c.total, 2), currency=c.price.currency,
             price_date=c.price.on.isoformat(), market=c.price.market, vram_gb=c.gpu.vram_gb, count=c.count,
             score=round(c.perf, 3), value=round(c.value, 3), reasons=tuple(x.get(lang) for x in p.reasons),
-            caveats=tuple(x.get(lang) for x in p.caveats)))
+            caveats=tuple(x.get(lang) for x in p.caveats if x.get(lang))))
         rows.append((f"{count}{c.gpu.name}", _ROLE[p.role].get(lang), _price_cell(c, lang),
                      f"{c.gpu.vram_gb:g} GB", f"{c.perf:.2f}", p.reasons[0].get(lang)))
     header = tuple(_t(lang, *h) for h in (("GPU", "显卡"), ("Pick", "定位"), ("Price", "价格"), ("VRAM", "显存"),
                                             (f"Speed ({ref}=1)", f"速度（{ref}=1）"), ("Why", "理由")))
     bullets = []
     for p in r.picks:
-        extra = [x.get(lang) for x in p.reasons[1:]] + [x.get(lang) for x in p.caveats]
+        extra = [x.get(lang) for x in p.reasons[1:]] + [x.get(lang) for x in p.caveats if x.get(lang)]
         if extra:
             bullets.append(f"{p.gpu.name}: " + "; ".join(extra) if lang == "en" else f"{p.gpu.name}：" + "；".join(extra))
     for x in r.notable_exclusions:

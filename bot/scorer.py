@@ -272,7 +272,7 @@ def _caveats(c: Candidate, needs: Needs, spec: WorkloadSpec) -> tuple[Text, ...]
                         f"({spec.comfortable_vram_gb:g} GB is comfortable)",
                         f"{g.vram_gb:g} GB 够入门，但大模型会紧张（{spec.comfortable_vram_gb:g} GB 比较从容）"))
     if g.notes:
-        out.append(Text(g.notes, g.notes))
+        out.append(Text(g.notes, ""))  # the catalog's notes are in English
     return tuple(out)
 
 
