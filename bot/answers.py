@@ -550,26 +550,43 @@ def question(engine: Engine, s: Session, q: Query | None, lang: str) -> Reply:
     text = q.text if q else ""
     if not text.strip():
         return unknown(lang)
-    result = search(engine.index, text, lang, engine.knowledge_dir)
+    result = search(engine.index, text, lang, engine.knowledge_dir, k=30)
     if not result.hits or result.relevance < engine.min_relevance:
         return unknown(lang)
-    # group hits by section: the best section answers, a second one adds if it is close
-    sections: OrderedDict[str, list] = OrderedDict()
+    # group hits by section; a section's score is the sum of its two best passages, so a guide section that
+    # answers from several angles outranks a single table row that merely shares keywords
+    sections: dict[str, list] = {}
     for h in result.hits:
         sections.setdefault(h.passage.section, []).append(h)
-    best_id = next(iter(sections))
+    score = {sid: sum(h.score for h in hits[:2]) for sid, hits in sections.items()}
+    named = _named_entities(engine, text)
+    for sid in score:  # a table row answers questions about its own card or platform, not general ones
+        if sid.startswith(("gpu:", "platform:")) and sid.split(":", 1)[1] not in named:
+            score[sid] *= 0.6
+    ids = sorted(sections, key=lambda sid: -score[sid])
+    best_id = ids[0]
     s.last_topic = best_id
     paragraphs, sources, title = _section_answer(engine, best_id, sections[best_id], lang)
-    ids = list(sections)
-    if len(ids) > 1:
-        second = sections[ids[1]][0]
-        if second.score >= 0.8 * sections[best_id][0].score and not ids[1].startswith(("gpu:",)):
-            p2, s2, _ = _section_answer(engine, ids[1], sections[ids[1]], lang, max_paragraphs=1)
-            paragraphs += p2
-            sources += s2
+    if len(ids) > 1 and score[ids[1]] >= 0.95 * score[best_id] and not ids[1].startswith("gpu:"):
+        p2, s2, _ = _section_answer(engine, ids[1], sections[ids[1]], lang, max_paragraphs=1)
+        paragraphs += p2
+        sources += s2
     sources = tuple(OrderedDict((x.url, x) for x in sources).values())
     return Reply("question", lang, title=title, paragraphs=tuple(paragraphs), sources=sources,
                  suggestions=_EXAMPLES[lang][:2])
+
+
+def _named_entities(engine: Engine, text: str) -> set[str]:
+    """GPUs and platforms the question names (by name or alias)."""
+    from bot.knowledge import load_platform_rows
+
+    low = text.lower()
+    names = {g.name for g in engine.catalog.mentions(text)}
+    for r in load_platform_rows(engine.knowledge_dir):
+        spellings = [r["name"], r["name_zh"]] + r["aliases"].split("|")
+        if any(sp and sp.lower() in low for sp in spellings):
+            names.add(r["name"])
+    return names
 
 
 def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_paragraphs: int = 2):

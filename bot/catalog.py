@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import re
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -124,43 +125,75 @@ class FxTable:
 def _norm(name: str) -> str:
     """Lower-case, no spaces or punctuation, no vendor prefixes: '  RTX-4090 ' -> 'rtx4090'."""
     s = re.sub(r"[\s\-_()（）]+", "", name.lower())
-    return s.replace("geforce", "").replace("nvidia", "").replace("英伟达", "")
+    s = s.replace("geforce", "").replace("nvidia", "").replace("英伟达", "")
+    return re.sub(r"(?<=\d)gi?b", "g", s)  # '16GB', '16 GiB' and '16G' are one spelling
 
 
 _NUMERIC = ("vram_gb", "mem_bandwidth_gbs", "tensor_fp16_tflops", "tensor_fp16_tflops_fp16acc", "fp32_tflops", "tdp_w",
             "launch_price_usd", "launch_price_cny", "street_price_usd", "street_price_cny", "used_price_usd",
             "used_price_cny")
 _REQUIRED = ("name", "vendor", "vram_gb")
+_VENDORS = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel"}
 
 
 def _rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """The header and the non-empty rows (with their line numbers) of a CSV file; CatalogError says where it breaks."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise CatalogError(path, None, None, "file not found") from None
-    except UnicodeDecodeError as e:
-        raise CatalogError(path, text_line_of_byte(path, e.start), None, "not UTF-8 text") from None
+    except IsADirectoryError:
+        raise CatalogError(path, None, None, "is a directory, not a CSV file") from None
     except OSError as e:
         raise CatalogError(path, None, None, f"cannot be read ({e.strerror})") from None
-    reader = csv.reader(text.splitlines())
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line, column = _place_of_bad_byte(data, e.start)
+        raise CatalogError(path, line, column, f"byte 0x{data[e.start]:02x} is not UTF-8 text (save the file as "
+                                               "UTF-8)") from None
+    reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration:
-        raise CatalogError(path, 1, None, "the file is empty; it needs a header row") from None
+        raise CatalogError(path, 1, "name", "the file is empty; it needs a header row (name,vendor,vram_gb,...)"
+                           ) from None
+    except csv.Error as e:
+        raise CatalogError(path, 1, None, f"not a CSV header ({e})") from None
+    if not any(header):
+        raise CatalogError(path, 1, "name", "the first line must be the header row (name,vendor,vram_gb,...)")
     rows = []
-    for raw in reader:
+    while True:
+        try:
+            raw = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as e:
+            raise CatalogError(path, reader.line_num, None, f"broken CSV ({e})") from None
         line = reader.line_num
         if not any(c.strip() for c in raw):
             continue
         if len(raw) > len(header):
-            raise CatalogError(path, line, None, f"{len(raw)} cells but the header has {len(header)} columns "
-                                                 "(a comma inside a value needs quotes)")
+            extra = next((i for i in range(len(header), len(raw)) if raw[i].strip()), len(header))
+            raise CatalogError(path, line, f"#{extra + 1} (after '{header[-1]}')",
+                               f"{len(raw)} cells but the header has {len(header)} columns "
+                               "(a comma inside a value needs quotes)")
         rows.append((line, {h: (raw[i].strip() if i < len(raw) else "") for i, h in enumerate(header)}))
     return header, rows
 
 
-def text_line_of_byte(path: Path, offset: int) -> int:
-    return path.read_bytes()[:offset].count(b"\n") + 1
+def _place_of_bad_byte(data: bytes, offset: int) -> tuple[int, str | None]:
+    """(line, column name) of the byte at `offset`, for a file that is not valid UTF-8."""
+    line = data[:offset].count(b"\n") + 1
+    start = data.rfind(b"\n", 0, offset) + 1
+    end = data.find(b"\n", offset)
+    bad_line = data[start:end if end >= 0 else len(data)].decode("utf-8", errors="replace")
+    header = next(csv.reader([data.split(b"\n", 1)[0].decode("utf-8-sig", errors="replace")]), [])
+    cells = next(csv.reader([bad_line]), [])
+    for i, cell in enumerate(cells):
+        if "\ufffd" in cell:
+            return line, (header[i].strip() if i < len(header) and line > 1 else f"#{i + 1}")
+    return line, None
 
 
 def _num(path: Path, line: int, row: dict[str, str], col: str) -> float | None:
@@ -215,8 +248,9 @@ def _gpu_from_row(path: Path, line: int, row: dict[str, str]) -> GPU:
     vram = _num(path, line, row, "vram_gb")
     if not vram:
         raise CatalogError(path, line, "vram_gb", "memory must be more than 0 GB")
+    vendor = _VENDORS.get(row["vendor"].strip().lower(), row["vendor"].strip())
     return GPU(
-        name=row["name"], vendor=row["vendor"], segment=row.get("segment", "") or "consumer",
+        name=row["name"], vendor=vendor, segment=row.get("segment", "") or "consumer",
         architecture=row.get("architecture", ""), release_date=release, vram_gb=vram,
         mem_bandwidth_gbs=_num(path, line, row, "mem_bandwidth_gbs"),
         tensor_fp16_tflops=_num(path, line, row, "tensor_fp16_tflops"),
@@ -306,21 +340,59 @@ class Catalog:
 
     @cached_property
     def _mention_pattern(self) -> re.Pattern[str]:
+        """Every name and alias, longest first, loose about spaces/hyphens between letters and digits, on token
+        boundaries (so '4090' is not found inside '40900' and 'A10' not inside 'A100'); a plural 's' is allowed."""
         names = set()
         for g in self.gpus:
             names.add(g.name)
             names.update(g.aliases)
-        parts = sorted((re.escape(n).replace(r"\ ", r"[\s\-_]*") for n in names), key=len, reverse=True)
-        return re.compile(r"(?<![A-Za-z0-9])(" + "|".join(parts) + r")(?![A-Za-z0-9])", re.IGNORECASE)
+        pieces = {}
+        for n in names:
+            pattern = _loose_pattern(n)
+            if pattern:
+                pieces[pattern] = len(_norm(n))
+        alternatives = sorted(pieces, key=lambda p: (-pieces[p], -len(p), p))
+        return re.compile(r"(?<![a-z0-9])(" + "|".join(alternatives) + r")(?:e?s)?(?![a-z0-9])", re.IGNORECASE)
+
+    def find_mentions(self, text: str) -> list[tuple[int, int, GPU]]:
+        """(start, end, GPU) for every GPU named in `text`, in order; overlapping names resolve to the longest."""
+        out = []
+        for m in self._mention_pattern.finditer(text):
+            g = self.lookup(m.group(1))
+            if g is not None:
+                out.append((m.start(), m.end(), g))
+        return out
 
     def mentions(self, text: str) -> list[GPU]:
         """GPUs named in free text, in order of first mention, without repeats."""
         found: list[GPU] = []
-        for m in self._mention_pattern.finditer(text):
-            g = self.lookup(m.group(1))
-            if g and g not in found:
+        for _, _, g in self.find_mentions(text):
+            if g not in found:
                 found.append(g)
         return found
+
+
+def _loose_pattern(name: str) -> str:
+    """A regex for a GPU name as people type it: 'RTX 4090' also matches 'rtx-4090' and 'rtx4090', 'RTX4090' also
+    'rtx 4090', '3060 12G' also '3060 12gb'. A single letter stays glued to its digits ('A100' does not match the
+    'a 100' of 'a 100 dollars')."""
+    tokens = [(m.group(), m.start()) for m in re.finditer(r"[^\W\d_]+|\d+(?:\.\d+)?|[^\w\s]", name.lower())]
+    out = []
+    for i, (tok, start) in enumerate(tokens):
+        unit = tok in ("g", "gb") and i > 0 and tokens[i - 1][0][0].isdigit()
+        if i:
+            prev, prev_start = tokens[i - 1]
+            spaced = start > prev_start + len(prev)  # the name itself has a space or hyphen here
+            if spaced:
+                out.append(r"[\s\-_]*")
+            elif unit:
+                out.append(r"\s*")
+            elif len(prev) >= 2 and len(tok) >= 2 or not (prev[0].isalnum() and tok[0].isalnum()):
+                out.append(r"[\s\-_]?")
+            else:
+                out.append(r"[\-_]?")
+        out.append(r"g(?:i?b)?" if unit else re.escape(tok))
+    return "".join(out)
 
 
 def _same_digits(a: str, b: str) -> bool:
@@ -329,26 +401,39 @@ def _same_digits(a: str, b: str) -> bool:
 
 
 def _merge_user_rows(base: dict[str, GPU], path: Path) -> dict[str, GPU]:
-    """A user's CSV may give only prices for known GPUs (name + price columns), or whole rows for new ones."""
+    """A user's CSV (same columns as gpus.csv) on top of the catalog. A row naming a known GPU (its name or an alias,
+    exactly) with only prices adds those prices, which then win as the latest; a known GPU with its own specs
+    (vendor and vram_gb filled) replaces the catalog's specs and keeps its prices; an unknown name is a new GPU."""
     _, rows = _rows(path)
     if not rows:
-        raise CatalogError(path, None, None, "no GPU rows below the header")
-    lookup = Catalog(list(base.values()), FxTable(((date(2000, 1, 1), 7.0),)))
+        raise CatalogError(path, 2, "name", "no GPU rows below the header")
+    index = Catalog(list(base.values()), FxTable(((date(2000, 1, 1), 7.0),)))._alias_index
     merged = dict(base)
+    seen: dict[str, int] = {}
     for line, row in rows:
         if not row.get("name"):
             raise CatalogError(path, line, "name", "this column is required and is empty")
-        known = lookup.lookup(row["name"])
-        if known is None:
+        known = index.get(_norm(row["name"]))
+        key = known.name if known else row["name"]
+        if key in seen:
+            raise CatalogError(path, line, "name", f"'{row['name']}' is already on line {seen[key]}")
+        seen[key] = line
+        if known is None or (row.get("vendor") and row.get("vram_gb")):
             g = _gpu_from_row(path, line, row)
+            if known is not None:
+                g = replace(g, name=known.name, aliases=tuple(dict.fromkeys(known.aliases + g.aliases)),
+                            prices=g.prices + known.prices, sources=(str(path),) + g.sources + known.sources)
+            else:
+                g = replace(g, sources=(str(path),) + g.sources)
             merged[g.name] = g
             continue
-        own = _prices_of(path, line, row, None)
+        for col in _NUMERIC:
+            _num(path, line, row, col)
+        own = _prices_of(path, line, row, known.release_date)
         if not own:
-            raise CatalogError(path, line, None, "a row for a known GPU must give a street_price_* or used_price_* "
-                                                 "with its date")
-        merged[known.name] = replace(known, prices=tuple(own) + known.prices,
-                                     sources=(str(path),) + known.sources)
+            raise CatalogError(path, line, "street_price_usd", "a row for a known GPU must give a street_price_* "
+                                                               "or used_price_* (or launch_price_*) with its date")
+        merged[known.name] = replace(known, prices=tuple(own) + known.prices, sources=(str(path),) + known.sources)
     return merged
 
 

@@ -134,15 +134,19 @@ def _platform_passages(knowledge_dir: Path) -> list[Passage]:
         region = {"china": ("China", "国内"), "international": ("international", "海外")}.get(r["region"],
                                                                                              (r["region"], r["region"]))
         price = f"{r['price']} {r['price_currency']} {r['price_unit']} ({r['price_date']})" if r["price"] else ""
-        en = f"{r['name']} — {region[0]} GPU platform. GPUs: {r['gpus']}. Free tier: {r['free_tier']}. " \
-             f"Price: {price}. Limits: {r['framework_limits']}. {r['notes_en']}"
-        zh = f"{r['name_zh'] or r['name']}（{region[1]}GPU 平台）。GPU：{r['gpus']}。免费额度：{r['free_tier']}。" \
-             f"价格：{price}。限制：{r['framework_limits']}。{r['notes_zh']}"
+        en_parts = [f"{r['name']} — {region[0]} GPU platform.", f"GPUs: {r['gpus']}." if r["gpus"] else "",
+                    f"Free tier: {r['free_tier']}." if r["free_tier"] else "", f"Price: {price}." if price else "",
+                    f"Limits: {r['framework_limits']}." if r["framework_limits"] else "", r["notes_en"]]
+        zh_parts = [f"{r['name_zh'] or r['name']}（{region[1]}GPU 平台）。", f"GPU：{r['gpus']}。" if r["gpus"] else "",
+                    f"免费额度：{r['free_tier']}。" if r["free_tier"] else "", f"价格：{price}。" if price else "",
+                    f"限制：{r['framework_limits']}。" if r["framework_limits"] else "", r["notes_zh"]]
+        en = " ".join(x for x in en_parts if x)
+        zh = "".join(x for x in zh_parts if x)
         alias = r["aliases"].replace("|", " ")
         for lang, text in (("en", en), ("zh", zh)):
             out.append(Passage(f"platform:{r['name']}#{lang}", f"platform:{r['name']}", lang, "platform",
                                r["name_zh"] if lang == "zh" and r["name_zh"] else r["name"], text,
-                               f"{r['name']} {alias} 云平台 租用 GPU cloud platform rent\n{text}", src))
+                               f"{r['name']} {alias}\n{text}", src))
     return out
 
 
@@ -176,6 +180,7 @@ def load_glossary(knowledge_dir: Path) -> tuple[tuple[str, str], ...]:
 def content_hash(knowledge_dir: Path) -> str:
     """Hash of every file under knowledge/ (names and bytes) and the passage format."""
     h = hashlib.sha256(f"format={DOCS_FORMAT}".encode())
+    h.update(Path(__file__).read_bytes())  # how passages are built is part of what the index holds
     for p in sorted(knowledge_dir.rglob("*")):
         if p.is_file():
             h.update(str(p.relative_to(knowledge_dir)).encode())

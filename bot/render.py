@@ -19,6 +19,9 @@ def _table_plain(t: Table) -> list[str]:
     lines = []
     for row in t.rows:
         head = row[0]
+        if len(row) == 2:  # a key/value table: "• key: value"
+            lines.append(f"• {head}: {row[1]}")
+            continue
         parts = [f"{h}: {v}" for h, v in zip(t.header[1:], row[1:], strict=False) if v]
         if not t.header[0] and not any(t.header[1:]):
             parts = [v for v in row[1:] if v]
@@ -64,6 +67,9 @@ def telegram_html(reply: Reply) -> list[str]:
         lines += [_e(line) for line in p.splitlines()] + [""]
     if reply.table:
         for row in reply.table.rows:
+            if len(row) == 2:
+                lines.append(f"• <b>{_e(row[0])}</b>: {_e(row[1])}")
+                continue
             parts = [f"{_e(h)}: {_e(v)}" for h, v in zip(reply.table.header[1:], row[1:], strict=False) if v]
             if not any(reply.table.header[1:]):
                 parts = [_e(v) for v in row[1:] if v]

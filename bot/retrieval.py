@@ -1,115 +1,298 @@
-"""Hybrid search: dense (FAISS, MiniLM) and BM25 (jieba tokens) fused by reciprocal rank, with an abstain threshold.
+"""Hybrid search: dense (MiniLM) and BM25 (jieba tokens) fused by weighted reciprocal rank, aggregated per section,
+with a relevance score for abstaining.
 
-The embedding model is English-trained, so a Chinese query is expanded with the English of its domain words
-(knowledge/glossary.csv) before it is embedded, and an English query gets the Chinese words for BM25."""
+The embedding model is English-trained, so a query is expanded with the other language's words for the domain terms
+it contains (knowledge/glossary.csv): a Chinese query is embedded twice, as typed and as the English of its domain
+terms, and BM25 sees both languages. A query that names a GPU of the catalog or a rental platform gets that item's
+card as a candidate. Every guide section exists in both languages, so passages are scored one by one and then summed
+per section; the answer is built from the best section."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from bot.index import Index
-from bot.knowledge import Passage, load_glossary
+from bot.knowledge import Passage, load_glossary, load_platform_rows
 
 RRF_K = 60
-DEPTH = 40
+DEPTH = 60  # candidates taken from each ranking
+# Weight of each ranking in the fusion, by query language: the dense model understands English far better.
+WEIGHTS = {"zh": {"dense": 0.7, "bm25": 1.0, "entity": 1.0}, "en": {"dense": 1.0, "bm25": 1.0, "entity": 1.0}}
+SECTION_DECAY = (1.0, 0.5)  # a section scores its best passage plus half its second best
+HITS_PER_SECTION = 3  # passages returned per section (the user's language first)
 
 
 @dataclass(frozen=True)
 class Hit:
     passage: Passage
-    score: float  # fused reciprocal-rank score
+    score: float  # fused reciprocal-rank score of this passage
     dense: float  # cosine similarity of the query and the passage
     bm25: float  # BM25 score normalised to 0..1 against this query's best
+    section_score: float = 0.0  # score of the passage's section (hits are ordered by it)
+
+
+@dataclass(frozen=True)
+class SectionScore:
+    section: str
+    score: float
+    kind: str
 
 
 @dataclass(frozen=True)
 class SearchResult:
-    hits: tuple[Hit, ...]
+    hits: tuple[Hit, ...]  # grouped by section, best section first; within a section the user's language first
     relevance: float  # confidence that the top section answers the question, 0..1
+    sections: tuple[SectionScore, ...] = ()  # every candidate section, best first
+    signals: dict = field(default_factory=dict, compare=False)  # what the relevance was computed from
 
     @property
     def top(self) -> Hit | None:
         return self.hits[0] if self.hits else None
 
+    @property
+    def best_section(self) -> str | None:
+        return self.sections[0].section if self.sections else None
+
+
+# --- query expansion ------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Gloss:
+    zh: str
+    en: tuple[str, ...]  # alternatives, the first is the preferred English
+    en_patterns: tuple[re.Pattern[str], ...]
+
+
+@lru_cache(maxsize=4)
+def _glossary(knowledge_dir: Path) -> tuple[_Gloss, ...]:
+    out = []
+    for zh, en in load_glossary(knowledge_dir):
+        alts = tuple(a.strip() for a in en.split("|") if a.strip())
+        pats = tuple(re.compile(r"(?<![a-z0-9])" + re.escape(a.lower()).replace(r"\ ", r"[\s\-]*") + r"(?![a-z0-9])")
+                     for a in alts)
+        out.append(_Gloss(zh.strip(), alts, pats))
+    return tuple(out)
+
+
+def expand_terms(query: str, knowledge_dir: Path) -> tuple[list[str], list[str]]:
+    """(English for the Chinese domain terms in the query, Chinese for its English domain terms)."""
+    low = query.lower()
+    en_terms: list[str] = []
+    zh_terms: list[str] = []
+    for g in _glossary(knowledge_dir):
+        if g.zh and g.zh.lower() in low:
+            en_terms.extend(a for a in g.en if a not in en_terms)
+        if any(p.search(low) for p in g.en_patterns) and g.zh not in zh_terms:
+            zh_terms.append(g.zh)
+    return en_terms, zh_terms
+
 
 def expand(query: str, lang: str, knowledge_dir: Path) -> tuple[str, str]:
     """(text to embed, text for BM25): each with the other language's words for the domain terms it contains."""
-    low = query.lower()
-    en_terms, zh_terms = [], []
-    for zh, en in load_glossary(knowledge_dir):
-        if zh in query:
-            en_terms.append(en)
-        if any(w and w.lower() in low.split() for w in en.split()[:1]):
-            zh_terms.append(zh)
+    en_terms, zh_terms = expand_terms(query, knowledge_dir)
     dense = f"{query} {' '.join(en_terms)}".strip()
     sparse = f"{query} {' '.join(en_terms)} {' '.join(zh_terms)}".strip()
     return dense, sparse
 
 
-def search(index: Index, query: str, lang: str, knowledge_dir: Path, mode: str = "hybrid", k: int = 10,
-           kinds: tuple[str, ...] | None = None) -> SearchResult:
-    """Rank passages for `query`. mode: hybrid | dense | bm25."""
-    dense_q, sparse_q = expand(query, lang, knowledge_dir)
+_LATIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+\-]*(?:\s+[A-Za-z0-9][A-Za-z0-9.+\-]*)*")
+
+
+def _english_view(query: str, en_terms: list[str]) -> str:
+    """The Latin-script parts of a Chinese query plus the English of its domain terms: what MiniLM can read."""
+    latin = " ".join(m.group(0) for m in _LATIN.finditer(query))
+    return f"{latin} {' '.join(en_terms)}".strip()
+
+
+# --- named items: GPUs of the catalog and rental platforms ---------------------------------------------------------
+
+@lru_cache(maxsize=4)
+def _platform_pattern(knowledge_dir: Path) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+    names: dict[str, str] = {}
+    for r in load_platform_rows(knowledge_dir):
+        for n in [r["name"], r.get("name_zh", "")] + r.get("aliases", "").split("|"):
+            n = n.strip()
+            if len(n) >= 2:
+                names.setdefault(n.lower(), r["name"])
+    if not names:
+        return None, {}
+    parts = sorted((re.escape(n).replace(r"\ ", r"[\s\-_]*") for n in names), key=len, reverse=True)
+    return re.compile(r"(?<![a-z0-9])(" + "|".join(parts) + r")(?![a-z0-9])", re.IGNORECASE), names
+
+
+@lru_cache(maxsize=4)
+def _catalog(knowledge_dir: Path):
+    from bot.catalog import load_catalog
+
+    try:
+        return load_catalog(knowledge_dir)
+    except Exception:  # a broken catalog must not break search; GPU cards are then found by text only
+        return None
+
+
+def named_sections(query: str, knowledge_dir: Path, sections: set[str]) -> list[str]:
+    """Sections of the GPUs and platforms the query names, in order of mention."""
+    found: list[tuple[int, str]] = []
+    cat = _catalog(knowledge_dir)
+    if cat is not None:
+        for g in cat.mentions(query):
+            sec = f"gpu:{g.name}"
+            if sec in sections:
+                m = re.search(re.escape(g.name), query, re.IGNORECASE)
+                found.append((m.start() if m else len(found), sec))
+    pat, names = _platform_pattern(knowledge_dir)
+    if pat is not None:
+        for m in pat.finditer(query):
+            sec = f"platform:{names[m.group(1).lower()]}"
+            if sec in sections and sec not in [s for _, s in found]:
+                found.append((m.start(), sec))
+    out: list[str] = []
+    for _, s in found:
+        if s not in out:
+            out.append(s)
+    return out
+
+
+# --- per-index caches -----------------------------------------------------------------------------------------------
+
+@dataclass
+class _Cache:
+    vectors: np.ndarray  # passage vectors in passage order (normalised)
+    idf: dict[str, float]
+    section_tokens: dict[str, frozenset[str]]
+    section_positions: dict[str, list[int]]
+    sections: set[str]
+
+
+def _cache(index: Index) -> _Cache:
+    cached = getattr(index, "_retrieval_cache", None)
+    if cached is not None:
+        return cached
     n = len(index.passages)
-    dense_scores = np.zeros(n, dtype=np.float32)
-    dense_rank: list[int] = []
-    if mode in ("hybrid", "dense"):
-        vec = np.asarray(index.embedder.embed_query(dense_q), dtype=np.float32)[None, :]
-        scores, ids = index.faiss.index.search(vec, min(DEPTH, n))
-        ids_to_pos = _faiss_positions(index)
-        for s, i in zip(scores[0], ids[0], strict=False):
-            if i < 0:
-                continue
-            pos = ids_to_pos[int(i)]
-            dense_scores[pos] = s
-            dense_rank.append(pos)
-    bm_scores = np.zeros(n, dtype=np.float32)
-    bm_rank: list[int] = []
-    if mode in ("hybrid", "bm25"):
-        tokens = index.tokenize(sparse_q)
-        if tokens:
-            raw = index.bm25.get_scores(tokens)
-            top = float(raw.max()) if raw.size else 0.0
-            if top > 0:
-                bm_scores = raw / top
-                bm_rank = [int(i) for i in np.argsort(-raw)[:DEPTH] if raw[i] > 0]
-    fused: dict[int, float] = {}
-    for ranking in (dense_rank, bm_rank):
-        for r, pos in enumerate(ranking):
-            fused[pos] = fused.get(pos, 0.0) + 1.0 / (RRF_K + r + 1)
-    order = sorted(fused, key=lambda p: (-fused[p], index.passages[p].id))
-    if kinds:
-        order = [p for p in order if index.passages[p].kind in kinds]
-    hits = tuple(Hit(index.passages[p], fused[p], float(dense_scores[p]), float(bm_scores[p])) for p in order[:k])
-    return SearchResult(hits, _relevance(hits, mode, bm_rank, index, tokens if mode != "dense" else []))
-
-
-def _faiss_positions(index: Index) -> dict[int, int]:
-    cached = getattr(index, "_pos_cache", None)
-    if cached is None:
-        by_id = {p.id: i for i, p in enumerate(index.passages)}
-        cached = {fi: by_id[doc_id] for fi, doc_id in index.faiss.index_to_docstore_id.items()}
-        index._pos_cache = cached
+    by_id = {p.id: i for i, p in enumerate(index.passages)}
+    fi = index.faiss.index
+    raw = fi.reconstruct_n(0, fi.ntotal)
+    vectors = np.zeros((n, raw.shape[1]), dtype=np.float32)
+    for f, doc_id in index.faiss.index_to_docstore_id.items():
+        vectors[by_id[doc_id]] = raw[int(f)]
+    df: dict[str, int] = {}
+    section_tokens: dict[str, set[str]] = {}
+    section_positions: dict[str, list[int]] = {}
+    for i, p in enumerate(index.passages):
+        toks = set(index.tokenize(p.search_text))
+        for t in toks:
+            df[t] = df.get(t, 0) + 1
+        section_tokens.setdefault(p.section, set()).update(toks)
+        section_positions.setdefault(p.section, []).append(i)
+    idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
+    idf[""] = math.log(1 + (n + 0.5) / 0.5)  # the weight of a word the corpus never uses
+    cached = _Cache(vectors, idf, {s: frozenset(t) for s, t in section_tokens.items()}, section_positions,
+                    set(section_positions))
+    index._retrieval_cache = cached
     return cached
 
 
-def _relevance(hits: tuple[Hit, ...], mode: str, bm_rank: list[int], index: Index, tokens: list[str]) -> float:
-    """How sure we are: the top hit's cosine similarity, raised when its BM25 match covers the query's words."""
-    if not hits:
-        return 0.0
-    top = hits[0]
-    dense = max(0.0, top.dense)
+# --- search ---------------------------------------------------------------------------------------------------------
+
+def search(index: Index, query: str, lang: str, knowledge_dir: Path, mode: str = "hybrid", k: int = 10,
+           kinds: tuple[str, ...] | None = None) -> SearchResult:
+    """Rank passages for `query`, grouped by section. mode: hybrid | dense | bm25."""
+    if mode not in ("hybrid", "dense", "bm25"):
+        raise ValueError(f"unknown search mode {mode!r}")
+    cache = _cache(index)
+    n = len(index.passages)
+    en_terms, zh_terms = expand_terms(query, knowledge_dir)
+    weights = WEIGHTS.get(lang, WEIGHTS["en"])
+    allowed = np.ones(n, dtype=bool)
+    if kinds:
+        allowed = np.array([p.kind in kinds for p in index.passages])
+
+    rankings: list[tuple[float, list[int]]] = []
+    dense_scores = np.zeros(n, dtype=np.float32)
+    if mode in ("hybrid", "dense"):
+        texts = [f"{query} {' '.join(en_terms)}".strip()]
+        view = _english_view(query, en_terms)
+        if lang == "zh" and view and view != texts[0]:
+            texts.append(view)
+        vecs = np.asarray(index.embedder.embed_documents(texts) if len(texts) > 1 else
+                          [index.embedder.embed_query(texts[0])], dtype=np.float32)
+        dense_scores = (cache.vectors @ vecs.T).max(axis=1)
+        order = [int(i) for i in np.argsort(-dense_scores) if allowed[i]][:DEPTH]
+        rankings.append((weights["dense"] if mode == "hybrid" else 1.0, order))
+
+    bm_scores = np.zeros(n, dtype=np.float32)
+    tokens: list[str] = []
+    if mode in ("hybrid", "bm25"):
+        tokens = index.tokenize(f"{query} {' '.join(en_terms)} {' '.join(zh_terms)}")
+        if tokens:
+            raw = np.asarray(index.bm25.get_scores(tokens), dtype=np.float32)
+            top = float(raw.max()) if raw.size else 0.0
+            if top > 0:
+                bm_scores = raw / top
+                order = [int(i) for i in np.argsort(-raw) if raw[i] > 0 and allowed[i]][:DEPTH]
+                rankings.append((weights["bm25"] if mode == "hybrid" else 1.0, order))
+
+    fused = np.zeros(n, dtype=np.float64)
+    for w, order in rankings:
+        for r, pos in enumerate(order):
+            fused[pos] += w / (RRF_K + r + 1)
+
+    # section scores: best passage + half the second best, plus a bonus when the query names the item
+    sec_scores: dict[str, float] = {}
+    for sec, positions in cache.section_positions.items():
+        vals = sorted((fused[p] for p in positions if fused[p] > 0), reverse=True)
+        if vals:
+            sec_scores[sec] = sum(v * d for v, d in zip(vals, SECTION_DECAY, strict=False))
+    named = named_sections(query, knowledge_dir, cache.sections) if mode == "hybrid" else []
+    for i, sec in enumerate(named):
+        kind = index.passages[cache.section_positions[sec][0]].kind
+        if kinds and kind not in kinds:
+            continue
+        sec_scores[sec] = sec_scores.get(sec, 0.0) + weights["entity"] / (RRF_K + 1 + i) / len(named)
+
+    ranked = sorted(sec_scores, key=lambda s: (-sec_scores[s], s))
+    sections = tuple(SectionScore(s, float(sec_scores[s]), index.passages[cache.section_positions[s][0]].kind)
+                     for s in ranked)
+    hits: list[Hit] = []
+    for s in ranked:
+        if len(hits) >= k:
+            break
+        positions = [p for p in cache.section_positions[s] if allowed[p]]
+        positions.sort(key=lambda p: (index.passages[p].lang != lang, -fused[p], index.passages[p].position))
+        for p in positions[:HITS_PER_SECTION]:
+            if len(hits) >= k:
+                break
+            hits.append(Hit(index.passages[p], float(fused[p]), float(dense_scores[p]), float(bm_scores[p]),
+                            float(sec_scores[s])))
+    rel, signals = _relevance(query, lang, mode, sections, dense_scores, tokens, cache, index, named)
+    return SearchResult(tuple(hits), rel, sections, signals)
+
+
+def _relevance(query: str, lang: str, mode: str, sections: tuple[SectionScore, ...], dense_scores: np.ndarray,
+               tokens: list[str], cache: _Cache, index: Index, named: list[str]) -> tuple[float, dict]:
+    """How sure we are that the best section answers the question, 0..1: the best cosine similarity within the
+    section, raised when the section's text covers the query's (IDF-weighted) words."""
+    if not sections:
+        return 0.0, {}
+    best = sections[0].section
+    positions = cache.section_positions[best]
+    dense = float(max(0.0, max(dense_scores[p] for p in positions)))
+    toks = [t for t in dict.fromkeys(tokens) if len(t) > 1]
     coverage = 0.0
-    if tokens and bm_rank:
-        text_tokens = set(index.tokenize(top.passage.search_text))
-        meaningful = [t for t in tokens if len(t) > 1]
-        if meaningful:
-            coverage = sum(t in text_tokens for t in meaningful) / len(meaningful)
+    if toks:
+        have = cache.section_tokens[best]
+        unseen = cache.idf[""]
+        total = sum(cache.idf.get(t, unseen) for t in toks)
+        coverage = sum(cache.idf.get(t, unseen) for t in toks if t in have) / total if total else 0.0
+    signals = {"section": best, "dense": round(dense, 4), "coverage": round(coverage, 4), "named": bool(named)}
     if mode == "dense":
-        return dense
+        return dense, signals
     if mode == "bm25":
-        return coverage
-    return max(dense, 0.5 * dense + 0.5 * coverage)
+        return coverage, signals
+    return max(dense, 0.5 * dense + 0.5 * coverage), signals

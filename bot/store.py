@@ -1,0 +1,177 @@
+"""Per-chat state in SQLite: each chat's Session, and the keyboards of its recent replies.
+
+One file under the data dir, WAL mode, FULL sync: a turn's state is committed before its reply is sent, so a
+`kill -9` right after an answer loses nothing. Chats are keyed by their Telegram chat id and never see each other's
+rows. A file that is not a readable database is moved aside (`<name>.corrupt-<timestamp>`) and a fresh one started.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from bot.dialogue import Session
+
+log = logging.getLogger(__name__)
+
+DEFAULT_FILENAME = "telegram.sqlite3"
+KEYBOARDS_KEPT = 50  # per chat: buttons of older replies answer "this button has expired"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    chat_id INTEGER PRIMARY KEY,
+    data    TEXT    NOT NULL,
+    updated REAL    NOT NULL
+);
+CREATE TABLE IF NOT EXISTS keyboards (
+    chat_id INTEGER NOT NULL,
+    key     INTEGER NOT NULL,
+    data    TEXT    NOT NULL,
+    PRIMARY KEY (chat_id, key)
+);
+"""
+
+
+class StoreError(RuntimeError):
+    """The data dir or the database cannot be used (a message for a person, not a traceback)."""
+
+
+class SessionStore:
+    """`get(chat_id) -> Session`, `put(chat_id, session, keyboard=None) -> keyboard key`. Thread-safe."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"cannot create the data directory {self.path.parent}: {e.strerror or e}") from None
+        try:
+            self._conn = self._open()
+        except sqlite3.DatabaseError as e:
+            if not self.path.exists():
+                raise StoreError(f"cannot open {self.path}: {e}") from None
+            aside = self._move_aside()
+            log.warning("session store %s is corrupt (%s); moved it to %s and started a fresh one",
+                        self.path, e, aside.name)
+            try:
+                self._conn = self._open()
+            except sqlite3.Error as e2:
+                raise StoreError(f"cannot open {self.path}: {e2}") from None
+        except sqlite3.Error as e:  # OperationalError: unwritable dir, disk full, …
+            raise StoreError(f"cannot open {self.path}: {e}") from None
+
+    # --- opening ---------------------------------------------------------------------------------------------------
+    def _open(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, check_same_thread=False, timeout=10, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            ok = conn.execute("PRAGMA quick_check").fetchone()
+            if not ok or ok[0] != "ok":
+                raise sqlite3.DatabaseError(f"quick_check: {ok[0] if ok else 'no answer'}")
+            conn.executescript(_SCHEMA)
+            # a probe write: an unwritable file or directory fails here, at start, not at the first answer
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _move_aside(self) -> Path:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        n = 1
+        while aside.exists():
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{n}")
+            n += 1
+        self.path.rename(aside)
+        for suffix in ("-wal", "-shm"):
+            side = self.path.with_name(self.path.name + suffix)
+            if side.exists():
+                side.rename(aside.with_name(aside.name + suffix))
+        return aside
+
+    # --- sessions --------------------------------------------------------------------------------------------------
+    def get(self, chat_id: int) -> Session:
+        with self._lock:
+            row = self._conn.execute("SELECT data FROM sessions WHERE chat_id = ?", (int(chat_id),)).fetchone()
+        if row is None:
+            return Session()
+        try:
+            return Session.from_dict(json.loads(row[0]))
+        except Exception as e:  # a row written by an older version that no longer fits: start the chat over
+            log.warning("stored session of chat %s cannot be read (%s); starting it fresh", chat_id, e)
+            return Session()
+
+    def put(self, chat_id: int, session: Session, keyboard: dict | None = None) -> int | None:
+        """Store the chat's session (and, if given, the keyboard of the reply about to be sent) in one transaction.
+
+        Returns the keyboard's key, which the reply's buttons carry in their callback data."""
+        data = json.dumps(session.to_dict(), ensure_ascii=False)
+        chat_id = int(chat_id)
+        with self._lock:
+            c = self._conn
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                c.execute("INSERT INTO sessions (chat_id, data, updated) VALUES (?, ?, ?) "
+                          "ON CONFLICT(chat_id) DO UPDATE SET data = excluded.data, updated = excluded.updated",
+                          (chat_id, data, time.time()))
+                key = None
+                if keyboard is not None:
+                    row = c.execute("SELECT MAX(key) FROM keyboards WHERE chat_id = ?", (chat_id,)).fetchone()
+                    key = (row[0] or 0) + 1
+                    c.execute("INSERT INTO keyboards (chat_id, key, data) VALUES (?, ?, ?)",
+                              (chat_id, key, json.dumps(keyboard, ensure_ascii=False)))
+                    c.execute("DELETE FROM keyboards WHERE chat_id = ? AND key <= ?", (chat_id, key - KEYBOARDS_KEPT))
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+        return key
+
+    def keyboard(self, chat_id: int, key: int) -> dict | None:
+        """What a reply's buttons stand for (suggestion texts, GPUs to chart), or None when it has expired."""
+        with self._lock:
+            row = self._conn.execute("SELECT data FROM keyboards WHERE chat_id = ? AND key = ?",
+                                     (int(chat_id), int(key))).fetchone()
+        if row is None:
+            return None
+        try:
+            return json.loads(row[0])
+        except ValueError:
+            return None
+
+    def chats(self) -> int:
+        with self._lock:
+            return self._conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            try:
+                self._conn.close()
+            except sqlite3.Error:
+                pass
+
+
+def open_store(data_dir: Path | str, filename: str = DEFAULT_FILENAME) -> SessionStore:
+    """The store under the data dir; raises StoreError with a clear message when the dir cannot be written."""
+    data_dir = Path(data_dir)
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise StoreError(f"the data directory {data_dir} cannot be created: {e.strerror or e}") from None
+    if not data_dir.is_dir():
+        raise StoreError(f"the data directory {data_dir} is not a directory")
+    probe = data_dir / f".write-test-{threading.get_ident()}"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise StoreError(f"the data directory {data_dir} is not writable: {e.strerror or e}") from None
+    return SessionStore(data_dir / filename)

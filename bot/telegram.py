@@ -1,0 +1,890 @@
+"""The Telegram front end: a python-telegram-bot Application around the same Conversation.turn as the CLI.
+
+`build_application(settings, engine)` is the one place that builds it; `run()` starts it (long polling, or a webhook
+behind a reverse proxy when TELEGRAM_WEBHOOK_URL is set). Every text goes through Conversation.turn in a worker thread
+(the engine is CPU-bound and synchronous), one turn at a time per chat; each chat's Session is committed to SQLite
+(bot/store.py) before its reply is sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import math
+import os
+import re
+import secrets
+import signal
+import sys
+import time
+import urllib.parse
+import weakref
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from telegram import (
+    BotCommand,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    Message,
+    MessageEntity,
+    ReplyParameters,
+    Update,
+)
+from telegram.constants import ChatAction, ChatType, ParseMode
+from telegram.error import BadRequest, Forbidden, InvalidToken, NetworkError, RetryAfter, TelegramError, TimedOut
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    CommandHandler,
+    ContextTypes,
+    MessageHandler,
+    filters,
+)
+
+from bot import render
+from bot.i18n import Text
+from bot.reply import Reply
+from bot.store import SessionStore, StoreError, open_store
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from bot.dialogue import Engine
+
+log = logging.getLogger(__name__)
+
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
+SEND_ATTEMPTS = 3  # for network errors and 5xx; 429s are retried by AIORateLimiter
+MAX_BUTTONS = 6
+
+# --- the things the bot says itself (everything else comes from the engine) -------------------------------------
+T = {
+    "welcome": Text("👋 Hi! I'm a GPU advisor for deep learning.", "👋 你好！我是深度学习显卡顾问。"),
+    "rate": Text("You're sending messages faster than I can answer well — please wait about {s} seconds and try "
+                 "again.", "消息有点多，我需要喘口气 🙂 请大约 {s} 秒后再试。"),
+    "text_only": Text("I can only read text messages. Type your question, for example: \"$1500, training CNNs\".",
+                      "我只能读文字消息。请直接打字提问，例如：“预算5000元训练CNN”。"),
+    "error": Text("Sorry, something went wrong on my side. Please try again in a moment.",
+                  "抱歉，我这边出了点问题，请稍后再试。"),
+    "expired": Text("That button has expired — please ask again.", "这个按钮已过期，请重新提问。"),
+    "chart_caption": Text("Relative speed vs price — the picks are highlighted (◆ = used price).",
+                          "相对速度 vs 价格——推荐的卡高亮显示（◆ 为二手价）。"),
+    "chart_button": Text("📈 Speed vs price", "📈 速度/价格图"),
+    "no_chart": Text("There's nothing to chart for that answer.", "这个回答没有可以画图的显卡。"),
+    "ask_budget": Text("🧭 What's your budget?", "🧭 预算大概多少？"),
+    "ask_workload": Text("🧭 What will you use it for?", "🧭 主要用来做什么？"),
+    "ask_market": Text("🧭 New cards only, or used too?", "🧭 只看新卡，还是二手也行？"),
+    "asking": Text("🧭 Asking: {q}", "🧭 提问：{q}"),
+    "usage_compare": Text("Usage: /compare 4090 3090 — or, after a recommendation, /compare alone compares the "
+                          "first two picks.", "用法：/compare 4090 3090；推荐之后直接发 /compare 会对比前两个推荐。"),
+    "usage_gpu": Text("Usage: /gpu 4090", "用法：/gpu 4090"),
+    "choose_lang": Text("Choose a language:", "选择语言："),
+    "unknown_command": Text("I don't know that command. Try /help.", "没有这个命令，试试 /help。"),
+}
+
+COMMANDS = [  # (command, English description, Chinese description)
+    ("start", "Welcome and examples", "欢迎和示例"),
+    ("help", "What I can do", "使用说明"),
+    ("recommend", "Guided recommendation: budget → workload → new/used", "引导式推荐：预算 → 用途 → 新/二手"),
+    ("compare", "Compare GPUs, e.g. /compare 4090 3090", "对比显卡，例如 /compare 4090 3090"),
+    ("gpu", "Specs and prices of one GPU, e.g. /gpu 4090", "单卡参数和价格，例如 /gpu 4090"),
+    ("platforms", "Where to rent GPUs in the cloud", "云上租卡平台"),
+    ("lang", "Answer in 中文 or English", "切换回答语言（中文 / English）"),
+    ("reset", "Start over (forget budget and picks)", "重新开始（清空预算和推荐）"),
+    ("new", "Start a new conversation", "开始新对话"),
+]
+
+# the guided /recommend flow: every choice becomes the sentence a person would type, then the same turn
+BUDGETS = {"zh": [("≤ ¥3,000", "3000元"), ("≤ ¥6,000", "6000元"), ("≤ ¥10,000", "10000元"),
+                  ("≤ ¥20,000", "20000元"), ("≤ ¥50,000", "50000元")],
+           "en": [("≤ $500", "$500"), ("≤ $1,000", "$1000"), ("≤ $2,000", "$2000"), ("≤ $4,000", "$4000"),
+                  ("≤ $8,000", "$8000")]}
+WORKLOADS = [  # (id, en label, en phrase, zh label, zh phrase)
+    ("cnn", "CNN / vision", "training CNNs", "CNN / 图像", "训练CNN"),
+    ("transformer", "Transformer / NLP", "training Transformers for NLP", "Transformer / NLP", "训练Transformer/NLP模型"),
+    ("llm_inference", "Run a 7B LLM", "LLM inference with a 7B model", "跑 7B 大模型", "本地跑7B大模型推理"),
+    ("llm_finetune", "LoRA on a 7B LLM", "LoRA fine-tuning a 7B model", "7B 模型 LoRA 微调", "7B模型LoRA微调"),
+    ("diffusion", "Image generation", "image generation (Stable Diffusion)", "图像生成", "图像生成（Stable Diffusion）"),
+    ("learning", "Learning DL", "learning deep learning", "入门学习", "入门学习深度学习"),
+]
+MARKETS = [("new", Text("New only", "只看新卡"), Text("new only", "只要新卡")),
+           ("used", Text("Used is fine", "二手也行"), Text("used is fine", "二手也可以"))]
+
+
+def recommend_sentence(lang: str, budget: int, workload: int, market: int) -> str:
+    """The sentence the guided flow sends to Conversation.turn (the same one a person could type)."""
+    amount = BUDGETS[lang][budget][1]
+    wl = WORKLOADS[workload]
+    phrase = wl[4] if lang == "zh" else wl[2]
+    m = MARKETS[market][2].get(lang)
+    return f"预算{amount}，{phrase}，{m}" if lang == "zh" else f"Budget {amount}, {phrase}, {m}"
+
+
+# --- secrets never reach the logs ------------------------------------------------------------------------------------
+class TokenRedactor(logging.Filter):
+    """Replaces the bot token (and the webhook secret) in every log record, its arguments and its traceback."""
+
+    secrets: set[str] = set()
+
+    @classmethod
+    def redact(cls, text: str) -> str:
+        for s in cls.secrets:
+            if s and s in text:
+                text = text.replace(s, "<redacted>")
+        return text
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self.secrets:
+            return True
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format string: leave it to the handler to report
+            return True
+        clean = self.redact(message)
+        if clean != message or record.args:
+            record.msg, record.args = clean, ()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = self.redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = self.redact(record.stack_info)
+        return True
+
+
+_redactor = TokenRedactor()
+_factory_installed = False
+
+
+def install_redaction(*values: str) -> None:
+    """Redact `values` from every log record of the process (any logger, any handler, pytest's caplog too).
+
+    httpx logs each request URL, which contains the token: it is also turned down to WARNING."""
+    global _factory_installed
+    TokenRedactor.secrets.update(v for v in values if v)
+    for name in ("httpx", "httpcore"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    if not _factory_installed:
+        previous = logging.getLogRecordFactory()
+
+        def factory(*args, **kwargs):
+            record = previous(*args, **kwargs)
+            _redactor.filter(record)
+            return record
+
+        logging.setLogRecordFactory(factory)
+        _factory_installed = True
+    for handler in logging.getLogger().handlers:
+        if _redactor not in handler.filters:
+            handler.addFilter(_redactor)
+
+
+class ConfigError(ValueError):
+    """A Telegram setting that cannot be used (a message for a person)."""
+
+
+def _opt(settings, name: str, env: str, default, cast=str):
+    """A setting the Settings class may not have yet: the attribute when it exists, else the env variable."""
+    value = getattr(settings, name, None)
+    if value is None or value == "":
+        value = os.environ.get(env, "")
+    if value is None or value == "":
+        return default
+    try:
+        return cast(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{env}={value!r} is not valid") from None
+
+
+def file_url_for(base_url: str) -> str:
+    """Telegram's file URL next to a Bot API URL: https://host/bot -> https://host/file/bot."""
+    if "{" in base_url:
+        return base_url.replace("/bot{", "/file/bot{", 1)
+    if base_url.rstrip("/").endswith("/bot"):
+        return base_url.rstrip("/")[: -len("/bot")] + "/file/bot"
+    return base_url.rstrip("/") + "/file/bot"
+
+
+def _lang_of_code(code: str | None) -> str | None:
+    if not code:
+        return None
+    return "zh" if code.lower().startswith("zh") else "en"
+
+
+# --- the handlers -----------------------------------------------------------------------------------------------------
+class Advisor:
+    """The state the handlers share: engine, store, per-chat locks, per-user rate windows, the worker threads."""
+
+    def __init__(self, settings: Settings, engine: Engine, store: SessionStore, owns_store: bool = False):
+        self.settings = settings
+        self.engine = engine
+        self.store = store
+        self.owns_store = owns_store
+        self.rate_limit = int(getattr(settings, "telegram_rate_limit", 20) or 0)
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._hits: dict[int, deque] = {}
+        self._warned: dict[int, float] = {}
+        workers = int(_opt(settings, "telegram_workers", "GPU_ADVISOR_TELEGRAM_WORKERS", 4, int))
+        self._executor = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="gpu-advisor-turn")
+
+    # --- plumbing ----------------------------------------------------------------------------------------------------
+    def lock(self, chat_id: int) -> asyncio.Lock:
+        lock = self._locks.get(chat_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[chat_id] = lock
+        return lock
+
+    async def in_thread(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    def lang(self, chat_id: int, user=None, prefer_client: bool = False) -> str:
+        """The chat's language: a language the user asked for, else what they wrote in, else their client's."""
+        s = self.store.get(chat_id)
+        client = _lang_of_code(getattr(user, "language_code", None))
+        if s.lang_locked:
+            return s.lang_locked
+        if prefer_client and client:
+            return client
+        return s.lang or client or "en"
+
+    def allow(self, user_id: int | None) -> tuple[bool, int | None]:
+        """(allowed, seconds to wait — only the first time a user hits the limit in a window, else None)."""
+        if not self.rate_limit or user_id is None:
+            return True, None
+        now = time.monotonic()
+        hits = self._hits.setdefault(user_id, deque())
+        while hits and now - hits[0] >= 60:
+            hits.popleft()
+        if len(hits) < self.rate_limit:
+            hits.append(now)
+            if len(self._hits) > 10_000:  # forget idle users
+                for uid in [u for u, h in self._hits.items() if not h or now - h[-1] >= 60]:
+                    self._hits.pop(uid, None)
+                    self._warned.pop(uid, None)
+            return True, None
+        wait = max(1, math.ceil(60 - (now - hits[0])))
+        if now - self._warned.get(user_id, -1e9) >= 60:
+            self._warned[user_id] = now
+            return False, wait
+        return False, None
+
+    async def gate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
+        """Rate limit: False (after one polite message) when the user is over the limit."""
+        user = update.effective_user
+        ok, wait = self.allow(user.id if user else None)
+        if ok:
+            return True
+        log.info("rate limit: user %s", user.id if user else "?")
+        chat = update.effective_chat
+        if update.callback_query:
+            await self.call(update.callback_query.answer, T["rate"].get(self.lang(chat.id, user)).format(s=wait or 60))
+        elif wait and chat:
+            await self.call(context.bot.send_message, chat.id,
+                            T["rate"].get(self.lang(chat.id, user)).format(s=wait))
+        return False
+
+    async def call(self, fn, *args, **kwargs):
+        """A Bot API call that never crashes a handler: network errors and 5xx retried with backoff, then logged.
+
+        A 429 is retried by AIORateLimiter first; a BadRequest is raised (the caller knows what to do)."""
+        delay = 0.5
+        for attempt in range(1, SEND_ATTEMPTS + 1):
+            try:
+                return await fn(*args, **kwargs)
+            except BadRequest:
+                raise
+            except Forbidden as e:  # blocked by the user, kicked from the group
+                log.info("Telegram refused %s: %s", getattr(fn, "__name__", fn), e)
+                return None
+            except RetryAfter as e:
+                wait = _retry_seconds(e)
+                if attempt == SEND_ATTEMPTS:
+                    log.warning("Telegram rate limit persists for %s; giving up", getattr(fn, "__name__", fn))
+                    return None
+                await asyncio.sleep(float(wait) + 0.1)
+            except (TimedOut, NetworkError) as e:
+                if attempt == SEND_ATTEMPTS:
+                    log.warning("Telegram API call %s failed %d times: %s", getattr(fn, "__name__", fn), attempt, e)
+                    return None
+                log.info("Telegram API call %s failed (%s); retrying", getattr(fn, "__name__", fn), e)
+                await asyncio.sleep(delay)
+                delay *= 2
+        return None
+
+    async def _typing(self, bot, chat_id: int, action: str = ChatAction.TYPING) -> None:
+        try:
+            while True:
+                try:
+                    await bot.send_chat_action(chat_id, action)
+                except TelegramError as e:
+                    log.debug("chat action failed: %s", e)
+                await asyncio.sleep(4.5)
+        except asyncio.CancelledError:
+            pass
+
+    # --- turns -------------------------------------------------------------------------------------------------------
+    def _turn(self, chat_id: int, text: str, decorate=None) -> tuple[Reply, int | None]:
+        """In a worker thread: load the chat's session, take the turn, store the session (committed) and keyboard."""
+        from bot.charts import highlight_of
+        from bot.dialogue import Conversation
+
+        conv = Conversation(self.engine, self.store.get(chat_id))
+        reply = conv.turn(text)
+        if decorate is not None:
+            reply = decorate(reply)
+        keyboard = None
+        if reply.suggestions or reply.chart_gpus:
+            keyboard = {"s": list(reply.suggestions[:MAX_BUTTONS]), "c": list(reply.chart_gpus),
+                        "h": list(highlight_of(reply)), "session": conv.session.to_dict()}
+        key = self.store.put(chat_id, conv.session, keyboard)
+        return reply, key
+
+    async def answer(self, bot, chat_id: int, text: str, *, reply_to: int | None = None, decorate=None) -> Reply:
+        """Take one turn of the chat and send its reply; turns of one chat run in order, other chats meanwhile."""
+        async with self.lock(chat_id):
+            typing = asyncio.create_task(self._typing(bot, chat_id))
+            try:
+                reply, key = await self.in_thread(self._turn, chat_id, text, decorate)
+            finally:
+                typing.cancel()
+            await self.send_reply(bot, chat_id, reply, key, reply_to=reply_to)
+            return reply
+
+    def keyboard(self, reply: Reply, key: int | None) -> InlineKeyboardMarkup | None:
+        if key is None:
+            return None
+        rows: list[list[InlineKeyboardButton]] = []
+        buttons = [InlineKeyboardButton(_label(s), callback_data=f"s:{key}:{i}")
+                   for i, s in enumerate(reply.suggestions[:MAX_BUTTONS])]
+        for i in range(0, len(buttons), 2):
+            rows.append(buttons[i:i + 2])
+        if reply.chart_gpus:
+            rows.append([InlineKeyboardButton(T["chart_button"].get(reply.lang), callback_data=f"c:{key}")])
+        return InlineKeyboardMarkup(rows) if rows else None
+
+    async def send_reply(self, bot, chat_id: int, reply: Reply, key: int | None = None, *,
+                         reply_to: int | None = None) -> list[Message]:
+        """The reply as HTML messages under 4,096 characters; the buttons go on the last one."""
+        pieces = render.telegram_html(reply)
+        markup = self.keyboard(reply, key)
+        sent = []
+        for i, piece in enumerate(pieces):
+            last = i == len(pieces) - 1
+            kwargs = {"reply_markup": markup if last else None,
+                      "link_preview_options": LinkPreviewOptions(is_disabled=True)}
+            if reply_to and i == 0:
+                kwargs["reply_parameters"] = ReplyParameters(reply_to, allow_sending_without_reply=True)
+            try:
+                msg = await self.call(bot.send_message, chat_id, piece, parse_mode=ParseMode.HTML, **kwargs)
+            except BadRequest as e:
+                # Telegram could not take the HTML: send the same words as plain text rather than nothing
+                log.warning("Telegram rejected a reply (%s); sending it as plain text", e)
+                plain = _strip_tags(piece)
+                kwargs.pop("reply_parameters", None)
+                try:
+                    msg = await self.call(bot.send_message, chat_id, plain[:4096], **kwargs)
+                except BadRequest as e2:
+                    log.error("Telegram rejected the plain-text reply too: %s", e2)
+                    msg = None
+            if msg is not None:
+                sent.append(msg)
+        return sent
+
+    # --- handlers ----------------------------------------------------------------------------------------------------
+    async def on_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        msg = update.effective_message
+        chat = update.effective_chat
+        if msg is None or chat is None or msg.text is None:
+            return
+        text = msg.text
+        reply_to = None
+        if chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
+            text = _addressed_text(msg, context.bot)
+            if text is None:
+                return  # group chatter not meant for the bot
+            reply_to = msg.message_id
+        if not await self.gate(update, context):
+            return
+        await self.answer(context.bot, chat.id, text, reply_to=reply_to)
+
+    async def on_other(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Stickers, photos, voice, documents …: a friendly 'text only'."""
+        msg = update.effective_message
+        chat = update.effective_chat
+        if msg is None or chat is None:
+            return
+        if chat.type in (ChatType.GROUP, ChatType.SUPERGROUP) and _addressed_text(msg, context.bot) is None:
+            return
+        if not await self.gate(update, context):
+            return
+        lang = self.lang(chat.id, update.effective_user)
+        await self.call(context.bot.send_message, chat.id, T["text_only"].get(lang))
+
+    async def cmd_start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        if not await self.gate(update, context):
+            return
+        chat = update.effective_chat
+        lang = self.lang(chat.id, update.effective_user, prefer_client=True)
+        welcome = T["welcome"].get(lang)
+
+        def decorate(reply: Reply) -> Reply:
+            return replace(reply, title=welcome, paragraphs=((reply.title,) if reply.title else ()) + reply.paragraphs)
+
+        await self.answer(context.bot, chat.id, "帮助" if lang == "zh" else "help", decorate=decorate)
+
+    async def cmd_help(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        if not await self.gate(update, context):
+            return
+        chat = update.effective_chat
+        lang = self.lang(chat.id, update.effective_user)
+        await self.answer(context.bot, chat.id, "帮助" if lang == "zh" else "help")
+
+    async def cmd_reset(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        if not await self.gate(update, context):
+            return
+        chat = update.effective_chat
+        lang = self.lang(chat.id, update.effective_user)
+        await self.answer(context.bot, chat.id, "重新开始" if lang == "zh" else "start over")
+
+    async def cmd_compare(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        if not await self.gate(update, context):
+            return
+        chat = update.effective_chat
+        lang = self.lang(chat.id, update.effective_user)
+        args = " ".join(context.args or []).strip()
+        if not args:
+            if self.store.get(chat.id).last_picks:
+                await self.answer(context.bot, chat.id, "对比一下前两个" if lang == "zh" else "compare the first two")
+            else:
+                await self.call(context.bot.send_message, chat.id, T["usage_compare"].get(lang))
+            return
+        await self.answer(context.bot, chat.id, f"对比 {args}" if lang == "zh" else f"compare {args}")
+
+    async def cmd_gpu(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        if not await self.gate(update, context):
+            return
+        chat = update.effective_chat
+        lang = self.lang(chat.id, update.effective_user)
+        args = " ".join(context.args or []).strip()
+        if not args:
+            await self.call(context.bot.send_message, chat.id, T["usage_gpu"].get(lang))
+            return
+        await self.answer(context.bot, chat.id, f"介绍一下 {args}" if lang == "zh" else f"tell me more about {args}")
+
+    async def cmd_platforms(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        if not await self.gate(update, context):
+            return
+        chat = update.effective_chat
+        lang = self.lang(chat.id, update.effective_user)
+        await self.answer(context.bot, chat.id, "国内用哪个云平台租GPU？" if lang == "zh"
+                          else "Which cloud GPU platforms can I rent from?")
+
+    async def cmd_lang(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        if not await self.gate(update, context):
+            return
+        chat = update.effective_chat
+        arg = (context.args or [""])[0].lower()
+        choice = "zh" if arg.startswith(("zh", "cn", "中")) else "en" if arg.startswith(("en", "英")) else None
+        if choice:
+            await self.answer(context.bot, chat.id, _LANG_SENTENCE[choice])
+            return
+        lang = self.lang(chat.id, update.effective_user)
+        markup = InlineKeyboardMarkup([[InlineKeyboardButton("中文", callback_data="l:zh"),
+                                        InlineKeyboardButton("English", callback_data="l:en")]])
+        await self.call(context.bot.send_message, chat.id, T["choose_lang"].get(lang), reply_markup=markup)
+
+    async def cmd_recommend(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        if not await self.gate(update, context):
+            return
+        chat = update.effective_chat
+        lang = self.lang(chat.id, update.effective_user)
+        buttons = [InlineKeyboardButton(label, callback_data=f"r:{lang}:{i}")
+                   for i, (label, _) in enumerate(BUDGETS[lang])]
+        markup = InlineKeyboardMarkup([buttons[:3], buttons[3:]])
+        await self.call(context.bot.send_message, chat.id, T["ask_budget"].get(lang), reply_markup=markup)
+
+    async def cmd_unknown(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        chat = update.effective_chat
+        msg = update.effective_message
+        if chat is None or msg is None:
+            return
+        if chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
+            first = (msg.text or "").split()[0] if msg.text else ""
+            if "@" not in first or first.split("@", 1)[1].lower() != (context.bot.username or "").lower():
+                return  # another bot's command
+        if not await self.gate(update, context):
+            return
+        lang = self.lang(chat.id, update.effective_user)
+        await self.call(context.bot.send_message, chat.id, T["unknown_command"].get(lang))
+
+    async def on_callback(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        q = update.callback_query
+        chat = update.effective_chat
+        if q is None or chat is None or not q.data:
+            return
+        if not await self.gate(update, context):
+            return
+        kind, _, rest = q.data.partition(":")
+        try:
+            if kind == "s":
+                await self._on_suggestion(q, context, chat.id, rest)
+            elif kind == "c":
+                await self._on_chart(q, context, chat.id, rest)
+            elif kind == "r":
+                await self._on_recommend_step(q, context, chat.id, rest)
+            elif kind == "l":
+                await self._answer_query(q)
+                await self.answer(context.bot, chat.id, _LANG_SENTENCE.get(rest, _LANG_SENTENCE["en"]))
+            else:
+                await self._answer_query(q)
+        except (ValueError, IndexError):
+            log.info("malformed callback data %r", q.data)
+            await self._answer_query(q, T["expired"].get(self.lang(chat.id, update.effective_user)))
+
+    async def _answer_query(self, q, text: str | None = None) -> None:
+        try:
+            await self.call(q.answer, text)
+        except BadRequest as e:  # "query is too old": the click still counts
+            log.debug("answerCallbackQuery: %s", e)
+
+    async def _on_suggestion(self, q, context, chat_id: int, rest: str) -> None:
+        key, index = (int(x) for x in rest.split(":"))
+        kb = self.store.keyboard(chat_id, key)
+        if kb is None or index >= len(kb.get("s", [])):
+            await self._answer_query(q, T["expired"].get(self.lang(chat_id, q.from_user)))
+            return
+        text = kb["s"][index]
+        await self._answer_query(q, text[:190])
+        await self.answer(context.bot, chat_id, text)
+
+    async def _on_chart(self, q, context, chat_id: int, rest: str) -> None:
+        from bot.charts import chart_points, render_chart
+        from bot.dialogue import Session
+
+        kb = self.store.keyboard(chat_id, int(rest))
+        lang = self.lang(chat_id, q.from_user)
+        if kb is None or not kb.get("c"):
+            await self._answer_query(q, T["expired"].get(lang))
+            return
+        await self._answer_query(q)
+        session = Session.from_dict(kb.get("session") or {})
+        lang = session.lang or lang
+        points, _, _ = chart_points(self.engine, session, kb["c"], kb.get("h", ()))
+        if not points:
+            await self.call(context.bot.send_message, chat_id, T["no_chart"].get(lang))
+            return
+        typing = asyncio.create_task(self._typing(context.bot, chat_id, ChatAction.UPLOAD_PHOTO))
+        try:
+            png = await self.in_thread(render_chart, self.engine, session, kb["c"], kb.get("h", ()))
+        finally:
+            typing.cancel()
+        await self.call(context.bot.send_photo, chat_id, photo=png, caption=T["chart_caption"].get(lang),
+                        filename="gpu-speed-vs-price.png")
+
+    async def _on_recommend_step(self, q, context, chat_id: int, rest: str) -> None:
+        parts = rest.split(":")
+        lang = parts[0] if parts[0] in ("zh", "en") else "en"
+        choices = [int(x) for x in parts[1:]]
+        if len(choices) == 1:
+            BUDGETS[lang][choices[0]]  # noqa: B018 — validates the index
+            prefix = f"r:{lang}:{choices[0]}"
+            label = (lambda w: w[3]) if lang == "zh" else (lambda w: w[1])
+            buttons = [InlineKeyboardButton(label(w), callback_data=f"{prefix}:{i}") for i, w in enumerate(WORKLOADS)]
+            markup = InlineKeyboardMarkup([buttons[i:i + 2] for i in range(0, len(buttons), 2)])
+            await self._answer_query(q)
+            await self._edit(q, T["ask_workload"].get(lang), markup)
+            return
+        if len(choices) == 2:
+            WORKLOADS[choices[1]]  # noqa: B018
+            prefix = f"r:{lang}:{choices[0]}:{choices[1]}"
+            markup = InlineKeyboardMarkup([[InlineKeyboardButton(m[1].get(lang), callback_data=f"{prefix}:{i}")
+                                            for i, m in enumerate(MARKETS)]])
+            await self._answer_query(q)
+            await self._edit(q, T["ask_market"].get(lang), markup)
+            return
+        sentence = recommend_sentence(lang, *choices[:3])
+        await self._answer_query(q)
+        await self._edit(q, T["asking"].get(lang).format(q=sentence), None)
+        await self.answer(context.bot, chat_id, sentence)
+
+    async def _edit(self, q, text: str, markup) -> None:
+        try:
+            await self.call(q.edit_message_text, text, reply_markup=markup)
+        except BadRequest as e:  # "message is not modified", a deleted message: the flow goes on
+            log.debug("edit failed: %s", e)
+
+    async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        err = context.error
+        if isinstance(err, (NetworkError, TimedOut, RetryAfter)) and not isinstance(err, BadRequest):
+            log.warning("Telegram API problem (will retry): %s", err)
+        else:
+            log.error("error while handling an update", exc_info=err)
+        if isinstance(update, Update) and update.effective_chat:
+            try:
+                lang = self.lang(update.effective_chat.id, update.effective_user)
+                await context.bot.send_message(update.effective_chat.id, T["error"].get(lang))
+            except Exception as e:  # the error handler itself must not raise
+                log.warning("could not tell the user about the error: %s", e)
+
+    # --- lifecycle ---------------------------------------------------------------------------------------------------
+    async def post_init(self, app: Application) -> None:
+        """Commands in the menu, in English (default) and Chinese."""
+        for code, pick in ((None, 1), ("zh", 2)):
+            commands = [BotCommand(c[0], c[pick]) for c in COMMANDS]
+            try:
+                await self.call(app.bot.set_my_commands, commands, language_code=code)
+            except TelegramError as e:
+                log.warning("setMyCommands failed: %s", e)
+
+    async def post_shutdown(self, app: Application) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        if self.owns_store:
+            self.store.close()
+
+
+def _retry_seconds(e: RetryAfter) -> float:
+    value = getattr(e, "_retry_after", None)
+    if value is None:
+        value = e.retry_after
+    return value.total_seconds() if hasattr(value, "total_seconds") else float(value)
+
+
+_LANG_SENTENCE = {"zh": "用中文回答", "en": "answer in English"}
+
+
+def _label(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _strip_tags(html_text: str) -> str:
+    import html
+
+    return html.unescape(re.sub(r"<[^>]+>", "", html_text))
+
+
+def _addressed_text(msg: Message, bot) -> str | None:
+    """In a group: the text (or caption) without the @mention when the message is for the bot, else None."""
+    text = msg.text or msg.caption or ""
+    username = (bot.username or "").lower()
+    reply = msg.reply_to_message
+    if reply is not None and reply.from_user is not None and reply.from_user.id == bot.id:
+        return text
+    entities = msg.parse_entities([MessageEntity.MENTION]) if msg.text else \
+        msg.parse_caption_entities([MessageEntity.MENTION])
+    mentioned = [t for t in entities.values() if t.lstrip("@").lower() == username]
+    if not username or not mentioned:
+        return None
+    for t in mentioned:
+        text = text.replace(t, " ")
+    return " ".join(text.split())
+
+
+# --- building and running ---------------------------------------------------------------------------------------------
+def build_application(settings: Settings, engine: Engine, store: SessionStore | None = None) -> Application:
+    """The one place the Application is put together: bot URL, rate limiter, handlers, error handler."""
+    token = (settings.telegram_bot_token or "").strip()
+    if not token:
+        raise ValueError("TELEGRAM_BOT_TOKEN is not set")
+    install_redaction(token)
+    owns = store is None
+    store = store or open_store(settings.data_dir)
+    advisor = Advisor(settings, engine, store, owns_store=owns)
+    base_url = settings.telegram_base_url or "https://api.telegram.org/bot"
+    file_url = _opt(settings, "telegram_base_file_url", "TELEGRAM_BASE_FILE_URL", file_url_for(base_url))
+    app = (ApplicationBuilder()
+           .token(token)
+           .base_url(base_url)
+           .base_file_url(file_url)
+           .rate_limiter(AIORateLimiter(max_retries=3))
+           .concurrent_updates(True)
+           .connect_timeout(10).read_timeout(20).write_timeout(30).pool_timeout(10)
+           .post_init(advisor.post_init)
+           .post_shutdown(advisor.post_shutdown)
+           .build())
+    app.bot_data["advisor"] = advisor
+    for names, fn in ((["start"], advisor.cmd_start), (["help"], advisor.cmd_help),
+                      (["recommend"], advisor.cmd_recommend), (["compare"], advisor.cmd_compare),
+                      (["gpu"], advisor.cmd_gpu), (["platforms"], advisor.cmd_platforms), (["lang"], advisor.cmd_lang),
+                      (["reset", "new"], advisor.cmd_reset)):
+        app.add_handler(CommandHandler(names, fn, filters=filters.UpdateType.MESSAGE))
+    app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & filters.COMMAND, advisor.cmd_unknown))
+    app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND, advisor.on_text))
+    app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & ~filters.TEXT & ~filters.StatusUpdate.ALL,
+                                   advisor.on_other))
+    app.add_handler(CallbackQueryHandler(advisor.on_callback))
+    app.add_error_handler(advisor.on_error)
+    return app
+
+
+class WebhookServer:
+    """Receives Telegram's POSTs behind a reverse proxy (stdlib asyncio; no extra dependency) and queues them.
+
+    Only POSTs to `path` with the right X-Telegram-Bot-Api-Secret-Token are accepted; GET /healthz answers 200."""
+
+    MAX_BODY = 1 << 20
+
+    def __init__(self, app: Application, path: str, secret: str, listen: str = "127.0.0.1", port: int = 8443):
+        self.app, self.path, self.secret, self.listen, self.port = app, path or "/", secret, listen, port
+        self._server: asyncio.base_events.Server | None = None
+
+    async def start(self) -> WebhookServer:
+        self._server = await asyncio.start_server(self._handle, self.listen, self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def close(self) -> None:
+        if self._server:
+            self._server.close()
+            await self._server.wait_closed()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        status = 500
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 15)
+            lines = head.decode("latin-1").split("\r\n")
+            method, target, _ = (lines[0].split(" ") + ["", ""])[:3]
+            headers = {}
+            for line in lines[1:]:
+                if ":" in line:
+                    k, v = line.split(":", 1)
+                    headers[k.strip().lower()] = v.strip()
+            path = urllib.parse.urlsplit(target).path
+            if method == "GET" and path.rstrip("/").endswith("/healthz"):
+                status = 200
+            elif path != self.path:
+                status = 404
+            elif method != "POST":
+                status = 405
+            elif not hmac.compare_digest(headers.get("x-telegram-bot-api-secret-token", "").encode(),
+                                         self.secret.encode()):
+                status = 403
+            else:
+                length = int(headers.get("content-length") or 0)
+                if length > self.MAX_BODY:
+                    status = 413
+                else:
+                    body = await asyncio.wait_for(reader.readexactly(length), 15)
+                    update = Update.de_json(json.loads(body), self.app.bot)
+                    await self.app.update_queue.put(update)
+                    status = 200
+        except (ValueError, KeyError, TypeError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            status = 400
+        except (TimeoutError, ConnectionError):
+            status = 408
+        except Exception:
+            log.exception("webhook request failed")
+            status = 500
+        finally:
+            phrase = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+                      408: "Request Timeout", 413: "Payload Too Large"}.get(status, "Internal Server Error")
+            body = b"ok" if status == 200 else phrase.encode()
+            try:
+                writer.write(f"HTTP/1.1 {status} {phrase}\r\nContent-Type: text/plain\r\nContent-Length: {len(body)}"
+                             "\r\nConnection: close\r\n\r\n".encode() + body)
+                await writer.drain()
+                writer.close()
+            except Exception:  # the client went away
+                pass
+
+
+def webhook_config(settings) -> dict | None:
+    """None for long polling; else url, listen, port, path, secret (from TELEGRAM_WEBHOOK_* settings)."""
+    url = _opt(settings, "telegram_webhook_url", "TELEGRAM_WEBHOOK_URL", "")
+    if not url:
+        return None
+    if not url.startswith("https://") and not url.startswith("http://"):
+        raise ConfigError(f"TELEGRAM_WEBHOOK_URL must be an https:// URL, not {url!r}")
+    secret = _opt(settings, "telegram_webhook_secret", "TELEGRAM_WEBHOOK_SECRET", "") or secrets.token_urlsafe(32)
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", secret):
+        raise ConfigError("TELEGRAM_WEBHOOK_SECRET may only use A-Z, a-z, 0-9, _ and - (1-256 characters)")
+    path = _opt(settings, "telegram_webhook_path", "TELEGRAM_WEBHOOK_PATH", "") or urllib.parse.urlsplit(url).path or "/"
+    return {"url": url, "secret": secret, "path": path,
+            "listen": _opt(settings, "telegram_webhook_listen", "TELEGRAM_WEBHOOK_LISTEN", "127.0.0.1"),
+            "port": _opt(settings, "telegram_webhook_port", "TELEGRAM_WEBHOOK_PORT", 8443, int)}
+
+
+async def start_webhook(app: Application, cfg: dict) -> WebhookServer:
+    """Initialise the app, register the webhook with Telegram, start the app and the HTTP listener."""
+    install_redaction(cfg["secret"])
+    await app.initialize()
+    if app.post_init:
+        await app.post_init(app)
+    await app.bot.set_webhook(cfg["url"], secret_token=cfg["secret"], allowed_updates=ALLOWED_UPDATES,
+                              max_connections=40)
+    await app.start()
+    return await WebhookServer(app, cfg["path"], cfg["secret"], cfg["listen"], cfg["port"]).start()
+
+
+async def stop_webhook(app: Application, server: WebhookServer) -> None:
+    await server.close()
+    await app.stop()
+    await app.shutdown()
+    if app.post_shutdown:
+        await app.post_shutdown(app)
+
+
+async def _serve_webhook(app: Application, cfg: dict) -> None:
+    server = await start_webhook(app, cfg)
+    log.warning("webhook: listening on %s:%s%s for %s", cfg["listen"], server.port, cfg["path"], cfg["url"])
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):
+            pass
+    try:
+        await stop.wait()
+    finally:
+        await stop_webhook(app, server)
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"gpu-advisor telegram: {message}", file=sys.stderr)
+    return code
+
+
+def run(settings: Settings | None = None) -> int:
+    """`gpu-advisor telegram`: check the configuration, load the engine, then poll (or serve the webhook)."""
+    from bot.config import get_settings
+
+    s = settings or get_settings()
+    token = (s.telegram_bot_token or "").strip()
+    if not token:
+        return _fail("TELEGRAM_BOT_TOKEN is not set. Get a token from @BotFather and run:\n"
+                     "  TELEGRAM_BOT_TOKEN=123456:ABC... gpu-advisor telegram")
+    install_redaction(token)
+    try:
+        cfg = webhook_config(s)
+    except ConfigError as e:
+        return _fail(str(e))
+    try:
+        store = open_store(s.data_dir)
+    except StoreError as e:
+        return _fail(f"{e} (set GPU_ADVISOR_DATA_DIR to a writable directory)")
+    from bot.dialogue import Engine
+
+    engine = Engine.from_settings(s)
+    _ = engine.index  # load the model and index now: the first question is answered at full speed
+    app = build_application(s, engine, store)
+    app.bot_data["advisor"].owns_store = True
+    try:
+        if cfg:
+            asyncio.run(_serve_webhook(app, cfg))
+        else:
+            log.warning("polling Telegram at %s (data in %s)", urllib.parse.urlsplit(s.telegram_base_url).netloc,
+                        s.data_dir)
+            app.run_polling(allowed_updates=ALLOWED_UPDATES, drop_pending_updates=False, bootstrap_retries=3)
+    except InvalidToken:
+        return _fail("Telegram rejected TELEGRAM_BOT_TOKEN (check it with @BotFather)")
+    except (NetworkError, TimedOut) as e:
+        return _fail(f"cannot reach the Telegram Bot API at {s.telegram_base_url}: {e}", 1)
+    return 0
