@@ -175,9 +175,9 @@ def _rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
             continue
         if len(raw) > len(header):
             extra = next((i for i in range(len(header), len(raw)) if raw[i].strip()), len(header))
-            raise CatalogError(path, line, f"#{extra + 1} (after '{header[-1]}')",
-                               f"{len(raw)} cells but the header has {len(header)} columns "
-                               "(a comma inside a value needs quotes)")
+            raise CatalogError(path, line, f"#{extra + 1}",
+                               f"{len(raw)} cells but the header has {len(header)} columns, the last being "
+                               f"'{header[-1]}' (a comma inside a value needs quotes)")
         rows.append((line, {h: (raw[i].strip() if i < len(raw) else "") for i, h in enumerate(header)}))
     return header, rows
 
@@ -213,7 +213,7 @@ def _date(path: Path, line: int, row: dict[str, str], col: str) -> date | None:
     try:
         return parse_date(row.get(col, ""))
     except ValueError as e:
-        raise CatalogError(path, line, col, str(e)) from None
+        raise CatalogError(path, line, col, f"'{row.get(col)}' is not a valid date, YYYY-MM-DD ({e})") from None
 
 
 def _yes(cell: str) -> bool:

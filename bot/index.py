@@ -202,9 +202,9 @@ def load(index_dir: Path, knowledge_dir: Path, model_path: str, embedder=None) -
 
 
 def ensure(index_dir: Path, knowledge_dir: Path, catalog: Catalog, model_path: str,
-           progress: Callable[[str], None] | None = None) -> Index:
+           progress: Callable[[str], None] | None = None, embedder=None) -> Index:
     """Load the index, rebuilding it first when it is missing, stale or unreadable."""
-    embedder = embeddings(model_path)
+    embedder = embedder or embeddings(model_path)
     if is_fresh(index_dir, knowledge_dir, model_path):
         try:
             return load(index_dir, knowledge_dir, model_path, embedder)

@@ -82,9 +82,15 @@ def parse_section(path: Path) -> Section:
     )
 
 
-@lru_cache(maxsize=4)
 def load_sections(knowledge_dir: Path) -> tuple[Section, ...]:
-    return tuple(parse_section(p) for p in sorted((knowledge_dir / "guide").glob("*.md")))
+    """All guide sections; re-read when a file changes (cached on names, sizes and modification times)."""
+    files = sorted((knowledge_dir / "guide").glob("*.md"))
+    return _load_sections(tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files))
+
+
+@lru_cache(maxsize=4)
+def _load_sections(signature: tuple[tuple[str, int, int], ...]) -> tuple[Section, ...]:
+    return tuple(parse_section(Path(name)) for name, _, _ in signature)
 
 
 def section_passages(section: Section) -> list[Passage]:

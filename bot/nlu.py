@@ -152,8 +152,20 @@ def _has_word(text: str, word: str) -> bool:
     return re.search(r"(?<![a-z0-9])" + re.escape(word) + r"(?![a-z0-9])", text) is not None
 
 
+@lru_cache(maxsize=256)
+def _words_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One regex for a word list: Chinese (and symbol-led) words as substrings, English words on word boundaries."""
+    parts = []
+    for w in sorted(words, key=len, reverse=True):
+        if _CJK.search(w) or not w[:1].isalnum():
+            parts.append(re.escape(w))
+        else:
+            parts.append(r"(?<![a-z0-9])" + re.escape(w) + r"(?![a-z0-9])")
+    return re.compile("|".join(parts))
+
+
 def _any(text: str, words) -> bool:
-    return any(_has_word(text, w) for w in words)
+    return _words_pattern(tuple(words)).search(text) is not None
 
 
 # --- numbers -----------------------------------------------------------------------------------------------------
@@ -195,8 +207,8 @@ _MAX_MONEY = 1e8  # bigger "budgets" are not budgets for one workstation: left a
 # Chinese numerals: "八千" -> "8千", "一万五" -> "1.5万", "两张" -> "2张", "七十亿" -> "70亿", "三四千" -> "3千-4千".
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000}
-_CN_RUN = re.compile(r"[零〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*")
-_CN_PAIR = re.compile(r"([一二两三四五六七八九])([二三四五六七八九])([十百千万])")
+_CN_RUN = re.compile(r"(?<![万千百亿])[零〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*")
+_CN_PAIR = re.compile(r"([一二两三四五六七八九])([二两三四五六七八九])([十百千万])")
 
 
 def _cn_value(run: str) -> float | None:
@@ -376,7 +388,9 @@ _USED = re.compile(r"二手|矿卡|闲鱼|咸鱼|拆机|second[\s-]?hand|secondh
                    r"(?:buy|buying|go|get|getting|consider|considering|allow|allowing|including|include|new or|"
                    r"or|ok with|fine with|open to|a)\s+used\b|\bused\s+(?:@|cards?\b|gpus?\b|market\b|prices?\b|ones?\b|"
                    r"is\b|ok\b|okay\b|fine\b|allowed\b|or\b|graphics\b|rtx\b|gtx\b|tesla\b)|\bused\s*[,.!?)]|\bused\s*$")
-_NEW_ONLY = ("全新", "brand new", "new only", "只要新", "only new", "不要二手", "no used", "not used", "新卡")
+_NEW_ONLY = ("全新", "brand new", "new only", "只要新", "only new", "no used", "not used", "新卡")
+_NOT_USED = re.compile(r"(?:别|不要|不想|不买|不考虑|不接受|避免|避开|avoid|no|not|don't|do not|never|without)\s*"
+                       r"(?:买|要|用|考虑|buy|buying|get|want|consider)?\s*(?:a\s+)?(?:二手|矿卡|拆机|used|second[\s-]?hand)")
 _VENDOR_WORDS = (("AMD", ("amd", "a卡", "radeon", "rocm", "锐龙", "镭龙", "超威")),
                  ("Intel", ("intel", "英特尔", "i卡", "锐炫", "oneapi", "intel arc", "arc gpu", "arc card")),
                  ("NVIDIA", ("nvidia", "n卡", "英伟达", "老黄家", "geforce", "quadro")))
@@ -411,7 +425,7 @@ def _dates(masked: str, today: date) -> tuple[date | None, list[tuple[int, int]]
     """'in 2019', '2020年', '2019年4月', '2019-04-03', 'April 2019' -> a date in the past (None for this year on)."""
     found, spans = None, []
     for m in _DATE.finditer(masked):
-        if _currency_near(masked, m.start(1), m.end(1)) or re.match(r"\s*(?:k|w|千|万|块|元|刀)", masked[m.end(1):]):
+        if _currency_near(masked, m.start(1), m.end(1)) or re.match(r"\s*(?:[kw](?![a-z])|千|万|块|元|刀)", masked[m.end(1):]):
             continue  # "$2020", "2020元": money
         y, month, day = int(m[1]), int(m[2] or m[3] or 0), int(m[4] or 0)
         spans.append(m.span())
@@ -543,9 +557,9 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
             break
 
     used = None
-    if _any(t, _NEW_ONLY):
+    if _any(t, _NEW_ONLY) or _NOT_USED.search(t):
         used = False
-    elif _USED.search(_mask(n, gpu_spans, "@")):
+    elif _USED.search(t) or _USED.search(_mask(n, gpu_spans, "@")):  # '二手' reads '2手' once numerals are digits
         used = True
     vendor = _vendor(_mask(n, gpu_spans))
 

@@ -69,6 +69,49 @@ def _matmul(gpu: GPU) -> float | None:
     return gpu.tensor_fp16_tflops or gpu.fp32_tflops
 
 
+def lambda_relative(knowledge_dir: Path, benchmarks: tuple[str, ...], reference: str) -> dict[str, float]:
+    """Lambda's measured one-GPU PyTorch FP16 training throughput as {catalog name: geometric mean over `benchmarks`
+    of (card / reference card)}, for the cards in knowledge/benchmarks/lambda-map.csv."""
+    import csv
+    import math
+
+    bench = knowledge_dir / "benchmarks"
+    with open(bench / "lambda-map.csv", encoding="utf-8") as f:
+        names = {r["lambda_name"]: r["gpu"] for r in csv.DictReader(f)}
+    with open(bench / "lambda-pytorch-train-throughput-fp16.csv", encoding="utf-8") as f:
+        rows = {names[r["name_gpu"]]: r for r in csv.DictReader(f)
+                if float(r["num_gpu"]) == 1 and r["name_gpu"] in names}
+    ref = rows[reference]
+    out = {}
+    for gpu, row in rows.items():
+        logs = [math.log(float(row[b]) / float(ref[b])) for b in benchmarks if row.get(b) and ref.get(b)]
+        if logs:
+            out[gpu] = math.exp(sum(logs) / len(logs))
+    return out
+
+
+def rank_correlation(xs: list[float], ys: list[float]) -> float:
+    """Spearman's rho (average ranks for ties)."""
+    def ranks(v: list[float]) -> list[float]:
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2
+            i = j + 1
+        return r
+
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
+    var = (sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry)) ** 0.5
+    return cov / var if var else 0.0
+
+
 @lru_cache(maxsize=4)
 def load_perf_model(knowledge_dir: Path) -> PerfModel:
     data = yaml.safe_load((knowledge_dir / "perf-model.yaml").read_text(encoding="utf-8"))

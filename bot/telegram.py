@@ -18,6 +18,7 @@ import re
 import secrets
 import signal
 import sys
+import threading
 import time
 import urllib.parse
 import weakref
@@ -232,6 +233,7 @@ class Advisor:
         self._hits: dict[int, deque] = {}
         self._warned: dict[int, float] = {}
         workers = int(_opt(settings, "telegram_workers", "GPU_ADVISOR_TELEGRAM_WORKERS", 4, int))
+        self._index_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="gpu-advisor-turn")
 
     # --- plumbing ----------------------------------------------------------------------------------------------------
@@ -337,7 +339,12 @@ class Advisor:
         from bot.dialogue import Conversation
 
         conv = Conversation(self.engine, self.store.get(chat_id))
-        reply = conv.turn(text)
+        if getattr(self.engine, "_index", True) is None:
+            # Engine.index loads lazily and without a lock: until it is loaded, turns run one at a time
+            with self._index_lock:
+                reply = conv.turn(text)
+        else:
+            reply = conv.turn(text)
         if decorate is not None:
             reply = decorate(reply)
         keyboard = None
@@ -436,7 +443,7 @@ class Advisor:
         welcome = T["welcome"].get(lang)
 
         def decorate(reply: Reply) -> Reply:
-            return replace(reply, title=welcome, paragraphs=((reply.title,) if reply.title else ()) + reply.paragraphs)
+            return replace(reply, title=welcome)
 
         await self.answer(context.bot, chat.id, "帮助" if lang == "zh" else "help", decorate=decorate)
 
@@ -847,6 +854,17 @@ async def _serve_webhook(app: Application, cfg: dict) -> None:
         await stop_webhook(app, server)
 
 
+def _yes(value) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(value)
+
+
 def _fail(message: str, code: int = 2) -> int:
     print(f"gpu-advisor telegram: {message}", file=sys.stderr)
     return code
@@ -873,7 +891,8 @@ def run(settings: Settings | None = None) -> int:
     from bot.dialogue import Engine
 
     engine = Engine.from_settings(s)
-    _ = engine.index  # load the model and index now: the first question is answered at full speed
+    if _opt(s, "telegram_preload", "GPU_ADVISOR_TELEGRAM_PRELOAD", True, _yes):
+        _ = engine.index  # load the model and index now: the first question is answered at full speed
     app = build_application(s, engine, store)
     app.bot_data["advisor"].owns_store = True
     try:

@@ -320,7 +320,10 @@ class FakeBotAPI:
         h.send_header("Content-Type", "application/json")
         h.send_header("Content-Length", str(len(data)))
         h.end_headers()
-        h.wfile.write(data)
+        try:
+            h.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (shutdown mid long-poll)
+            pass
 
     @staticmethod
     def _value(key: str, v: str):

@@ -1,0 +1,93 @@
+"""Index build, load, staleness and recovery, on a small copy of knowledge/ (real model, real FAISS and BM25)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from bot import index
+from bot.catalog import load_catalog
+from tests.conftest import KNOWLEDGE
+
+KEEP_SECTIONS = ("colab", "multi-gpu", "baidu-ai-studio")
+EMB: list = []  # the session's loaded embedding model, shared by every build here
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory, engine):
+    kb = tmp_path_factory.mktemp("kb")
+    shutil.copytree(KNOWLEDGE, kb, dirs_exist_ok=True)
+    for p in (kb / "guide").glob("*.md"):
+        if p.stem not in KEEP_SECTIONS:
+            p.unlink()
+    lines = (kb / "gpus.csv").read_text(encoding="utf-8").splitlines()
+    (kb / "gpus.csv").write_text("\n".join(lines[:13]) + "\n", encoding="utf-8")
+    out = tmp_path_factory.mktemp("index")
+    model = engine.index.embedder  # reuse the loaded model
+    EMB[:] = [model]
+    catalog = load_catalog(kb)
+    index.build(out, kb, catalog, engine.model_path_fn(), embedder=model)
+    return kb, out, catalog, engine.model_path_fn()
+
+
+def test_built_index_is_fresh_and_loads(small):
+    kb, out, catalog, model = small
+    assert index.is_fresh(out, kb, model)
+    idx = index.load(out, kb, model)
+    assert len(idx.passages) == idx.manifest.passages == idx.faiss.index.ntotal
+    sections = {p.section for p in idx.passages if p.kind == "guide"}
+    assert sections == set(KEEP_SECTIONS)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["model"] == index.model_id(model)
+
+
+def test_a_changed_section_makes_it_stale_and_ensure_rebuilds(small):
+    kb, out, catalog, model = small
+    p = kb / "guide" / "colab.md"
+    original = p.read_text(encoding="utf-8")
+    try:
+        p.write_text(original.replace("## en\n", "## en\nA new English paragraph about Colab quotas.\n\n", 1),
+                     encoding="utf-8")
+        assert not index.is_fresh(out, kb, model)
+        idx = index.ensure(out, kb, catalog, model, embedder=EMB[0])
+        assert index.is_fresh(out, kb, model)
+        assert any("Colab quotas" in x.text for x in idx.passages)
+    finally:
+        p.write_text(original, encoding="utf-8")
+
+
+def test_a_different_model_id_makes_it_stale(small, monkeypatch):
+    kb, out, catalog, model = small
+    monkeypatch.setattr(index, "model_id", lambda _p: "another-model")
+    assert not index.is_fresh(out, kb, model)
+
+
+def test_corrupt_or_half_written_index_is_rebuilt(small, caplog):
+    kb, out, catalog, model = small
+    index.ensure(out, kb, catalog, model, embedder=EMB[0])
+    (out / "faiss" / "index.faiss").write_bytes(b"not a faiss file")
+    idx = index.ensure(out, kb, catalog, model, embedder=EMB[0])  # fresh by manifest, unreadable on load: rebuilt
+    assert idx.faiss.index.ntotal == len(idx.passages)
+    assert any("unreadable" in r.message for r in caplog.records)
+    (out / "manifest.json").unlink()  # a build that died before its last step
+    assert not index.is_fresh(out, kb, model)
+    index.ensure(out, kb, catalog, model, embedder=EMB[0])
+    assert index.is_fresh(out, kb, model)
+
+
+def test_every_guide_section_has_both_languages_and_a_source():
+    from bot.knowledge import load_sections
+
+    sections = load_sections(KNOWLEDGE)
+    assert len(sections) >= 25
+    for s in sections:
+        assert s.paragraphs["zh"] and s.paragraphs["en"]
+        assert s.sources and all(x.url.startswith("http") for x in s.sources)
+
+
+def test_tokenizer_keeps_domain_words():
+    tok = index.tokenizer(KNOWLEDGE)
+    tokens = tok("显存带宽和张量核心，RTX 4090 的 fp16")
+    assert "显存" in tokens and "张量核心" in tokens and "4090" in tokens and "fp16" in tokens

@@ -1,0 +1,246 @@
+"""nlu.parse: money, workload, model size, precision, GPU count, used/new, vendor, date and GPU names, in Chinese
+(Simplified and Traditional) and English. A slot the text does not state must stay None: never guessed."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.nlu import Budget, chinese_numerals_to_digits, parse
+
+from .conftest import TODAY
+
+# The slots checked for every phrasing: each one not listed in the expectation must come out None.
+SLOTS = ("budget", "workload", "finetune_method", "model_size_b", "precision_bits", "gpu_count", "used", "vendor",
+         "as_of", "min_vram_gb", "gpus")
+
+CNY, USD = "CNY", "USD"
+
+# (text, {slot: expected}); budget as (amount, currency) or (low, high, currency); gpus as a tuple of catalog names.
+CASES = [
+    # --- money, Chinese --------------------------------------------------------------------------------------------
+    ("5000元", {"budget": (5000, CNY)}),
+    ("八千块", {"budget": (8000, CNY)}),
+    ("一万五", {"budget": (15000, CNY)}),
+    ("1.5万", {"budget": (15000, CNY)}),
+    ("2w以内", {"budget": (20000, CNY)}),
+    ("800刀", {"budget": (800, USD)}),
+    ("5k左右", {"budget": (5000, CNY)}),
+    ("预算两千美元", {"budget": (2000, USD)}),
+    ("预算三千到五千", {"budget": (3000, 5000, CNY)}),
+    ("一两千块", {"budget": (1000, 2000, CNY)}),
+    ("1-2万", {"budget": (10000, 20000, CNY)}),
+    ("人民币五千", {"budget": (5000, CNY)}),
+    ("不超过三千五", {"budget": (3500, CNY)}),
+    ("预算1万2", {"budget": (12000, CNY)}),
+    ("手头只有两千块钱", {"budget": (2000, CNY)}),
+    # --- money, English ---------------------------------------------------------------------------------------------
+    ("5k RMB", {"budget": (5000, CNY)}),
+    ("$800", {"budget": (800, USD)}),
+    ("under $400", {"budget": (400, USD)}),
+    ("5000-8000", {"budget": (5000, 8000, USD)}),
+    ("1,500 dollars", {"budget": (1500, USD)}),
+    ("my budget is around 1.2k", {"budget": (1200, USD)}),
+    ("5 grand", {"budget": (5000, USD)}),
+    ("6000 yuan", {"budget": (6000, CNY)}),
+    ("$1k-$2k", {"budget": (1000, 2000, USD)}),
+    ("between 1000 and 1500 bucks", {"budget": (1000, 1500, USD)}),
+    ("USD 2,500 max", {"budget": (2500, USD)}),
+    # --- workloads --------------------------------------------------------------------------------------------------
+    ("预算5000左右，训练yolo", {"budget": (5000, CNY), "workload": "cnn"}),
+    ("预算一万五训练CNN", {"budget": (15000, CNY), "workload": "cnn"}),
+    ("做图像分类用什么卡", {"workload": "cnn"}),
+    ("computer vision, $1200", {"workload": "cnn", "budget": (1200, USD)}),
+    ("Transformer / NLP research, $3000", {"workload": "transformer", "budget": (3000, USD)}),
+    ("训练BERT做自然语言处理", {"workload": "transformer"}),
+    ("time-series forecasting with LSTMs, 800 dollars", {"workload": "rnn", "budget": (800, USD)}),
+    ("RNN时序预测 预算4000", {"workload": "rnn", "budget": (4000, CNY)}),
+    ("LLM inference at home", {"workload": "llm_inference"}),
+    ("本地部署大模型推理", {"workload": "llm_inference"}),
+    ("I have $1500 to fine-tune a 7B LLM with LoRA",
+     {"budget": (1500, USD), "workload": "llm_finetune", "finetune_method": "lora", "model_size_b": 7}),
+    ("7b模型 qlora 微调", {"workload": "llm_finetune", "finetune_method": "qlora", "model_size_b": 7}),
+    ("70亿参数的模型全参微调", {"workload": "llm_finetune", "finetune_method": "full", "model_size_b": 7}),
+    ("stable diffusion xl 出图，预算6000", {"workload": "diffusion", "budget": (6000, CNY)}),
+    ("AI绘画 图像生成", {"workload": "diffusion"}),
+    ("LoRA for Stable Diffusion, $900", {"workload": "diffusion", "budget": (900, USD)}),
+    ("fine-tune a ResNet on my images, $1000", {"workload": "cnn", "budget": (1000, USD)}),
+    ("Kaggle competitions on a budget of $600", {"workload": "kaggle", "budget": (600, USD)}),
+    ("打Kaggle比赛", {"workload": "kaggle"}),
+    ("新手入门学习深度学习", {"workload": "learning"}),
+    ("wanna learn deep learning, $300", {"workload": "learning", "budget": (300, USD)}),
+    ("deep learning GPU under $1000", {"budget": (1000, USD)}),  # "deep learning" is the field, not a beginner
+    # --- model size, precision --------------------------------------------------------------------------------------
+    ("70b inference at 4-bit", {"workload": "llm_inference", "model_size_b": 70, "precision_bits": 4}),
+    ("13 billion parameter model, 8-bit", {"model_size_b": 13, "precision_bits": 8}),
+    ("run a 13B model in FP16", {"workload": "llm_inference", "model_size_b": 13, "precision_bits": 16}),
+    ("七十亿参数的模型 int8 推理", {"workload": "llm_inference", "model_size_b": 7, "precision_bits": 8}),
+    ("QLoRA 70B", {"workload": "llm_finetune", "finetune_method": "qlora", "model_size_b": 70}),
+    ("mixtral 8x7b", {"model_size_b": 56}),
+    # --- GPU count --------------------------------------------------------------------------------------------------
+    ("两张3090", {"gpu_count": 2, "gpus": ("GeForce RTX 3090",)}),
+    ("2x 3090", {"gpu_count": 2, "gpus": ("GeForce RTX 3090",)}),
+    ("two 3090s", {"gpu_count": 2, "gpus": ("GeForce RTX 3090",)}),
+    ("双卡训练transformer", {"gpu_count": 2, "workload": "transformer"}),
+    ("four GPUs for training transformers", {"gpu_count": 4, "workload": "transformer"}),
+    ("8卡A100", {"gpu_count": 8, "gpus": ("A100 80GB SXM",)}),
+    ("4块4090", {"gpu_count": 4, "gpus": ("GeForce RTX 4090",)}),
+    ("训练100万张图片 预算2万", {"budget": (20000, CNY)}),  # 张 of images is not a GPU count, 万 of images not money
+    # --- used / new -------------------------------------------------------------------------------------------------
+    ("二手3090", {"used": True, "gpus": ("GeForce RTX 3090",)}),
+    ("second-hand 3090 under $700", {"used": True, "budget": (700, USD), "gpus": ("GeForce RTX 3090",)}),
+    ("used is fine, $500", {"used": True, "budget": (500, USD)}),
+    ("千万别买矿卡", {"used": False}),
+    ("只要全新的", {"used": False}),
+    ("I used to have a 1080, now budget $700", {"budget": (700, USD), "gpus": ("GeForce GTX 1080",)}),
+    # --- vendor -----------------------------------------------------------------------------------------------------
+    ("AMD card for LLM inference", {"vendor": "AMD", "workload": "llm_inference"}),
+    ("A卡能跑深度学习吗", {"vendor": "AMD"}),
+    ("N卡推荐", {"vendor": "NVIDIA"}),
+    ("Intel GPU for learning", {"vendor": "Intel", "workload": "learning"}),
+    ("AMD vs NVIDIA for deep learning?", {}),  # two vendors named: no filter
+    # --- dates ------------------------------------------------------------------------------------------------------
+    ("in 2019 which gpu for CNN", {"as_of": date(2019, 7, 1), "workload": "cnn"}),
+    ("2020年买什么卡", {"as_of": date(2020, 7, 1)}),
+    ("2019年4月买什么卡", {"as_of": date(2019, 4, 1)}),
+    ("as of 2019-04-03, $700", {"as_of": date(2019, 4, 3), "budget": (700, USD)}),
+    ("2020元", {"budget": (2020, CNY)}),  # money, not a year
+    # --- GPU names: never a budget, never a model size ---------------------------------------------------------------
+    ("4090", {"gpus": ("GeForce RTX 4090",)}),
+    ("RTX4090 vs 3090", {"gpus": ("GeForce RTX 4090", "GeForce RTX 3090")}),
+    ("4090vs3090", {"gpus": ("GeForce RTX 4090", "GeForce RTX 3090")}),
+    ("3060 12G", {"gpus": ("GeForce RTX 3060 12GB",)}),
+    ("4060ti 16g 能跑7B吗", {"gpus": ("GeForce RTX 4060 Ti 16GB",), "model_size_b": 7, "workload": "llm_inference"}),
+    ("rtx 4060 ti 16 gb", {"gpus": ("GeForce RTX 4060 Ti 16GB",)}),
+    ("5060 Ti 16GB or 4060 Ti 16GB?", {"gpus": ("GeForce RTX 5060 Ti 16GB", "GeForce RTX 4060 Ti 16GB")}),
+    ("A10 和 A100 有什么区别", {"gpus": ("A10", "A100 80GB SXM")}),
+    ("h100 pcie", {"gpus": ("H100 PCIe 80GB",)}),
+    ("4090D", {"gpus": ("GeForce RTX 4090 D",)}),
+    ("a 100 dollar card", {"budget": (100, USD)}),  # not an A100
+    ("预算1080元", {"budget": (1080, CNY)}),  # not a GTX 1080
+    ("7B", {"model_size_b": 7}),
+    # --- memory -----------------------------------------------------------------------------------------------------
+    ("24GB显存以上的卡", {"min_vram_gb": 24}),
+    ("at least 16gb vram, $600", {"min_vram_gb": 16, "budget": (600, USD)}),
+    # --- Traditional Chinese ------------------------------------------------------------------------------------------
+    ("預算五千元訓練模型", {"budget": (5000, CNY)}),
+    ("預算一萬五訓練CNN", {"budget": (15000, CNY), "workload": "cnn"}),
+    ("兩張二手3090跑大模型推理", {"gpu_count": 2, "used": True, "workload": "llm_inference",
+                           "gpus": ("GeForce RTX 3090",)}),
+    # --- not understood: nothing guessed --------------------------------------------------------------------------------
+    ("训练模型用什么显卡", {}),
+    ("hello there", {}),
+    ("32k context window", {}),
+    ("300W电源够吗", {}),
+    ("€800 for a gpu", {}),  # a currency the advisor does not price in
+    ("预算5000港币", {}),
+    ("4k显示器", {}),
+]
+
+
+def _budget(b: Budget | None):
+    if b is None:
+        return None
+    return (b.low, b.amount, b.currency) if b.low else (b.amount, b.currency)
+
+
+@pytest.mark.parametrize(("text", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_phrasings(catalog, text, expected):
+    q = parse(text, catalog, TODAY)
+    got = {
+        "budget": _budget(q.budget), "workload": q.workload, "finetune_method": q.finetune_method,
+        "model_size_b": q.model_size_b, "precision_bits": q.precision_bits, "gpu_count": q.gpu_count, "used": q.used,
+        "vendor": q.vendor, "as_of": q.as_of, "min_vram_gb": q.min_vram_gb, "gpus": q.gpus or None,
+    }
+    want = {k: None for k in SLOTS}
+    for k, v in expected.items():
+        want[k] = tuple(float(x) if isinstance(x, int) else x for x in v) if k == "budget" else v
+    assert got == want
+
+
+def test_table_size_and_languages():
+    zh = sum(1 for text, _ in CASES if parse(text).lang == "zh")
+    en = len(CASES) - zh
+    assert len(CASES) >= 60 and zh >= 25 and en >= 25
+
+
+@pytest.mark.parametrize(("text", "lang"), [("预算五千", "zh"), ("預算五千元訓練模型", "zh"), ("budget $800", "en"),
+                                             ("RTX 4090 好用吗", "zh"), ("4090", "en"), ("", "en")])
+def test_language(text, lang):
+    assert parse(text).lang == lang
+
+
+def test_traditional_reads_like_simplified(catalog):
+    for trad, simp in (("預算五千元訓練模型", "预算五千元训练模型"), ("兩張二手顯卡跑大模型", "两张二手显卡跑大模型"),
+                       ("預算一萬五，圖像分類", "预算一万五，图像分类")):
+        a, b = parse(trad, catalog, TODAY).slots(), parse(simp, catalog, TODAY).slots()
+        assert a == b
+
+
+def test_approximate_and_range_flags(catalog):
+    assert parse("5k左右", catalog, TODAY).budget.approximate
+    assert parse("around $800", catalog, TODAY).budget.approximate
+    assert not parse("$800", catalog, TODAY).budget.approximate
+    b = parse("5000-8000元", catalog, TODAY).budget
+    assert (b.low, b.amount, b.currency) == (5000, 8000, "CNY")
+
+
+def test_bare_number_is_not_a_budget(catalog):
+    q = parse("5000", catalog, TODAY)
+    assert q.budget is None and q.bare_number == 5000
+
+
+def test_current_year_is_not_a_past_date(catalog):
+    assert parse(f"in {TODAY.year}", catalog, TODAY).as_of is None
+    assert parse(f"{TODAY.year + 1}年", catalog, TODAY).as_of is None
+
+
+@pytest.mark.parametrize(("text", "digits"), [("八千", "8千"), ("一万五", "1.5万"), ("三千五", "3.5千"), ("两张", "2张"),
+                                               ("七十亿", "70亿"), ("五百块", "500块"), ("第一个", "第1个"),
+                                               ("千万别买", "千万别买"), ("万一", "万一"), ("三四千", "3千-4千")])
+def test_chinese_numerals(text, digits):
+    assert chinese_numerals_to_digits(text) == digits
+
+
+# --- parse never raises -------------------------------------------------------------------------------------------
+
+_PIECES = st.sampled_from(["0", "9", ".", ",", "-", "~", "$", "¥", "k", "w", "万", "千", "亿", "一", "两", "十", "张",
+                           "块", "卡", "元", "刀", "b", "g", "x", "@", " ", "\t", "\n", "\x00", "\x1b", "\u200b", "预算",
+                           "左右", "二手", "4090", "3060 12g", "7b", "fp16", "used", "年", "2019", "到", "$1,500", "rmb",
+                           "第", "#", "e", "🙂", "ｇｐｕ", "預算", "萬"])
+_TEXTS = st.one_of(
+    st.text(max_size=300),
+    st.lists(_PIECES, max_size=40).map("".join),
+    st.integers().map(str),
+    st.integers(min_value=0).map(lambda n: f"预算{n}元"),
+    st.integers(min_value=0).map(lambda n: f"${n:,}"),
+    st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=200),
+    st.just("9" * 5000), st.just("一" * 3000), st.just("1," * 2000),
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_TEXTS)
+def test_parse_never_raises(catalog, text):
+    from bot import nlu
+
+    # the inner parser, so that a bug is not hidden by parse's own safety net
+    q = nlu._parse(text, nlu.detect_language(text), catalog, TODAY)
+    assert q.lang in ("zh", "en")
+    if q.budget is not None:
+        assert 0 < q.budget.amount <= 1e8
+        assert q.budget.currency in ("CNY", "USD")
+    if q.model_size_b is not None:
+        assert 0.05 <= q.model_size_b <= 5000
+    if q.gpu_count is not None:
+        assert 1 <= q.gpu_count <= 64
+    assert parse(text, catalog, TODAY) == q
+
+
+def test_parse_without_catalog_and_odd_types():
+    assert parse("预算5000").budget == Budget(5000, "CNY")
+    assert parse(None).lang in ("zh", "en")  # type: ignore[arg-type]
+    assert parse(12345).lang == "en"  # type: ignore[arg-type]

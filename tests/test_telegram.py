@@ -1,0 +1,578 @@
+"""The Telegram front end against a fake Bot API server: the real PTB Application, the real engine, real HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from tests.fake_bot_api import FakeBotAPI, check_html
+
+ROOT = Path(__file__).resolve().parent.parent
+aio = pytest.mark.asyncio(loop_scope="session")
+
+
+# --- harness -----------------------------------------------------------------------------------------------------------
+class Harness:
+    """A running bot (build_application + polling) and the fake server it talks to."""
+
+    def __init__(self, fake: FakeBotAPI, app):
+        self.fake = fake
+        self.app = app
+        self.advisor = app.bot_data["advisor"]
+
+    async def idle(self, chat_id: int, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            lock = self.advisor._locks.get(chat_id)
+            if lock is None or not lock.locked():
+                return
+            assert time.monotonic() < deadline, "the chat's turn did not finish"
+            await asyncio.sleep(0.02)
+
+    async def replies(self, chat_id: int, since: int, count: int = 1, timeout: float = 20):
+        """The sendMessage calls of the next `count` answers in the chat (all pieces of a split answer)."""
+        await self.fake.wait_for("sendMessage", chat_id=chat_id, since=since, timeout=timeout, count=count)
+        await self.idle(chat_id)
+        return self.fake.calls_of("sendMessage", chat_id, since)
+
+    async def say(self, chat_id: int, text: str, **kw):
+        mark = self.fake.mark()
+        self.fake.push_text(chat_id, text, **kw)
+        return await self.replies(chat_id, mark)
+
+    async def click(self, chat_id: int, call, label_or_data: str):
+        """Press the button of a sent message (by its label, or its callback data)."""
+        button = next((b for b in call.buttons() if label_or_data in (b["text"], b["callback_data"])), None)
+        assert button is not None, f"no button {label_or_data!r} in {[b['text'] for b in call.buttons()]}"
+        message_id = call.result["result"]["message_id"]
+        self.fake.push_callback(chat_id, message_id, button["callback_data"])
+        return button
+
+
+@pytest.fixture
+def fake():
+    server = FakeBotAPI(token="123:TEST").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def bot_settings(settings, fake, tmp_path):
+    return settings.model_copy(update={"telegram_bot_token": fake.token, "telegram_base_url": fake.base_url,
+                                       "data_dir": tmp_path / "data", "telegram_rate_limit": 100})
+
+
+async def _start(settings, engine, fake) -> Harness:
+    from bot.telegram import ALLOWED_UPDATES, build_application
+
+    app = build_application(settings, engine)
+    await app.initialize()
+    await app.post_init(app)
+    await app.start()
+    await app.updater.start_polling(timeout=1, allowed_updates=ALLOWED_UPDATES)
+    return Harness(fake, app)
+
+
+async def _stop(h: Harness) -> None:
+    if h.app.updater.running:
+        await h.app.updater.stop()
+    if h.app.running:
+        await h.app.stop()
+    await h.app.shutdown()
+    await h.app.post_shutdown(h.app)
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def bot(bot_settings, engine, fake):
+    h = await _start(bot_settings, engine, fake)
+    yield h
+    await _stop(h)
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def start_bot(engine, fake, bot_settings):
+    """A factory: a bot with some settings changed."""
+    started = []
+
+    async def factory(**changes) -> Harness:
+        h = await _start(bot_settings.model_copy(update=changes), engine, fake)
+        started.append(h)
+        return h
+
+    yield factory
+    for h in started:
+        await _stop(h)
+
+
+def _prices(text: str) -> list[float]:
+    """The prices of the table rows of a recommendation, in order ('价格: ¥6,299, 2025-02' / 'Price: $1,099, …')."""
+    return [float(x.replace(",", "")) for x in re.findall(r"(?:价格|Price): [¥$]([\d,]+)", text)]
+
+
+def _picks(text: str) -> list[str]:
+    return re.findall(r"^• <b>(.+?)</b> — ", text, flags=re.M)
+
+
+# --- commands ------------------------------------------------------------------------------------------------------------
+@aio
+async def test_start_help_and_commands(bot):
+    fake = bot.fake
+    commands = fake.calls_of("setMyCommands")
+    assert {c.params.get("language_code") for c in commands} == {None, "zh"}
+    zh = next(c for c in commands if c.params.get("language_code") == "zh")
+    names = [c["command"] for c in zh.params["commands"]]
+    assert {"start", "help", "recommend", "compare", "gpu", "platforms", "lang", "reset", "new"} <= set(names)
+    assert any("对比" in c["description"] for c in zh.params["commands"])
+
+    [welcome] = await bot.say(11, "/start", language_code="zh-hans")
+    assert "你好" in welcome.text and "预算" in welcome.text
+    assert welcome.params["parse_mode"] == "HTML"
+    labels = [b["text"] for b in welcome.buttons()]
+    assert labels and all(re.search(r"[\u4e00-\u9fff]", t) for t in labels)  # example questions, in Chinese
+    assert fake.calls_of("sendChatAction", 11), "a typing indicator while working"
+
+    [welcome_en] = await bot.say(12, "/start", language_code="en-US")
+    assert "Hi!" in welcome_en.text and "$1500, training CNNs" in welcome_en.text
+
+    [help_en] = await bot.say(12, "/help")
+    assert "GPU advisor" in help_en.text and "cheaper?" in help_en.text
+
+    [gpu] = await bot.say(12, "/gpu 4090")
+    assert "<b>GeForce RTX 4090</b>" in gpu.text and "24 GB" in gpu.text
+    assert any(b["callback_data"].startswith("c:") for b in gpu.buttons())
+
+    [cmp_] = await bot.say(12, "/compare 4090 3090")
+    assert "GeForce RTX 4090 vs GeForce RTX 3090" in cmp_.text
+
+    [plat] = await bot.say(11, "/platforms")
+    assert "AutoDL" in plat.text or "阿里云" in plat.text
+
+    [usage] = await bot.say(13, "/gpu")
+    assert "/gpu 4090" in usage.text
+
+    [unknown] = await bot.say(13, "/frobnicate")
+    assert "/help" in unknown.text
+
+
+@aio
+async def test_lang_and_reset(bot):
+    [chooser] = await bot.say(21, "/lang")
+    mark = bot.fake.mark()
+    await bot.click(21, chooser, "中文")
+    [done] = await bot.replies(21, mark)
+    assert "中文" in done.text
+    [ans] = await bot.say(21, "$1500, training CNNs")
+    assert "预算" in ans.text  # Chinese although the question was English
+    assert bot.advisor.store.get(21).budget is not None
+    [reset] = await bot.say(21, "/new")
+    assert "重新开始" in reset.text
+    s = bot.advisor.store.get(21)
+    assert s.budget is None and s.last_picks == [] and s.lang_locked == "zh"
+
+
+# --- the dialogue ----------------------------------------------------------------------------------------------------------
+@aio
+async def test_budget_question_and_follow_ups(bot):
+    chat = 101
+    [first] = await bot.say(chat, "预算8000训练CNN推荐什么卡", language_code="zh")
+    assert "预算 ¥8,000" in first.text
+    picks1, prices1 = _picks(first.text), _prices(first.text)
+    assert len(picks1) >= 2 and prices1 and max(prices1) <= 8000
+    labels = [b["text"] for b in first.buttons()]
+    assert "便宜点的呢？" in labels and any(t.startswith("📈") for t in labels)
+    assert all(len(b["callback_data"].encode()) <= 64 for b in first.buttons())
+
+    [cheaper] = await bot.say(chat, "便宜点的呢？")
+    picks2, prices2 = _picks(cheaper.text), _prices(cheaper.text)
+    assert f"在上次首选 {picks1[0]}" in cheaper.text
+    assert prices2[0] < prices1[0], (prices1, prices2)
+    assert bot.advisor.store.get(chat).last_picks[:2] == picks2[:2]
+
+    [compare] = await bot.say(chat, "对比一下前两个")
+    assert f"对比: {picks2[0]} vs {picks2[1]}" in compare.text
+    assert "显存" in compare.text and "带宽" in compare.text
+
+
+@aio
+async def test_recommend_flow_gives_the_typed_answer(bot):
+    from bot.telegram import recommend_sentence
+
+    fake = bot.fake
+    mark = fake.mark()
+    fake.push_text(201, "/recommend", language_code="zh-CN")
+    [ask] = await fake.wait_for("sendMessage", chat_id=201, since=mark)
+    assert "预算" in ask.text
+    await bot.click(201, ask, "≤ ¥10,000")
+    [step2] = await fake.wait_for("editMessageText", since=mark)
+    assert "用来做什么" in step2.text
+    await bot.click(201, step2, "CNN / 图像")
+    step3 = (await fake.wait_for("editMessageText", since=mark, count=2))[1]
+    assert "二手" in step3.text
+    await bot.click(201, step3, "只看新卡")
+    answer = await bot.replies(201, mark)
+    sentence = recommend_sentence("zh", 2, 0, 0)
+    assert sentence == "预算10000元，训练CNN，只要新卡"
+    final = (await fake.wait_for("editMessageText", since=mark, count=3))[2]
+    assert sentence in final.text and not final.buttons()
+    for call in fake.calls_of("editMessageText", since=mark) + [ask]:
+        assert all(len(b["callback_data"].encode()) <= 64 for b in call.buttons())
+
+    typed = await bot.say(202, sentence)
+    assert [c.text for c in answer] == [c.text for c in typed]
+    assert "预算 ¥10,000" in answer[0].text and "CNN" in answer[0].text
+    s = bot.advisor.store.get(201)
+    assert (s.workload, s.used, s.budget.amount) == ("cnn", False, 10000)
+
+
+@aio
+async def test_two_chats_interleaved_do_not_share_state(bot):
+    fake = bot.fake
+    mark = fake.mark()
+    fake.push_text(301, "预算8000训练CNN推荐什么卡", language_code="zh")
+    fake.push_text(302, "$2000, LoRA on a 7B model", language_code="en")
+    fake.push_text(301, "便宜点的呢？", language_code="zh")
+    fake.push_text(302, "cheaper?", language_code="en")
+    a = await bot.replies(301, mark, count=2)
+    b = await bot.replies(302, mark, count=2)
+    assert "预算 ¥8,000" in a[0].text and "¥" in a[1].text and "$" not in a[1].text
+    assert "budget $2,000" in b[0].text and "fine-tuning" in b[0].text.lower()
+    assert f"previous top pick's ${_prices(b[0].text)[0]:,.0f}" in b[1].text
+    assert f"在上次首选 {_picks(a[0].text)[0]}" in a[1].text
+    s1, s2 = bot.advisor.store.get(301), bot.advisor.store.get(302)
+    assert (s1.workload, s1.budget.currency) == ("cnn", "CNY")
+    assert (s2.workload, s2.budget.currency, s2.model_size_b) == ("llm_finetune", "USD", 7.0)
+    assert s1.last_picks != s2.last_picks and s1.last_picks[0] == _picks(a[1].text)[0]
+
+
+@aio
+async def test_html_in_user_text_is_escaped(bot):
+    from bot.reply import Reply
+
+    [r] = await bot.say(401, "<b>x</b> & <script>alert(1)</script>")
+    assert r.params["parse_mode"] == "HTML" and check_html(r.text)[0] is None  # the fake rejects bad HTML
+    assert "<script>" not in r.text
+
+    mark = bot.fake.mark()
+    reply = Reply("unknown", "en", title="<b>x</b> & <script>", paragraphs=("a < b && c > d",))
+    await bot.advisor.send_reply(bot.app.bot, 401, reply)
+    [sent] = bot.fake.calls_of("sendMessage", 401, mark)
+    assert "<b>&lt;b&gt;x&lt;/b&gt; &amp; &lt;script&gt;</b>" in sent.text
+    assert "a &lt; b &amp;&amp; c &gt; d" in sent.text
+
+
+@aio
+async def test_long_answer_is_split_under_4096(bot):
+    from bot.reply import Reply, Table
+
+    rows = tuple((f"GPU {i}", f"{i * 100} GB <&>", "x" * 60) for i in range(150))
+    reply = Reply("compare", "en", title="Long", paragraphs=("intro",), table=Table(("", "a", "b"), rows),
+                  suggestions=("why?",), chart_gpus=("GeForce RTX 4090",))
+    key = bot.advisor.store.put(402, bot.advisor.store.get(402), {"s": ["why?"], "c": ["GeForce RTX 4090"],
+                                                                   "h": [], "session": {}})
+    mark = bot.fake.mark()
+    await bot.advisor.send_reply(bot.app.bot, 402, reply, key)
+    sent = bot.fake.calls_of("sendMessage", 402, mark)
+    assert len(sent) >= 3
+    assert all(len(c.text) <= 4096 for c in sent)
+    assert [bool(c.buttons()) for c in sent] == [False] * (len(sent) - 1) + [True]
+    text = "\n".join(c.text for c in sent)
+    assert all(f"<b>GPU {i}</b>" in text for i in range(150))
+    assert "&lt;&amp;&gt;" in text
+
+
+@aio
+async def test_chart_and_suggestion_buttons(bot):
+    chat = 501
+    [first] = await bot.say(chat, "$1500, training CNNs")
+    mark = bot.fake.mark()
+    await bot.click(chat, first, next(b["text"] for b in first.buttons() if b["text"].startswith("📈")))
+    [photo] = await bot.fake.wait_for("sendPhoto", chat_id=chat, since=mark)
+    png = photo.files["photo"]
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 5000
+    assert bot.fake.calls_of("answerCallbackQuery", since=mark)
+
+    mark = bot.fake.mark()
+    await bot.click(chat, first, "cheaper?")
+    [cheaper] = await bot.replies(chat, mark)
+    assert "Looking below your previous top pick" in cheaper.text
+
+    mark = bot.fake.mark()  # an old or forged button: a polite "expired", nothing else
+    bot.fake.push_callback(chat, 1, "s:999:0")
+    [ans] = await bot.fake.wait_for("answerCallbackQuery", since=mark)
+    assert "expired" in ans.params.get("text", "")
+    bot.fake.push_callback(chat, 1, "s:bogus")
+    await bot.fake.wait_for("answerCallbackQuery", since=mark, count=2)
+    assert not bot.fake.calls_of("sendMessage", chat, mark)
+
+
+# --- robustness ------------------------------------------------------------------------------------------------------------
+@aio
+async def test_429_then_success(bot):
+    bot.fake.fail_next("sendMessage", 1, status=429, retry_after=1)
+    mark = bot.fake.mark()
+    t0 = time.monotonic()
+    [r] = await bot.say(601, "$1000 for learning deep learning")
+    assert "learning" in r.text.lower()
+    statuses = [c.status for c in bot.fake.calls[mark:] if c.method == "sendMessage"]
+    assert statuses == [429, 200]
+    assert time.monotonic() - t0 >= 1.0  # it waited retry_after
+
+
+@aio
+async def test_500_and_network_errors_are_retried(bot):
+    bot.fake.fail_next("sendMessage", 2, status=500)
+    mark = bot.fake.mark()
+    [r] = await bot.say(602, "/help")
+    assert "GPU advisor" in r.text
+    assert [c.status for c in bot.fake.calls[mark:] if c.method == "sendMessage"] == [500, 500, 200]
+
+    bot.fake.fail_next("sendMessage", 10, status=502)  # a long outage: logged, the bot keeps serving
+    mark = bot.fake.mark()
+    bot.fake.push_text(603, "/help")
+    deadline = time.monotonic() + 10
+    while len([c for c in bot.fake.calls[mark:] if c.method == "sendMessage"]) < 3:
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.1)
+    await bot.idle(603)
+    bot.fake._failures.clear()
+    [r] = await bot.say(603, "/help")
+    assert "GPU advisor" in r.text
+
+
+@aio
+async def test_rate_limit_per_user(start_bot):
+    h = await start_bot(telegram_rate_limit=2)
+    mark = h.fake.mark()
+    for text in ("/help", "$1000 for CNNs", "cheaper?", "why?"):
+        h.fake.push_text(701, text)
+    calls = await h.fake.wait_for("sendMessage", chat_id=701, since=mark, count=3)
+    await asyncio.sleep(0.3)
+    await h.idle(701)
+    texts = [c.text for c in h.fake.calls_of("sendMessage", 701, mark)]
+    assert len(texts) == 3, texts  # two answers and one polite note; the fourth message is dropped silently
+    assert sum("please wait" in t for t in texts) == 1
+    assert calls
+
+
+@aio
+async def test_non_text_messages_get_a_friendly_reply(bot):
+    mark = bot.fake.mark()
+    bot.fake.push_sticker(801, language_code="zh")
+    [r] = await bot.fake.wait_for("sendMessage", chat_id=801, since=mark)
+    assert "文字" in r.text
+    bot.fake.push_photo(802)
+    [r] = await bot.fake.wait_for("sendMessage", chat_id=802, since=mark)
+    assert "only read text" in r.text
+
+
+@aio
+async def test_groups_answer_only_mentions_replies_and_commands(bot):
+    group = -1001
+    mark = bot.fake.mark()
+    bot.fake.push_text(group, "预算8000训练CNN推荐什么卡", user_id=5, chat_type="supergroup")
+    bot.fake.push_text(group, "/help@some_other_bot", user_id=5, chat_type="supergroup")
+    await asyncio.sleep(0.8)
+    assert not bot.fake.calls_of("sendMessage", group, mark)
+
+    [r] = await bot.say(group, "@gpu_advisor_test_bot 预算8000训练CNN推荐什么卡", user_id=5, chat_type="supergroup")
+    assert "预算 ¥8,000" in r.text
+    assert r.params["reply_parameters"]["message_id"]  # answers in the thread of the question
+    bot_msg = r.result["result"]
+    [r2] = await bot.say(group, "便宜点的呢？", user_id=6, chat_type="supergroup", reply_to=bot_msg)
+    assert "在上次首选" in r2.text
+    [r3] = await bot.say(group, "/help@gpu_advisor_test_bot", user_id=5, chat_type="supergroup")
+    assert "使用说明" in r3.text or "深度学习显卡顾问" in r3.text or "GPU advisor" in r3.text
+
+
+@aio
+async def test_handler_errors_are_logged_and_the_user_told(bot, caplog, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(bot.advisor, "_turn", broken)
+    with caplog.at_level(logging.ERROR):
+        [r] = await bot.say(901, "$1000 for CNNs")
+    assert "something went wrong" in r.text
+    assert any("boom" in (rec.exc_text or "") or rec.exc_info for rec in caplog.records)
+
+
+@aio
+async def test_the_token_never_reaches_the_logs(bot, caplog):
+    token = bot.fake.token
+    caplog.set_level(logging.DEBUG)
+    for name in ("httpx", "httpcore", "telegram", "bot"):
+        caplog.set_level(logging.DEBUG, logger=name)
+    await bot.say(1001, "预算8000训练CNN推荐什么卡")
+    bot.fake.fail_next("sendMessage", 1, status=500)
+    await bot.say(1001, "便宜点的呢？")
+    logging.getLogger("bot.test").error("token is %s in %s", token, f"http://x/bot{token}/getMe")
+    try:
+        raise RuntimeError(f"request to /bot{token}/sendMessage failed")
+    except RuntimeError:
+        logging.getLogger("bot.test").exception("failed")
+    assert caplog.records, "something was logged"
+    assert any("httpx" in r.name for r in caplog.records), "httpx request logs were captured (and redacted)"
+    assert token not in caplog.text
+    for rec in caplog.records:
+        assert token not in rec.getMessage() and token not in (rec.exc_text or "")
+    assert "<redacted>" in caplog.text
+
+
+@aio
+async def test_webhook_mode(engine, fake, bot_settings):
+    from bot.telegram import build_application, start_webhook, stop_webhook
+
+    app = build_application(bot_settings, engine)
+    cfg = {"url": "https://bot.example.com/tg/hook", "secret": "s3cret-Token_1", "path": "/tg/hook",
+           "listen": "127.0.0.1", "port": 0}
+    server = await start_webhook(app, cfg)
+    try:
+        [hook] = fake.calls_of("setWebhook")
+        assert hook.params["url"] == cfg["url"] and hook.params["secret_token"] == cfg["secret"]
+        base = f"http://127.0.0.1:{server.port}"
+        update = {"update_id": 1, "message": {"message_id": 1, "date": int(time.time()),
+                                              "chat": {"id": 1101, "type": "private"},
+                                              "from": {"id": 1101, "is_bot": False, "first_name": "A"},
+                                              "text": "/help", "entities": [{"type": "bot_command", "offset": 0,
+                                                                             "length": 5}]}}
+        async with httpx.AsyncClient(trust_env=False) as client:
+            assert (await client.get(base + "/healthz")).status_code == 200
+            bad = await client.post(base + "/tg/hook", json=update,
+                                    headers={"X-Telegram-Bot-Api-Secret-Token": "wrong"})
+            assert bad.status_code == 403
+            assert (await client.post(base + "/elsewhere", json=update)).status_code == 404
+            ok = await client.post(base + "/tg/hook", json=update,
+                                   headers={"X-Telegram-Bot-Api-Secret-Token": cfg["secret"]})
+            assert ok.status_code == 200
+        [r] = await fake.wait_for("sendMessage", chat_id=1101)
+        assert "GPU advisor" in r.text
+    finally:
+        await stop_webhook(app, server)
+
+
+# --- persistence -----------------------------------------------------------------------------------------------------------
+def test_store_keeps_chats_apart_and_survives_reopen(tmp_path):
+    from bot.dialogue import Session
+    from bot.nlu import Budget
+    from bot.store import SessionStore
+
+    path = tmp_path / "s.sqlite3"
+    store = SessionStore(path)
+    store.put(1, Session(lang="zh", budget=Budget(8000, "CNY"), workload="cnn", last_picks=["A", "B"]))
+    key = store.put(2, Session(lang="en", workload="rnn"), {"s": ["why?"], "c": [], "h": [], "session": {}})
+    assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    store.close()  # (no explicit flush needed: every put is committed)
+    again = SessionStore(path)
+    assert again.get(1).budget == Budget(8000, "CNY") and again.get(1).last_picks == ["A", "B"]
+    assert again.get(2).workload == "rnn" and again.get(2).budget is None
+    assert again.get(3).workload is None
+    assert again.keyboard(2, key)["s"] == ["why?"] and again.keyboard(1, key) is None
+
+
+def test_corrupt_store_is_moved_aside(tmp_path, caplog):
+    from bot.dialogue import Session
+    from bot.store import SessionStore
+
+    path = tmp_path / "telegram.sqlite3"
+    path.write_bytes(b"this is not a database, it is garbage" * 200)
+    with caplog.at_level(logging.WARNING):
+        store = SessionStore(path)
+    assert any("corrupt" in r.getMessage() for r in caplog.records)
+    aside = list(tmp_path.glob("telegram.sqlite3.corrupt-*"))
+    assert len(aside) == 1 and aside[0].read_bytes().startswith(b"this is not")
+    store.put(7, Session(workload="cnn"))
+    assert store.get(7).workload == "cnn"
+
+    # a row that no longer reads as a Session: that chat starts over, the others are unaffected
+    store._conn.execute("UPDATE sessions SET data = '{\"budget\": 5}' WHERE chat_id = 7")
+    assert store.get(7).workload is None
+
+
+def test_run_needs_a_token_and_a_writable_data_dir(settings, tmp_path, capsys):
+    from bot.telegram import run
+
+    assert run(settings.model_copy(update={"telegram_bot_token": ""})) == 2
+    assert "TELEGRAM_BOT_TOKEN" in capsys.readouterr().err
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    code = run(settings.model_copy(update={"telegram_bot_token": "123:TEST", "data_dir": blocker / "sub"}))
+    err = capsys.readouterr().err
+    assert code == 2 and "data directory" in err and "GPU_ADVISOR_DATA_DIR" in err
+    assert "123:TEST" not in err
+
+
+def test_telegram_command_without_token_exits_2(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TELEGRAM_")}
+    env.update(HF_HUB_OFFLINE="1", TELEGRAM_BOT_TOKEN="", GPU_ADVISOR_DATA_DIR=str(tmp_path))
+    p = subprocess.run([sys.executable, "-m", "bot", "telegram"], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 2 and "TELEGRAM_BOT_TOKEN is not set" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_kill_9_between_question_and_follow_up_loses_nothing(tmp_path):
+    """The real `python -m bot telegram`, killed with SIGKILL right after an answer, then restarted."""
+    from bot.store import SessionStore
+
+    fake = FakeBotAPI(token="123:TEST").start()
+    data = tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "GPU_ADVISOR_"))}
+    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
+               TELEGRAM_BOT_TOKEN=fake.token, TELEGRAM_BASE_URL=fake.base_url, GPU_ADVISOR_DATA_DIR=str(data),
+               GPU_ADVISOR_LOG_LEVEL="DEBUG", PYTHONPATH=str(ROOT))
+    logs: list[Path] = []
+
+    def start():
+        logs.append(tmp_path / f"bot-{len(logs)}.log")
+        with open(logs[-1], "w") as out:
+            return subprocess.Popen([sys.executable, "-m", "bot", "telegram"], cwd=tmp_path, env=env, stdout=out,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+
+    proc = start()
+    try:
+        first_id = fake.push_text(1201, "预算8000训练CNN推荐什么卡", language_code="zh")
+        [first] = fake.wait_for_sync("sendMessage", chat_id=1201, timeout=120)
+        deadline = time.monotonic() + 10
+        while fake.confirmed_offset <= first_id and time.monotonic() < deadline:  # the update was acknowledged
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+
+        db = SessionStore(data / "telegram.sqlite3")  # what the killed process left
+        stored = db.get(1201)
+        db.close()
+        assert stored.budget.amount == 8000 and stored.last_picks, stored
+
+        mark = fake.mark()
+        proc = start()
+        fake.push_text(1201, "便宜点的呢？", language_code="zh")
+        [follow] = fake.wait_for_sync("sendMessage", chat_id=1201, since=mark, timeout=120)
+        top1, price1 = _picks(first.text)[0], _prices(first.text)[0]
+        assert f"在上次首选 {top1}" in follow.text, follow.text
+        assert _prices(follow.text)[0] < price1
+        # the question was not answered twice: the restarted bot went on from the stored state
+        assert not [c for c in fake.calls_of("sendMessage", 1201, mark) if "预算 ¥8,000" in c.text]
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        fake.stop()
+    for path in logs:
+        text = path.read_text(errors="replace")
+        assert "getUpdates" in text  # DEBUG logging was on, and the requests went out
+        assert fake.token not in text, f"the token leaked into {path.name}"
