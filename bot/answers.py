@@ -470,7 +470,7 @@ def _rent_rows(engine: Engine, gpus: list[GPU], china: bool, limit: int = 5) -> 
         scored.append((-len(offers), not local, r["name"], r, offers))
     scored.sort(key=lambda x: x[:3])
     out = []
-    for _, _, _, r, offers in scored[:limit]:
+    for _, _, _, r, _offers in scored[:limit]:
         price = f" {r['price']} {r['price_currency']} {r['price_unit']} ({r['price_date']})" if r["price"] else ""
         out.append(f"{r['name']}{price} — {r['url']}")
     return out
@@ -495,9 +495,9 @@ def where_to_rent(engine: Engine, s: Session, names: list[str], lang: str, china
     names_txt = ", ".join(g.name for g in gpus)
     para = _t(lang, f"Where to rent {names_txt or 'a GPU'} by the hour" + (" (China first)" if china else "") + ":",
               f"按小时租 {names_txt or 'GPU'} 的地方" + ("（国内平台优先）" if china else "") + "：")
-    src = tuple(SourceRef(r["name"], r["url"]) for r in rows[:0])
-    sources = src + tuple(SourceRef(r["name"], r["url"]) for r in sorted(rows, key=lambda r: (r["region"] == "china")
-                                                                           != china)[:4])
+    shown = [r for _, r in table_rows[:4]]
+    by_name = {(x["name_zh"] if lang == "zh" and x["name_zh"] else x["name"]): x for x in rows}
+    sources = tuple(SourceRef(by_name[r[0]]["name"], by_name[r[0]]["url"]) for r in shown if r[0] in by_name)
     return Reply("question", lang, title=_t(lang, "Renting instead of buying", "租用而不是购买"), paragraphs=(para,),
                  table=Table(header, tuple(r for _, r in table_rows[:8])),
                  footer=(_t(lang, "Rental prices change often; check the platform before you commit.",

@@ -86,8 +86,8 @@ def cmd_chat(args) -> int:
 
 
 def cmd_gpus(args) -> int:
-    from bot.perf import load_perf_model
     from bot.config import get_settings
+    from bot.perf import load_perf_model
 
     engine = _engine()
     model = load_perf_model(get_settings().knowledge_dir)

@@ -96,7 +96,6 @@ def embeddings(model_path: str):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from langchain_huggingface import HuggingFaceEmbeddings
-
         from transformers.utils import logging as hf_logging
 
         hf_logging.set_verbosity_error()

@@ -12,7 +12,6 @@ from bot.catalog import load_catalog
 from tests.conftest import KNOWLEDGE
 
 KEEP_SECTIONS = ("colab", "multi-gpu", "baidu-ai-studio")
-EMB: list = []  # the session's loaded embedding model, shared by every build here
 
 
 @pytest.fixture(scope="module")
@@ -25,15 +24,14 @@ def small(tmp_path_factory, engine):
     lines = (kb / "gpus.csv").read_text(encoding="utf-8").splitlines()
     (kb / "gpus.csv").write_text("\n".join(lines[:13]) + "\n", encoding="utf-8")
     out = tmp_path_factory.mktemp("index")
-    model = engine.index.embedder  # reuse the loaded model
-    EMB[:] = [model]
+    embedder = engine.index.embedder  # the session's loaded model, shared by every build here
     catalog = load_catalog(kb)
-    index.build(out, kb, catalog, engine.model_path_fn(), embedder=model)
-    return kb, out, catalog, engine.model_path_fn()
+    index.build(out, kb, catalog, engine.model_path_fn(), embedder=embedder)
+    return kb, out, catalog, engine.model_path_fn(), embedder
 
 
 def test_built_index_is_fresh_and_loads(small):
-    kb, out, catalog, model = small
+    kb, out, catalog, model, emb = small
     assert index.is_fresh(out, kb, model)
     idx = index.load(out, kb, model)
     assert len(idx.passages) == idx.manifest.passages == idx.faiss.index.ntotal
@@ -44,14 +42,14 @@ def test_built_index_is_fresh_and_loads(small):
 
 
 def test_a_changed_section_makes_it_stale_and_ensure_rebuilds(small):
-    kb, out, catalog, model = small
+    kb, out, catalog, model, emb = small
     p = kb / "guide" / "colab.md"
     original = p.read_text(encoding="utf-8")
     try:
         p.write_text(original.replace("## en\n", "## en\nA new English paragraph about Colab quotas.\n\n", 1),
                      encoding="utf-8")
         assert not index.is_fresh(out, kb, model)
-        idx = index.ensure(out, kb, catalog, model, embedder=EMB[0])
+        idx = index.ensure(out, kb, catalog, model, embedder=emb)
         assert index.is_fresh(out, kb, model)
         assert any("Colab quotas" in x.text for x in idx.passages)
     finally:
@@ -59,21 +57,21 @@ def test_a_changed_section_makes_it_stale_and_ensure_rebuilds(small):
 
 
 def test_a_different_model_id_makes_it_stale(small, monkeypatch):
-    kb, out, catalog, model = small
+    kb, out, catalog, model, emb = small
     monkeypatch.setattr(index, "model_id", lambda _p: "another-model")
     assert not index.is_fresh(out, kb, model)
 
 
 def test_corrupt_or_half_written_index_is_rebuilt(small, caplog):
-    kb, out, catalog, model = small
-    index.ensure(out, kb, catalog, model, embedder=EMB[0])
+    kb, out, catalog, model, emb = small
+    index.ensure(out, kb, catalog, model, embedder=emb)
     (out / "faiss" / "index.faiss").write_bytes(b"not a faiss file")
-    idx = index.ensure(out, kb, catalog, model, embedder=EMB[0])  # fresh by manifest, unreadable on load: rebuilt
+    idx = index.ensure(out, kb, catalog, model, embedder=emb)  # fresh by manifest, unreadable on load: rebuilt
     assert idx.faiss.index.ntotal == len(idx.passages)
     assert any("unreadable" in r.message for r in caplog.records)
     (out / "manifest.json").unlink()  # a build that died before its last step
     assert not index.is_fresh(out, kb, model)
-    index.ensure(out, kb, catalog, model, embedder=EMB[0])
+    index.ensure(out, kb, catalog, model, embedder=emb)
     assert index.is_fresh(out, kb, model)
 
 
