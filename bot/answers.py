@@ -69,6 +69,13 @@ def help_reply(lang: str) -> Reply:
         suggestions=_EXAMPLES[lang][:3])
 
 
+def ask_budget_and_workload(lang: str) -> Reply:
+    return Reply("recommend", lang, paragraphs=(_t(
+        lang, "Happy to help. What's your budget, and what will you use the GPU for? For example:",
+        "可以。你的预算是多少、主要用来做什么？例如："),), bullets=_EXAMPLES[lang][:3],
+        suggestions=_EXAMPLES[lang][:3])
+
+
 def ask_workload(lang: str, s: Session) -> Reply:
     budget = f" ({s.budget})" if s.budget else ""
     return Reply("recommend", lang, paragraphs=(_t(
@@ -126,6 +133,7 @@ def recommend(engine: Engine, s: Session, lang: str, notes: list[Text]) -> Reply
             notes = notes + [Text("No new card fits, so these include used-market prices.",
                                   "没有新卡能满足，下面包含二手价格。")]
             r = used
+            s.used = True  # follow-ups ("cheaper?", "faster?") continue from what was shown
     s.last_picks = [p.gpu.name for p in r.picks] or s.last_picks
     s.last_topic = "recommend"
     spec = r.workload

@@ -221,7 +221,10 @@ class Conversation:
         if s.awaiting and (q.workload or q.bare_number):
             return True
         active = s.workload is not None or s.budget is not None
-        refine = any(c in q.cues for c in _REFINE_CUES) or q.used is not None or q.gpu_count is not None
+        refine = (any(c in q.cues for c in _REFINE_CUES) or q.used is not None or q.gpu_count is not None
+                  or ("china" in q.cues and "rent" not in q.cues and len(q.text) <= 30))
+        if not active and "recommend" in q.cues and not q.gpus and len(q.text) <= 40 and "rent" not in q.cues:
+            return True  # "推荐一张显卡" / "which GPU should I buy?": ask what we need to know
         if active and (refine or q.workload or q.model_size_b or q.vendor or q.as_of or q.finetune_method):
             return True
         return q.workload is not None and "recommend" in q.cues
@@ -259,6 +262,15 @@ class Conversation:
             if "lower_power" in q.cues and top_g.tdp_w:
                 s.max_tdp_w = top_g.tdp_w - 1
                 notes.append(Text(f"Looking for cards under {top_g.tdp_w:.0f} W.", f"找功耗低于 {top_g.tdp_w:.0f} W 的卡。"))
+        if "china" in q.cues and s.budget and s.budget.currency != "CNY" and q.budget is None:
+            converted = self.engine.catalog.fx.convert(s.budget.amount, s.budget.currency, "CNY",
+                                                       s.as_of or self.engine.today or date.today())
+            s.budget = Budget(round(converted), "CNY", approximate=True)
+            notes.append(Text(f"In China: the same budget is about ¥{converted:,.0f}; prices below are Chinese "
+                              "prices where I have them.", f"换成国内：同样预算约 ¥{converted:,.0f}，下面尽量用国内价格。"))
+        if s.workload is None and s.budget is None:
+            s.awaiting = "budget"
+            return answers.ask_budget_and_workload(lang)
         if s.workload is None:
             s.awaiting = "workload"
             return answers.ask_workload(lang, s)

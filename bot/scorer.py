@@ -4,7 +4,7 @@ A pure function of (catalog, needs, as_of): no model, no clock except the `as_of
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
@@ -138,6 +138,8 @@ def _price_for(gpu: GPU, needs: Needs, on: date, catalog: Catalog) -> Price | No
 def rank(catalog: Catalog, needs: Needs, knowledge_dir: Path, as_of: date | None = None,
          perf_model: PerfModel | None = None) -> Ranking:
     on = as_of or needs.as_of or date.today()
+    if needs.budget and needs.budget.currency != needs.currency:
+        needs = replace(needs, currency=needs.budget.currency)  # prices must be in the budget's own currency
     model = perf_model or load_perf_model(knowledge_dir)
     spec = workload_spec(knowledge_dir, needs.workload, on)
     need, est = memory_needed(needs, spec, knowledge_dir)

@@ -97,7 +97,7 @@ def utf16_len(s: str) -> int:
 
 
 class FakeBotAPI:
-    def __init__(self, token: str = "123:TEST", username: str = "gpu_advisor_test_bot", max_poll: float = 0.5):
+    def __init__(self, token: str = "123:TEST", username: str = "gpu_advisor_test_bot", max_poll: float = 0.25):
         self.token = token
         self.username = username
         self.bot_id = int(token.split(":")[0]) if token.split(":")[0].isdigit() else 1

@@ -1,0 +1,122 @@
+"""Multi-turn conversations in both languages: follow-ups keep the thread, clarifying questions, reset, language."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.dialogue import Conversation
+from bot.render import as_json, plain
+
+
+def talk(engine, *turns):
+    conv = Conversation(engine)
+    return conv, [conv.turn(t) for t in turns]
+
+
+def top(reply):
+    assert reply.recommendations, plain(reply)
+    return reply.recommendations[0]
+
+
+def test_chinese_chain_cheaper_workload_why_compare(scorer_engine):
+    conv, (first, cheaper, llm, why, cmp) = talk(
+        scorer_engine, "预算8000训练CNN推荐什么卡", "便宜点的呢？", "如果做大模型微调呢？", "为什么？", "对比一下前两个")
+    assert first.intent == "recommend" and first.lang == "zh"
+    assert all(r.price < top(first).price for r in cheaper.recommendations)
+    assert llm.query["workload"] == "llm_finetune"
+    assert llm.query["budget"] == cheaper.query["budget"]  # a workload change keeps the budget
+    assert why.intent == "recommend" and top(llm).gpu in plain(why)
+    assert cmp.intent == "compare"
+    picks = conv.session.last_picks
+    assert picks[0] in plain(cmp) and picks[1] in plain(cmp)
+
+
+def test_english_chain_more_memory_faster_quieter(scorer_engine):
+    _, (first, more, faster) = talk(scorer_engine, "$1500 for training transformers", "more memory?", "faster?")
+    assert first.lang == "en" and first.intent == "recommend"
+    assert top(more).vram_gb > top(first).vram_gb
+    assert top(faster).score > top(more).score
+    _, (a, quiet) = talk(scorer_engine, "$2500 for training CNNs", "something with lower power?")
+    assert quiet.recommendations
+    tdp = {g.name: g.tdp_w for g in scorer_engine.catalog}
+    assert tdp[top(quiet).gpu] < tdp[top(a).gpu]
+
+
+def test_clarifying_questions_accept_bare_answers(scorer_engine):
+    conv, (ask, budget, workload) = talk(scorer_engine, "推荐一张显卡", "5000", "NLP")
+    assert ask.intent == "recommend" and not ask.recommendations
+    assert "预算" in plain(ask)
+    assert budget.query["budget"]["amount"] == 5000 and budget.query["budget"]["currency"] == "CNY"
+    assert not budget.recommendations  # still needs a workload: it asks
+    assert workload.recommendations and workload.query["workload"] == "transformer"
+    assert all(r.price <= 5000 for r in workload.recommendations)
+
+
+def test_workload_without_budget_gives_general_picks_and_asks(scorer_engine):
+    conv, (general, with_budget) = talk(scorer_engine, "what GPU should I buy for Kaggle?", "$700")
+    assert general.recommendations and general.query["budget"] is None
+    assert "budget" in plain(general).lower()
+    assert with_budget.query["budget"]["amount"] == 700
+    assert all(r.price <= 700 for r in with_budget.recommendations)
+
+
+def test_new_budget_as_a_short_follow_up(scorer_engine):
+    _, (first, other) = talk(scorer_engine, "预算8000训练CNN推荐什么卡", "5000呢？")
+    assert other.query["budget"]["amount"] == 5000 and other.query["workload"] == "cnn"
+    assert all(r.price <= 5000 for r in other.recommendations)
+
+
+def test_used_market_follow_up(scorer_engine):
+    _, (first, used) = talk(scorer_engine, "$1500, LoRA on a 7B model", "used is fine")
+    assert used.query["used"] is True
+
+
+def test_why_not_a_named_card(scorer_engine):
+    _, (first, why_not) = talk(scorer_engine, "预算8000训练CNN推荐什么卡", "为什么不推荐4090？")
+    text = plain(why_not)
+    assert "4090" in text and why_not.intent == "recommend"
+
+
+def test_more_about_the_second_pick_and_where_to_rent(scorer_engine):
+    conv, (first, second, rent) = talk(scorer_engine, "$2000 for training CNNs", "tell me more about #2",
+                                       "where can I rent it?")
+    assert second.intent == "gpu" and second.title == conv.session.last_picks[1]
+    assert rent.table is not None and rent.sources
+
+
+def test_and_in_china_switches_to_yuan(scorer_engine):
+    _, (first, china) = talk(scorer_engine, "$1500 for training transformers", "and in China?")
+    assert china.query["budget"]["currency"] == "CNY"
+    assert all(r.currency == "CNY" for r in china.recommendations)
+
+
+def test_reset_clears_the_need(scorer_engine):
+    conv, (first, reset) = talk(scorer_engine, "预算8000训练CNN推荐什么卡", "重新开始")
+    assert conv.session.budget is None and conv.session.workload is None and not conv.session.last_picks
+    assert reset.intent == "help"
+
+
+def test_language_follows_the_last_message_unless_asked(scorer_engine):
+    conv, (zh, en) = talk(scorer_engine, "预算8000训练CNN推荐什么卡", "cheaper?")
+    assert zh.lang == "zh" and en.lang == "en"
+    conv, (a, locked, after) = talk(scorer_engine, "$1500 for CNNs", "用中文回答", "cheaper?")
+    assert after.lang == "zh"
+
+
+@pytest.mark.parametrize("text", ["", "   ", "🙂🙂🙂", "<b>bold</b>", "x" * 10_000, "预算-5元", "$999999999999 for CNN",
+                                  "预算0元训练CNN", "\x00\x1b[31m"])
+def test_bad_input_gets_a_friendly_reply(scorer_engine, text):
+    conv = Conversation(scorer_engine)
+    reply = conv.turn(text)
+    obj = as_json(reply)
+    assert obj["reply"].strip()
+    assert "Traceback" not in obj["reply"]
+    if len(text) > 5000:
+        assert "characters" in obj["reply"]
+
+
+def test_absurd_budget_says_plainly_what_happens(scorer_engine):
+    conv = Conversation(scorer_engine)
+    r = conv.turn("预算1元训练CNN")
+    assert r.intent == "recommend" and not r.recommendations
+    assert "没有" in plain(r)

@@ -1,0 +1,262 @@
+"""The deterministic scorer: properties that must hold for any needs (hypothesis), the seed article's 2019 picks
+reproduced from specs and prices alone, and the hard constraints (memory, vendor, used market, several cards)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import date
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.nlu import WORKLOADS, Budget
+from bot.scorer import Needs, load_workloads, memory_needed, rank, workload_spec
+
+from .conftest import KNOWLEDGE, ROOT, TODAY
+
+SEED_DATE = date(2019, 4, 3)  # Dettmers' 2019 guide, the one the seed article summarises
+
+_needs = st.builds(
+    Needs,
+    workload=st.sampled_from(WORKLOADS),
+    budget=st.none(),
+    model_size_b=st.one_of(st.none(), st.sampled_from([0.5, 1.5, 3, 7, 8, 13, 14, 32, 70, 405]),
+                           st.floats(min_value=0.1, max_value=500, allow_nan=False)),
+    finetune_method=st.sampled_from([None, "full", "lora", "qlora"]),
+    precision_bits=st.sampled_from([None, 4, 8, 16]),
+    gpu_count=st.integers(min_value=1, max_value=8),
+    used=st.sampled_from([None, True, False]),
+    vendor=st.sampled_from([None, None, "NVIDIA", "AMD", "Intel"]),
+    min_vram_gb=st.one_of(st.none(), st.sampled_from([8, 12, 16, 24, 48])),
+    max_tdp_w=st.one_of(st.none(), st.sampled_from([150, 250, 350])),
+    currency=st.sampled_from(["CNY", "USD"]),
+)
+_dates = st.one_of(st.just(TODAY), st.just(SEED_DATE), st.dates(min_value=date(2016, 1, 1), max_value=TODAY))
+_amounts = st.one_of(st.floats(min_value=50, max_value=300_000, allow_nan=False), st.sampled_from([300, 800, 5000]))
+
+PROPERTY = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _with_budget(needs: Needs, amount: float) -> Needs:
+    return replace(needs, budget=Budget(amount, needs.currency))
+
+
+@PROPERTY
+@given(needs=_needs, amount=_amounts, on=_dates)
+def test_never_over_budget(catalog, needs, amount, on):
+    r = rank(catalog, _with_budget(needs, amount), KNOWLEDGE, as_of=on)
+    for c in r.candidates:
+        assert c.total <= amount + 1e-9
+        assert c.price.currency == needs.currency
+    for p in r.picks:
+        assert p.candidate.total <= amount + 1e-9
+
+
+@PROPERTY
+@given(needs=_needs, budget=st.one_of(st.none(), _amounts), on=_dates)
+def test_never_below_required_memory(catalog, needs, budget, on):
+    if budget is not None:
+        needs = _with_budget(needs, budget)
+    r = rank(catalog, needs, KNOWLEDGE, as_of=on)
+    need, _ = memory_needed(needs, workload_spec(KNOWLEDGE, needs.workload, on), KNOWLEDGE)
+    for c in r.candidates:
+        assert c.gpu.vram_gb >= need
+        assert c.gpu.release_date is None or c.gpu.release_date <= on
+        assert c.count == needs.gpu_count
+        if needs.vendor:
+            assert c.gpu.vendor == needs.vendor
+        if needs.max_tdp_w:
+            assert c.gpu.tdp_w is None or c.gpu.tdp_w <= needs.max_tdp_w
+    if not r.picks:
+        assert r.suggestions  # nothing fits: say what to do instead
+
+
+@PROPERTY
+@given(needs=_needs, a=_amounts, b=_amounts, on=_dates)
+def test_more_budget_never_gives_a_worse_top_pick(catalog, needs, a, b, on):
+    low, high = sorted((a, b))
+    r_low = rank(catalog, _with_budget(needs, low), KNOWLEDGE, as_of=on)
+    r_high = rank(catalog, _with_budget(needs, high), KNOWLEDGE, as_of=on)
+    if r_low.picks:
+        assert r_high.picks
+        assert r_low.picks[0].role == r_high.picks[0].role == "best"
+        assert r_high.picks[0].candidate.perf >= r_low.picks[0].candidate.perf
+        assert len(r_high.candidates) >= len(r_low.candidates)
+
+
+@PROPERTY
+@given(needs=_needs, budget=st.one_of(st.none(), _amounts), on=_dates)
+def test_identical_input_gives_identical_output(catalog, needs, budget, on):
+    if budget is not None:
+        needs = _with_budget(needs, budget)
+    first = rank(catalog, needs, KNOWLEDGE, as_of=on)
+    second = rank(catalog, replace(needs), KNOWLEDGE, as_of=on)
+    assert first == second
+    assert [p.reasons for p in first.picks] == [p.reasons for p in second.picks]
+
+
+@PROPERTY
+@given(needs=_needs, amount=_amounts, on=_dates)
+def test_best_pick_is_the_fastest_that_fits(catalog, needs, amount, on):
+    r = rank(catalog, _with_budget(needs, amount), KNOWLEDGE, as_of=on)
+    if r.picks:
+        assert r.picks[0].candidate.perf == max(c.perf for c in r.candidates)
+        value = [p for p in r.picks if p.role == "value"]
+        if value:
+            assert value[0].candidate.value == max(c.value for c in r.candidates)
+        assert len({p.gpu.name for p in r.picks}) == len(r.picks)
+        for p in r.picks:
+            assert p.reasons and all(x.en and x.zh for x in p.reasons)
+
+
+def test_budget_currency_wins_over_needs_currency(catalog):
+    """A USD budget compared with CNY prices would be a 7x error: the budget's own currency is used."""
+    r = rank(catalog, Needs("cnn", budget=Budget(800, "USD"), currency="CNY"), KNOWLEDGE, as_of=TODAY)
+    assert r.picks and all(p.candidate.price.currency == "USD" and p.candidate.total <= 800 for p in r.picks)
+
+
+# --- the seed article's 2019 picks ------------------------------------------------------------------------------------
+
+_NOT_FOR_INDIVIDUALS = re.compile(r"tesla|quadro|titan", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("currency", ["USD", "CNY"])
+def test_2019_picks_from_specs_and_prices(catalog, currency):
+    """Dettmers 2019 (as the seed article reports): best overall RTX 2070, most cost-efficient RTX 2060, and no
+    Tesla / Quadro / TITAN card for individuals."""
+    r = rank(catalog, Needs("cnn", currency=currency), KNOWLEDGE, as_of=SEED_DATE)
+    roles = {p.role: p.gpu.name for p in r.picks}
+    assert roles["overall"] == "GeForce RTX 2070"
+    assert roles["value"] == "GeForce RTX 2060"
+    assert not [n for role, n in roles.items() if role in ("overall", "value") and _NOT_FOR_INDIVIDUALS.search(n)]
+    assert all(c.gpu.release_date <= SEED_DATE for c in r.candidates)
+
+
+@pytest.mark.parametrize(("text", "currency"), [("Which GPU should I buy for CNN training?", "USD"),
+                                                 ("训练CNN买什么卡？", "CNY")])
+def test_2019_picks_through_the_conversation(scorer_engine, text, currency):
+    """What `gpu-advisor ask --as-of 2019-04-03` does: a session pinned to that date."""
+    from bot.dialogue import Conversation, Session
+
+    reply = Conversation(scorer_engine, Session(as_of=SEED_DATE)).turn(text)
+    assert reply.intent == "recommend"
+    roles = {r.role: r.gpu for r in reply.recommendations}
+    assert roles["overall"] == "GeForce RTX 2070" and roles["value"] == "GeForce RTX 2060"
+    assert {r.currency for r in reply.recommendations} == {currency}
+
+
+def test_no_gpu_names_in_the_scoring_code(catalog):
+    """The 2019 result must come from data: the scorer, performance and memory code hold no GPU names."""
+    spellings = {catalog.get(g.name).name for g in catalog}
+    spellings |= {a for g in catalog for a in g.aliases if re.search(r"\d{3}", a)}
+    for module in ("scorer.py", "perf.py", "vram.py"):
+        code = (ROOT / "bot" / module).read_text(encoding="utf-8")
+        found = [s for s in spellings if re.search(r"(?<![\w.])" + re.escape(s) + r"(?![\w])", code, re.IGNORECASE)]
+        assert not found, (module, found)
+
+
+# --- hard constraints -----------------------------------------------------------------------------------------------
+
+def test_70b_fp16_inference_on_a_small_budget_has_no_picks(catalog):
+    needs = Needs("llm_inference", budget=Budget(10000, "CNY"), model_size_b=70, precision_bits=16, currency="CNY")
+    r = rank(catalog, needs, KNOWLEDGE, as_of=TODAY)
+    assert not r.picks and not r.candidates
+    assert r.required_vram_gb > 140
+    said = " ".join(s.en for s in r.suggestions).lower()
+    said_zh = " ".join(s.zh for s in r.suggestions)
+    assert "quantise" in said and "rent" in said
+    assert "量化" in said_zh and "租" in said_zh
+
+
+def test_70b_4bit_inference_needs_a_big_card_or_two(catalog):
+    one = rank(catalog, Needs("llm_inference", model_size_b=70, precision_bits=4, currency="USD"), KNOWLEDGE,
+               as_of=TODAY)
+    assert one.picks and all(p.gpu.vram_gb >= 40 for p in one.picks)
+    two = rank(catalog, Needs("llm_inference", model_size_b=70, precision_bits=4, gpu_count=2, currency="USD",
+                              used=True), KNOWLEDGE, as_of=TODAY)
+    assert two.required_vram_gb == pytest.approx(one.required_vram_gb / 2, abs=0.1)
+    assert any(c.gpu.vram_gb == 24 for c in two.candidates)  # 2 x 24 GB works (used RTX 3090s)
+
+
+def test_vendor_filter(catalog):
+    default = rank(catalog, Needs("cnn", currency="USD"), KNOWLEDGE, as_of=TODAY)
+    assert default.candidates and {c.gpu.vendor for c in default.candidates} == {"NVIDIA"}
+    amd = rank(catalog, Needs("cnn", vendor="AMD", currency="USD"), KNOWLEDGE, as_of=TODAY)
+    assert amd.candidates and {c.gpu.vendor for c in amd.candidates} == {"AMD"}
+    intel = rank(catalog, Needs("learning", vendor="Intel", currency="USD"), KNOWLEDGE, as_of=TODAY)
+    assert intel.candidates and {c.gpu.vendor for c in intel.candidates} == {"Intel"}
+
+
+def test_used_market_uses_used_prices(catalog):
+    new = rank(catalog, Needs("transformer", budget=Budget(800, "USD"), currency="USD"), KNOWLEDGE, as_of=TODAY)
+    used = rank(catalog, Needs("transformer", budget=Budget(800, "USD"), currency="USD", used=True), KNOWLEDGE,
+                as_of=TODAY)
+    assert all(c.price.market == "new" for c in new.candidates)
+    by_name = {c.gpu.name: c for c in used.candidates}
+    assert by_name["GeForce RTX 3090"].price.market == "used"  # $600 used (2026-05); new ones are long gone
+    assert "GeForce RTX 3090" not in {c.gpu.name for c in new.candidates}
+    for c in used.candidates:
+        if c.price.market == "used":
+            assert c.price.amount == c.gpu.price("USD", "used", TODAY, catalog.fx).amount
+    assert max(c.perf for c in used.candidates) >= max(c.perf for c in new.candidates)
+
+
+def test_two_cards_double_the_price_and_scale_the_speed(catalog, knowledge_dir):
+    from bot.perf import load_perf_model
+
+    one = rank(catalog, Needs("cnn", currency="USD"), KNOWLEDGE, as_of=TODAY)
+    two = rank(catalog, Needs("cnn", currency="USD", gpu_count=2), KNOWLEDGE, as_of=TODAY)
+    singles = {c.gpu.name: c for c in one.candidates}
+    scale = load_perf_model(knowledge_dir).scaling("cnn", 2)
+    assert 1.8 <= scale < 2
+    assert two.candidates
+    for c in two.candidates:
+        s = singles[c.gpu.name]
+        assert c.count == 2
+        assert c.total == pytest.approx(2 * s.total)
+        assert c.perf == pytest.approx(s.perf * scale)
+    budget = rank(catalog, Needs("cnn", currency="USD", gpu_count=2, budget=Budget(1000, "USD")), KNOWLEDGE,
+                  as_of=TODAY)
+    assert all(p.candidate.total <= 1000 and p.candidate.price.amount <= 500 for p in budget.picks)
+
+
+def test_transformers_scale_worse_than_cnns(knowledge_dir):
+    from bot.perf import load_perf_model
+
+    m = load_perf_model(knowledge_dir)
+    assert m.scaling("transformer", 4) < m.scaling("cnn", 4) < 4
+    assert m.scaling("cnn", 1) == 1.0
+
+
+def test_llm_finetune_memory_follows_the_method(catalog):
+    need = {m: rank(catalog, Needs("llm_finetune", model_size_b=7, finetune_method=m, currency="USD"), KNOWLEDGE,
+                    as_of=TODAY).required_vram_gb for m in ("qlora", "lora", "full")}
+    assert need["qlora"] < need["lora"] < need["full"]
+    default = rank(catalog, Needs("llm_finetune", model_size_b=7, currency="USD"), KNOWLEDGE, as_of=TODAY)
+    assert default.required_vram_gb == need["lora"]  # workloads.yaml: default_method lora
+
+
+def test_every_workload_has_a_spec_in_every_era():
+    data = load_workloads(KNOWLEDGE)
+    for w in WORKLOADS:
+        assert w in data
+        for year in (2016, 2019, 2023, TODAY.year):
+            spec = workload_spec(KNOWLEDGE, w, date(year, 6, 1))
+            assert 0 < spec.min_vram_gb <= spec.comfortable_vram_gb
+
+
+def test_as_of_hides_later_cards_and_prices(catalog):
+    r = rank(catalog, Needs("cnn", currency="USD"), KNOWLEDGE, as_of=date(2020, 6, 1))
+    assert r.candidates
+    assert all(c.gpu.release_date <= date(2020, 6, 1) and c.price.on <= date(2020, 6, 1) for c in r.candidates)
+
+
+def test_faster_than_and_power_limits(catalog):
+    base = rank(catalog, Needs("cnn", currency="USD"), KNOWLEDGE, as_of=TODAY)
+    top = base.candidates[len(base.candidates) // 2]
+    faster = rank(catalog, Needs("cnn", currency="USD", min_perf=top.perf), KNOWLEDGE, as_of=TODAY)
+    assert all(c.perf > top.perf for c in faster.candidates)
+    cool = rank(catalog, Needs("cnn", currency="USD", max_tdp_w=200), KNOWLEDGE, as_of=TODAY)
+    assert cool.candidates and all(c.gpu.tdp_w <= 200 for c in cool.candidates)
