@@ -257,6 +257,7 @@ class Conversation:
                 notes.append(Text(f"Asking for more than {top_g.vram_gb:g} GB.", f"要求显存超过 {top_g.vram_gb:g} GB。"))
             if "faster" in q.cues and q.budget is None:
                 s.min_perf = top_c.perf
+                s.budget = None  # faster than the fastest that fit means spending more: show what it costs
                 notes.append(Text(f"Looking for cards faster than {top_g.name}, budget aside.",
                                   f"不看预算，找比 {top_g.name} 更快的卡。"))
             if "lower_power" in q.cues and top_g.tdp_w:

@@ -26,6 +26,7 @@ DEPTH = 60  # candidates taken from each ranking
 WEIGHTS = {"zh": {"dense": 0.7, "bm25": 1.0, "entity": 1.0}, "en": {"dense": 1.0, "bm25": 1.0, "entity": 1.0}}
 SECTION_DECAY = (1.0, 0.5)  # a section scores its best passage plus half its second best
 HITS_PER_SECTION = 3  # passages returned per section (the user's language first)
+VIEW_ALTERNATIVES = 2  # English alternatives per glossary term in the English view of a Chinese query
 
 
 @dataclass(frozen=True)
@@ -104,10 +105,17 @@ def expand(query: str, lang: str, knowledge_dir: Path) -> tuple[str, str]:
 _LATIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+\-]*(?:\s+[A-Za-z0-9][A-Za-z0-9.+\-]*)*")
 
 
-def _english_view(query: str, en_terms: list[str]) -> str:
-    """The Latin-script parts of a Chinese query plus the English of its domain terms: what MiniLM can read."""
+def _english_view(query: str, knowledge_dir: Path) -> str:
+    """The Latin-script parts of a Chinese query plus the preferred English of its domain terms: what MiniLM reads."""
     latin = " ".join(m.group(0) for m in _LATIN.finditer(query))
-    return f"{latin} {' '.join(en_terms)}".strip()
+    low = query.lower()
+    terms: list[str] = []
+    for g in _glossary(knowledge_dir):
+        if g.zh and g.zh.lower() in low:
+            for a in g.en[:VIEW_ALTERNATIVES]:
+                if a not in terms:
+                    terms.append(a)
+    return f"{latin} {' '.join(terms)}".strip()
 
 
 # --- named items: GPUs of the catalog and rental platforms ---------------------------------------------------------
@@ -215,14 +223,18 @@ def search(index: Index, query: str, lang: str, knowledge_dir: Path, mode: str =
 
     rankings: list[tuple[float, list[int]]] = []
     dense_scores = np.zeros(n, dtype=np.float32)
+    judge_scores = dense_scores
     if mode in ("hybrid", "dense"):
         texts = [f"{query} {' '.join(en_terms)}".strip()]
-        view = _english_view(query, en_terms)
-        if lang == "zh" and view and view != texts[0]:
+        view = _english_view(query, knowledge_dir) if lang == "zh" else ""
+        if view:
             texts.append(view)
         vecs = np.asarray(index.embedder.embed_documents(texts) if len(texts) > 1 else
                           [index.embedder.embed_query(texts[0])], dtype=np.float32)
-        dense_scores = (cache.vectors @ vecs.T).max(axis=1)
+        per_text = cache.vectors @ vecs.T
+        dense_scores = per_text.max(axis=1)
+        # what the relevance trusts: for Chinese only the English view (MiniLM reads Chinese characters as noise)
+        judge_scores = per_text[:, 1] if view else (per_text[:, 0] if lang != "zh" else np.zeros(n, np.float32))
         order = [int(i) for i in np.argsort(-dense_scores) if allowed[i]][:DEPTH]
         rankings.append((weights["dense"] if mode == "hybrid" else 1.0, order))
 
@@ -270,29 +282,119 @@ def search(index: Index, query: str, lang: str, knowledge_dir: Path, mode: str =
                 break
             hits.append(Hit(index.passages[p], float(fused[p]), float(dense_scores[p]), float(bm_scores[p]),
                             float(sec_scores[s])))
-    rel, signals = _relevance(query, lang, mode, sections, dense_scores, tokens, cache, index, named)
+    rel, signals = _relevance(query, lang, mode, sections, judge_scores, tokens, cache, knowledge_dir, named)
     return SearchResult(tuple(hits), rel, sections, signals)
 
 
-def _relevance(query: str, lang: str, mode: str, sections: tuple[SectionScore, ...], dense_scores: np.ndarray,
-               tokens: list[str], cache: _Cache, index: Index, named: list[str]) -> tuple[float, dict]:
-    """How sure we are that the best section answers the question, 0..1: the best cosine similarity within the
-    section, raised when the section's text covers the query's (IDF-weighted) words."""
+def _relevance(query: str, lang: str, mode: str, sections: tuple[SectionScore, ...], judge_scores: np.ndarray,
+               tokens: list[str], cache: _Cache, knowledge_dir: Path, named: list[str]) -> tuple[float, dict]:
+    """How sure we are that the best section answers the question, 0..1.
+
+    Two signals: how close the best section is to the question (cosine similarity of its best passage, for Chinese
+    questions measured on their English view), and how much of the question is domain vocabulary at all (glossary,
+    section keywords, GPU and platform names). A question we understand raises a moderate similarity; a question made
+    of words we do not know keeps only its similarity."""
     if not sections:
         return 0.0, {}
     best = sections[0].section
     positions = cache.section_positions[best]
-    dense = float(max(0.0, max(dense_scores[p] for p in positions)))
-    toks = [t for t in dict.fromkeys(tokens) if len(t) > 1]
+    dense = float(max(0.0, max(judge_scores[p] for p in positions)))
+    understood = understood_fraction(query, knowledge_dir)
+    toks = list(dict.fromkeys(tokens))
     coverage = 0.0
     if toks:
         have = cache.section_tokens[best]
         unseen = cache.idf[""]
         total = sum(cache.idf.get(t, unseen) for t in toks)
         coverage = sum(cache.idf.get(t, unseen) for t in toks if t in have) / total if total else 0.0
-    signals = {"section": best, "dense": round(dense, 4), "coverage": round(coverage, 4), "named": bool(named)}
+    signals = {"section": best, "dense": round(dense, 4), "understood": round(understood, 4),
+               "coverage": round(coverage, 4), "named": bool(named)}
     if mode == "dense":
         return dense, signals
     if mode == "bm25":
-        return coverage, signals
-    return max(dense, 0.5 * dense + 0.5 * coverage), signals
+        return 0.5 * coverage + 0.5 * understood, signals
+    return max(dense, 0.5 * dense + 0.5 * understood), signals
+
+
+# --- how much of a question is domain vocabulary ------------------------------------------------------------------
+
+# Function words that carry no topic; they count neither for nor against a question.
+_ZH_FUNCTION = sorted(set("""的 了 是 在 和 与 或 吗 呢 吧 啊 呀 嘛 么 我 你 他 她 它 们 这 那 有 也 就 都 要 会 能 可以 什么 怎么
+怎样 怎么样 如何 哪 哪些 哪个 哪张 哪几 个 为什么 为啥 多少 几 是不是 能不能 有没有 到底 大概 一般 现在 还是 应该 需要 一个 一下
+请问 请 把 被 给 让 对 从 到 为 以 及 其 该 些 还 又 很 最 更 比 跟 着 过 吗 上 下 里 中 说 用 做 想 看 得 地 当 年""".split()),
+                      key=len, reverse=True)
+_EN_FUNCTION = frozenset("""a an the is are was were be been being am to of in on for and or with what which how do does did
+done can could i you it its my me mine should would will shall may might must this that these those there here any
+why when where who whom whose much many have has had get got really just so than then their them they we our your
+at by from as if not no but about into out up down over under again more most other some such only own same too very
+s t ve ll re d m don now also per vs one ones thing things way lot lots like make made want need tell please know
+something anything every each all both few still even yet ever""".split())
+
+
+@lru_cache(maxsize=4)
+def _lexicon(knowledge_dir: Path) -> tuple[tuple[str, ...], frozenset[str]]:
+    """(Chinese domain terms, longest first; English domain words) from the glossary, the section keywords and the
+    names of the GPUs and platforms."""
+    from bot.knowledge import load_sections
+
+    zh: set[str] = set()
+    en: set[str] = set()
+
+    def add(term: str) -> None:
+        term = term.strip().lower()
+        if re.search(r"[\u4e00-\u9fff]", term):
+            zh.add(term)
+        en.update(w for w in re.findall(r"[a-z0-9]+", term) if w not in _EN_FUNCTION and len(w) > 1)
+
+    for g in _glossary(knowledge_dir):
+        add(g.zh)
+        for a in g.en:
+            add(a)
+    for sec in load_sections(knowledge_dir):
+        for kw in sec.keywords["zh"] + sec.keywords["en"]:
+            add(kw)
+    cat = _catalog(knowledge_dir)
+    for g in cat or ():
+        for name in (g.name, *g.aliases):
+            add(name)
+    for r in load_platform_rows(knowledge_dir):
+        for name in [r["name"], r.get("name_zh", "")] + r.get("aliases", "").split("|"):
+            add(name)
+    return tuple(sorted(zh, key=len, reverse=True)), frozenset(en)
+
+
+def _known_word(w: str, en: frozenset[str]) -> bool:
+    return w in en or (len(w) > 3 and w.endswith("s") and (w[:-1] in en or (w.endswith("es") and w[:-2] in en)))
+
+
+def understood_fraction(query: str, knowledge_dir: Path) -> float:
+    """The share of a question's content (Chinese characters and Latin words, function words left out) that is
+    domain vocabulary. A Latin word weighs as much as two Chinese characters."""
+    zh_terms, en_words = _lexicon(knowledge_dir)
+    low = query.lower()
+    known = [False] * len(low)
+    function = [False] * len(low)
+    for term in zh_terms:
+        start = low.find(term)
+        while start >= 0:
+            for i in range(start, start + len(term)):
+                known[i] = True
+            start = low.find(term, start + 1)
+    for w in _ZH_FUNCTION:
+        start = low.find(w)
+        while start >= 0:
+            for i in range(start, start + len(w)):
+                function[i] = True
+            start = low.find(w, start + 1)
+    total = have = 0.0
+    for i, ch in enumerate(low):
+        if "\u4e00" <= ch <= "\u9fff" and (known[i] or not function[i]):
+            total += 1
+            have += known[i]
+    for m in re.finditer(r"[a-z0-9]+", low):
+        w = m.group(0)
+        if w in _EN_FUNCTION or len(w) < 2:
+            continue
+        total += 2
+        have += 2 * _known_word(w, en_words)
+    return have / total if total else 0.0
