@@ -119,3 +119,22 @@ def test_tensor_cores_beat_the_same_bandwidth_without_them(catalog, model):
         for b in with_tc:
             if abs(b.mem_bandwidth_gbs / a.mem_bandwidth_gbs - 1) <= 0.10 and b.fp32_tflops >= a.fp32_tflops * 0.6:
                 assert model.relative(b, "cnn", ref) > model.relative(a, "cnn", ref), (a.name, b.name)
+
+
+# Lambda's 2019 TensorFlow FP16 study that the seed article cites (CNNs, tensor cores used where present): speed
+# relative to the RTX 2080 Ti. It includes a card without tensor cores, which the 2021-2023 runs do not.
+LAMBDA_2019 = {"GeForce RTX 2080 Ti": 1.0, "GeForce GTX 1080 Ti": 1 / 1.62, "GeForce RTX 2080": 1 / 1.47,
+               "TITAN V": 1 / 1.03, "Tesla V100 SXM2 16GB": 1 / 0.82}
+
+
+def test_2019_study_including_a_card_without_tensor_cores(catalog, model):
+    """https://lambdalabs.com/blog/best-gpu-tensorflow-2080-ti-vs-v100-vs-titan-v-vs-1080-ti-benchmark/ - ratios
+    within 25% once the study's own scale is removed, and the order kept."""
+    ref = catalog.get(model.reference_gpu)
+    pred = {g: model.relative(catalog.get(g), "cnn", ref) for g in LAMBDA_2019}
+    log_err = {g: math.log(pred[g] / pred["GeForce RTX 2080 Ti"] / m) for g, m in LAMBDA_2019.items()}
+    scale = statistics.fmean(log_err.values())
+    print("\nLambda 2019 (vs RTX 2080 Ti):", {g: f"{m:.2f} measured, {math.exp(log_err[g] - scale) - 1:+.0%}"
+                                             for g, m in LAMBDA_2019.items()})
+    assert all(abs(math.exp(e - scale) - 1) <= 0.25 for e in log_err.values())
+    assert rank_correlation(list(LAMBDA_2019.values()), [pred[g] for g in LAMBDA_2019]) >= 0.8
