@@ -196,7 +196,7 @@ _NOT_MONEY_AFTER = re.compile(
 _NOT_MONEY_BEFORE = re.compile(r"(?:context|ctx|上下文|长度|length|batch|seq|序列|分辨率|resolution|第|top|前|"
                                r"batch size|bs|lr|epoch|step)\s*(?:of|=|:|为|是|size)?\s*$")
 
-_AMOUNT = (rf"(?P<pre>us\$|\$|¥|usd|rmb|cny)?\s*(?<![\d.,])(?P<n>{_NUM})(?![\d.]|,\d)\s*"
+_AMOUNT = (rf"(?P<pre>us\$|\$|¥|usd|rmb|cny)?\s*(?<![\d.])(?<!\d,)(?P<n>{_NUM})(?![\d.])(?!,\d{3}(?!\d))\s*"
            r"(?P<scale>(?:k|w)(?![a-z])|千|百万|万|million|thousand|grand)?")
 _RANGE = re.compile(rf"{_AMOUNT}\s*(?:-|–|—|~|到|至|to|and)\s*{_AMOUNT.replace('?P<', '?P<r_')}")
 _SINGLE = re.compile(_AMOUNT)

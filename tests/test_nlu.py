@@ -93,6 +93,7 @@ CASES = [
     ("二手3090", {"used": True, "gpus": ("GeForce RTX 3090",)}),
     ("second-hand 3090 under $700", {"used": True, "budget": (700, USD), "gpus": ("GeForce RTX 3090",)}),
     ("used is fine, $500", {"used": True, "budget": (500, USD)}),
+    ("二手也行，3000元以内，Kaggle比赛", {"used": True, "budget": (3000, CNY), "workload": "kaggle"}),
     ("千万别买矿卡", {"used": False}),
     ("只要全新的", {"used": False}),
     ("I used to have a 1080, now budget $700", {"budget": (700, USD), "gpus": ("GeForce GTX 1080",)}),

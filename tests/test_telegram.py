@@ -544,10 +544,13 @@ def test_kill_9_between_question_and_follow_up_loses_nothing(tmp_path):
     proc = start()
     try:
         first_id = fake.push_text(1201, "预算8000训练CNN推荐什么卡", language_code="zh")
+        t0 = time.monotonic()
         [first] = fake.wait_for_sync("sendMessage", chat_id=1201, timeout=120)
+        print("first answer", time.monotonic() - t0)
         deadline = time.monotonic() + 10
         while fake.confirmed_offset <= first_id and time.monotonic() < deadline:  # the update was acknowledged
             time.sleep(0.05)
+        print("confirmed", time.monotonic() - t0)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
 
@@ -560,6 +563,7 @@ def test_kill_9_between_question_and_follow_up_loses_nothing(tmp_path):
         proc = start()
         fake.push_text(1201, "便宜点的呢？", language_code="zh")
         [follow] = fake.wait_for_sync("sendMessage", chat_id=1201, since=mark, timeout=120)
+        print("follow-up answer", time.monotonic() - t0)
         top1, price1 = _picks(first.text)[0], _prices(first.text)[0]
         assert f"在上次首选 {top1}" in follow.text, follow.text
         assert _prices(follow.text)[0] < price1
