@@ -89,16 +89,19 @@ class GPU:
         A new-card price older than PRICE_SHELF_LIFE_MONTHS at that date does not count (the card is off the shelves);
         a price in the other currency is converted at the exchange rate of its date."""
         when = as_of or date.today()
-        seen = [p for p in self.prices if p.market == market and p.on <= when]
-        if market == "new":
-            seen = [p for p in seen if months_between(p.on, when) <= PRICE_SHELF_LIFE_MONTHS]
-        if not seen:
-            return None
-        native = [p for p in seen if p.currency == currency]
-        if native:
-            return max(native, key=lambda p: p.on)
-        latest = max(seen, key=lambda p: p.on)
-        if fx is None:
+        native = latest = None  # on equal dates the first listed wins (a user's own prices come first)
+        for p in self.prices:
+            if p.market != market or p.on > when:
+                continue
+            if market == "new" and months_between(p.on, when) > PRICE_SHELF_LIFE_MONTHS:
+                continue
+            if p.currency == currency and (native is None or p.on > native.on):
+                native = p
+            if latest is None or p.on > latest.on:
+                latest = p
+        if native is not None:
+            return native
+        if latest is None or fx is None:
             return None
         return replace(latest, amount=fx.convert(latest.amount, latest.currency, currency, latest.on),
                        currency=currency, converted_from=latest.currency)
