@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -140,7 +140,7 @@ def main() -> int:
 
     versions = ", ".join(f"{p} {md.version(p)}" for p in ("torch", "sentence-transformers", "faiss-cpu", "bm25s",
                                                           "python-telegram-bot"))
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = ["# Benchmarks", "", f"- date: {now}", f"- machine: {machine()}", f"- versions: {versions}", "",
              "| what | measured | target / ratio |", "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
