@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.catalog import load_catalog  # noqa: E402
-from bot.perf import Family, PerfModel, _matmul, lambda_relative, load_perf_model, rank_correlation  # noqa: E402
+from bot.perf import PerfModel, _matmul, lambda_relative, load_perf_model, rank_correlation  # noqa: E402
 
 KNOWLEDGE = ROOT / "knowledge"
 STEPS = [i / 20 for i in range(21)]
@@ -137,7 +137,7 @@ def reproduces_2019(catalog, model: PerfModel) -> tuple[bool, str]:
 def write_exponents(path: Path, family: str, exps: tuple[float, float, float]) -> None:
     text = path.read_text(encoding="utf-8")
     pattern = re.compile(rf"(\n  {family}:\n(?:    [^\n]*\n)*?    exponents: )\{{[^}}]*\}}")
-    new = "{tensor: %.2f, bandwidth: %.2f, fp32: %.2f}" % exps
+    new = f"{{tensor: {exps[0]:.2f}, bandwidth: {exps[1]:.2f}, fp32: {exps[2]:.2f}}}"
     text, n = pattern.subn(lambda m: m.group(1) + new, text, count=1)
     if n != 1:
         raise SystemExit(f"could not find the exponents of '{family}' in {path}")

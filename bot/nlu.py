@@ -68,9 +68,6 @@ _LANG_SWITCH = {
 
 _ORDINALS_EN = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "3rd": 3,
                 "4th": 4, "5th": 5, "top": 1, "last": -1}
-_NUMBER_WORDS_EN = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "single": 1,
-                    "dual": 2, "a pair of": 2}
-
 
 @dataclass(frozen=True)
 class Budget:
@@ -387,7 +384,7 @@ _PRECISION = ((4, ("4-bit", "4bit", "4 bit", "int4", "q4", "4位", "4比特", "n
 _USED = re.compile(r"二手|矿卡|闲鱼|咸鱼|拆机|second[\s-]?hand|secondhand|refurbished|pre-?owned|ebay|"
                    r"(?:buy|buying|go|get|getting|consider|considering|allow|allowing|including|include|new or|"
                    r"or|ok with|fine with|open to|a)\s+used\b|\bused\s+(?:@|cards?\b|gpus?\b|market\b|prices?\b|ones?\b|"
-                   r"is\b|ok\b|okay\b|fine\b|allowed\b|or\b|graphics\b|rtx\b|gtx\b|tesla\b)|\bused\s*[,.!?)]|\bused\s*$")
+                   r"is\b|ok\b|okay\b|fine\b|allowed\b|or\b|graphics\b|rtx\b|gtx\b|tesla\b)|(?:[\d@,;(]|^)\s*used\b")
 _NEW_ONLY = ("全新", "brand new", "new only", "只要新", "only new", "no used", "not used", "新卡")
 _NOT_USED = re.compile(r"(?:别|不要|不想|不买|不考虑|不接受|避免|避开|avoid|no|not|don't|do not|never|without)\s*"
                        r"(?:买|要|用|考虑|buy|buying|get|want|consider)?\s*(?:a\s+)?(?:二手|矿卡|拆机|used|second[\s-]?hand)")
@@ -425,7 +422,8 @@ def _dates(masked: str, today: date) -> tuple[date | None, list[tuple[int, int]]
     """'in 2019', '2020年', '2019年4月', '2019-04-03', 'April 2019' -> a date in the past (None for this year on)."""
     found, spans = None, []
     for m in _DATE.finditer(masked):
-        if _currency_near(masked, m.start(1), m.end(1)) or re.match(r"\s*(?:[kw](?![a-z])|千|万|块|元|刀)", masked[m.end(1):]):
+        money = re.match(r"\s*(?:[kw](?![a-z])|千|万|块|元|刀)", masked[m.end(1):])
+        if money or _currency_near(masked, m.start(1), m.end(1)):
             continue  # "$2020", "2020元": money
         y, month, day = int(m[1]), int(m[2] or m[3] or 0), int(m[4] or 0)
         spans.append(m.span())

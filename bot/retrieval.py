@@ -176,6 +176,7 @@ class _Cache:
     section_tokens: dict[str, frozenset[str]]
     section_positions: dict[str, list[int]]
     sections: set[str]
+    query_vectors: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def _cache(index: Index) -> _Cache:
@@ -206,6 +207,18 @@ def _cache(index: Index) -> _Cache:
     return cached
 
 
+def _embed(index: Index, cache: _Cache, texts: list[str]) -> np.ndarray:
+    """Query vectors, remembered for the last few hundred texts (follow-ups and the three eval modes repeat them)."""
+    missing = [t for t in texts if t not in cache.query_vectors]
+    if missing:
+        vecs = index.embedder.embed_documents(missing) if len(missing) > 1 else [index.embedder.embed_query(missing[0])]
+        if len(cache.query_vectors) > 512:
+            cache.query_vectors.clear()
+        for t, v in zip(missing, vecs, strict=True):
+            cache.query_vectors[t] = np.asarray(v, dtype=np.float32)
+    return np.stack([cache.query_vectors[t] for t in texts])
+
+
 # --- search ---------------------------------------------------------------------------------------------------------
 
 def search(index: Index, query: str, lang: str, knowledge_dir: Path, mode: str = "hybrid", k: int = 10,
@@ -229,9 +242,7 @@ def search(index: Index, query: str, lang: str, knowledge_dir: Path, mode: str =
         view = _english_view(query, knowledge_dir) if lang == "zh" else ""
         if view:
             texts.append(view)
-        vecs = np.asarray(index.embedder.embed_documents(texts) if len(texts) > 1 else
-                          [index.embedder.embed_query(texts[0])], dtype=np.float32)
-        per_text = cache.vectors @ vecs.T
+        per_text = cache.vectors @ _embed(index, cache, texts).T
         dense_scores = per_text.max(axis=1)
         # what the relevance trusts: for Chinese only the English view (MiniLM reads Chinese characters as noise)
         judge_scores = per_text[:, 1] if view else (per_text[:, 0] if lang != "zh" else np.zeros(n, np.float32))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import html
 import json
 import logging
 import math
@@ -234,6 +235,7 @@ class Advisor:
         self._warned: dict[int, float] = {}
         workers = int(_opt(settings, "telegram_workers", "GPU_ADVISOR_TELEGRAM_WORKERS", 4, int))
         self._index_lock = threading.Lock()
+        self.retry_delay = 0.5  # seconds before the first retry of a failed API call; doubles each time
         self._executor = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="gpu-advisor-turn")
 
     # --- plumbing ----------------------------------------------------------------------------------------------------
@@ -297,7 +299,7 @@ class Advisor:
         """A Bot API call that never crashes a handler: network errors and 5xx retried with backoff, then logged.
 
         A 429 is retried by AIORateLimiter first; a BadRequest is raised (the caller knows what to do)."""
-        delay = 0.5
+        delay = self.retry_delay
         for attempt in range(1, SEND_ATTEMPTS + 1):
             try:
                 return await fn(*args, **kwargs)
@@ -354,7 +356,8 @@ class Advisor:
         key = self.store.put(chat_id, conv.session, keyboard)
         return reply, key
 
-    async def answer(self, bot, chat_id: int, text: str, *, reply_to: int | None = None, decorate=None) -> Reply:
+    async def answer(self, bot, chat_id: int, text: str, *, reply_to: int | None = None, decorate=None,
+                     echo: bool = False) -> Reply:
         """Take one turn of the chat and send its reply; turns of one chat run in order, other chats meanwhile."""
         async with self.lock(chat_id):
             typing = asyncio.create_task(self._typing(bot, chat_id))
@@ -362,7 +365,7 @@ class Advisor:
                 reply, key = await self.in_thread(self._turn, chat_id, text, decorate)
             finally:
                 typing.cancel()
-            await self.send_reply(bot, chat_id, reply, key, reply_to=reply_to)
+            await self.send_reply(bot, chat_id, reply, key, reply_to=reply_to, echo=text if echo else None)
             return reply
 
     def keyboard(self, reply: Reply, key: int | None) -> InlineKeyboardMarkup | None:
@@ -378,9 +381,15 @@ class Advisor:
         return InlineKeyboardMarkup(rows) if rows else None
 
     async def send_reply(self, bot, chat_id: int, reply: Reply, key: int | None = None, *,
-                         reply_to: int | None = None) -> list[Message]:
-        """The reply as HTML messages under 4,096 characters; the buttons go on the last one."""
+                         reply_to: int | None = None, echo: str | None = None) -> list[Message]:
+        """The reply as HTML messages under 4,096 characters; the buttons go on the last one.
+
+        `echo`: the question a button asked, shown above the answer (a button press leaves no message of its own)."""
         pieces = render.telegram_html(reply)
+        if echo:
+            quoted = f"<i>» {html.escape(echo, quote=False)}</i>"
+            if len(quoted) + 2 + len(pieces[0]) <= render.TELEGRAM_LIMIT:
+                pieces[0] = f"{quoted}\n\n{pieces[0]}"
         markup = self.keyboard(reply, key)
         sent = []
         for i, piece in enumerate(pieces):
@@ -491,8 +500,12 @@ class Advisor:
             return
         chat = update.effective_chat
         lang = self.lang(chat.id, update.effective_user)
-        await self.answer(context.bot, chat.id, "国内用哪个云平台租GPU？" if lang == "zh"
-                          else "Which cloud GPU platforms can I rent from?")
+        args = " ".join(context.args or []).strip()
+        if args:
+            text = f"租GPU的云平台：{args}" if lang == "zh" else f"cloud GPU platforms: {args}"
+        else:
+            text = "国内用哪个云平台租GPU？" if lang == "zh" else "Which cloud GPU platform should I use?"
+        await self.answer(context.bot, chat.id, text)
 
     async def cmd_lang(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         if not await self.gate(update, context):
@@ -569,8 +582,8 @@ class Advisor:
             await self._answer_query(q, T["expired"].get(self.lang(chat_id, q.from_user)))
             return
         text = kb["s"][index]
-        await self._answer_query(q, text[:190])
-        await self.answer(context.bot, chat_id, text)
+        await self._answer_query(q)
+        await self.answer(context.bot, chat_id, text, echo=True)
 
     async def _on_chart(self, q, context, chat_id: int, rest: str) -> None:
         from bot.charts import chart_points, render_chart
@@ -672,8 +685,6 @@ def _label(text: str, limit: int = 40) -> str:
 
 
 def _strip_tags(html_text: str) -> str:
-    import html
-
     return html.unescape(re.sub(r"<[^>]+>", "", html_text))
 
 

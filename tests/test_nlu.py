@@ -96,6 +96,7 @@ CASES = [
     ("二手也行，3000元以内，Kaggle比赛", {"used": True, "budget": (3000, CNY), "workload": "kaggle"}),
     ("千万别买矿卡", {"used": False}),
     ("只要全新的", {"used": False}),
+    ("the 4090 is widely used.", {"gpus": ("GeForce RTX 4090",)}),
     ("I used to have a 1080, now budget $700", {"budget": (700, USD), "gpus": ("GeForce GTX 1080",)}),
     # --- vendor -----------------------------------------------------------------------------------------------------
     ("AMD card for LLM inference", {"vendor": "AMD", "workload": "llm_inference"}),
@@ -187,6 +188,19 @@ def test_approximate_and_range_flags(catalog):
     assert not parse("$800", catalog, TODAY).budget.approximate
     b = parse("5000-8000元", catalog, TODAY).budget
     assert (b.low, b.amount, b.currency) == (5000, 8000, "CNY")
+
+
+@pytest.mark.parametrize("text", ["4090", "RTX 3090 vs 4090", "2080ti", "7B", "70b", "A100", "3060 12G"])
+def test_names_and_sizes_are_not_numbers(catalog, text):
+    q = parse(text, catalog, TODAY)
+    assert q.budget is None and q.bare_number is None
+
+
+def test_budget_next_to_gpu_names(catalog):
+    q = parse("预算8000，4090还是3090", catalog, TODAY)
+    assert q.budget == Budget(8000, "CNY") and q.gpus == ("GeForce RTX 4090", "GeForce RTX 3090")
+    q = parse("$1,500 budget: 4060 Ti 16GB or a used 3090?", catalog, TODAY)
+    assert q.budget == Budget(1500, "USD") and q.used is True and len(q.gpus) == 2
 
 
 def test_bare_number_is_not_a_budget(catalog):

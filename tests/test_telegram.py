@@ -156,7 +156,10 @@ async def test_start_help_and_commands(bot):
     assert "GeForce RTX 4090 vs GeForce RTX 3090" in cmp_.text
 
     [plat] = await bot.say(11, "/platforms")
-    assert "AutoDL" in plat.text or "阿里云" in plat.text
+    assert "AutoDL" in plat.text
+
+    [plat_en] = await bot.say(13, "/platforms")
+    assert "vast.ai" in plat_en.text or "RunPod" in plat_en.text
 
     [usage] = await bot.say(13, "/gpu")
     assert "/gpu 4090" in usage.text
@@ -306,6 +309,7 @@ async def test_chart_and_suggestion_buttons(bot):
     mark = bot.fake.mark()
     await bot.click(chat, first, "cheaper?")
     [cheaper] = await bot.replies(chat, mark)
+    assert cheaper.text.startswith("<i>» cheaper?</i>")  # the button's question, shown above its answer
     assert "Looking below your previous top pick" in cheaper.text
 
     mark = bot.fake.mark()  # an old or forged button: a polite "expired", nothing else
@@ -332,6 +336,7 @@ async def test_429_then_success(bot):
 
 @aio
 async def test_500_and_network_errors_are_retried(bot):
+    bot.advisor.retry_delay = 0.05
     bot.fake.fail_next("sendMessage", 2, status=500)
     mark = bot.fake.mark()
     [r] = await bot.say(602, "/help")
@@ -541,16 +546,14 @@ def test_kill_9_between_question_and_follow_up_loses_nothing(tmp_path):
             return subprocess.Popen([sys.executable, "-m", "bot", "telegram"], cwd=tmp_path, env=env, stdout=out,
                                     stderr=subprocess.STDOUT, start_new_session=True)
 
+    env["GPU_ADVISOR_TELEGRAM_PRELOAD"] = "0"  # budget turns never need the index: both starts take seconds
     proc = start()
     try:
         first_id = fake.push_text(1201, "预算8000训练CNN推荐什么卡", language_code="zh")
-        t0 = time.monotonic()
         [first] = fake.wait_for_sync("sendMessage", chat_id=1201, timeout=120)
-        print("first answer", time.monotonic() - t0)
         deadline = time.monotonic() + 10
         while fake.confirmed_offset <= first_id and time.monotonic() < deadline:  # the update was acknowledged
             time.sleep(0.05)
-        print("confirmed", time.monotonic() - t0)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
 
@@ -563,7 +566,6 @@ def test_kill_9_between_question_and_follow_up_loses_nothing(tmp_path):
         proc = start()
         fake.push_text(1201, "便宜点的呢？", language_code="zh")
         [follow] = fake.wait_for_sync("sendMessage", chat_id=1201, since=mark, timeout=120)
-        print("follow-up answer", time.monotonic() - t0)
         top1, price1 = _picks(first.text)[0], _prices(first.text)[0]
         assert f"在上次首选 {top1}" in follow.text, follow.text
         assert _prices(follow.text)[0] < price1
