@@ -209,27 +209,25 @@ _CN_PAIR = re.compile(r"([一二两三四五六七八九])([二两三四五六�
 
 
 def _cn_value(run: str) -> float | None:
-    """The value of a run of Chinese numerals, with the spoken short forms ('一万五' = 15000, '三千五' = 3500)."""
-    total, section, digit, last_unit = 0.0, 0.0, None, None
-    for ch in run:
-        if ch in _CN_DIGITS:
-            if digit is not None and ch != "零":  # '一二' is not a number
-                return None
-            digit = _CN_DIGITS[ch] if ch != "零" else None
-        elif ch in _CN_UNITS:
-            unit = _CN_UNITS[ch]
-            section += (digit if digit is not None else 1) * unit
-            digit, last_unit = None, unit
-        else:  # 万 / 亿
-            big = 1e4 if ch == "万" else 1e8
-            section += digit or 0
-            total = (total + section) * big if total and big > 1e4 else total + section * big
-            section, digit, last_unit = 0.0, None, big
-    if digit is not None:
-        # a trailing digit after a unit counts in the next unit down: 一万五 = 1万5千, 三千五 = 3千5百
-        section += digit * (last_unit / 10 if last_unit and last_unit >= 100 and run[-2] != "零" else 1)
-    value = total + section
+    """The value of a run of Chinese numerals, spoken short forms included ('一万五' = 15000, '三千五' = 3500)."""
+    if len(run) > 12:  # no amount, size or count anyone types is this long
+        return None
+    cn2an = _cn2an()
+    try:
+        value = float(cn2an.cn2an(run, "smart"))
+    except (ValueError, KeyError, IndexError, OverflowError):  # '一二' and other runs that are not one number
+        return None
     return value if value > 0 else None
+
+
+@lru_cache(maxsize=1)
+def _cn2an():
+    import logging as _logging
+
+    import cn2an
+
+    _logging.getLogger("cn2an").setLevel(_logging.ERROR)  # it warns on every conversion it finds ambiguous
+    return cn2an
 
 
 def _cn_render(run: str, value: float) -> str:

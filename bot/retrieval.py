@@ -277,7 +277,8 @@ def search(index: Index, query: str, lang: str, knowledge_dir: Path, mode: str =
         kind = index.passages[cache.section_positions[sec][0]].kind
         if kinds and kind not in kinds:
             continue
-        sec_scores[sec] = sec_scores.get(sec, 0.0) + weights["entity"] / (RRF_K + 1 + i) / len(named)
+        # one named item is probably what the question is about; several are probably being compared
+        sec_scores[sec] = sec_scores.get(sec, 0.0) + weights["entity"] / (RRF_K + 1 + i) / len(named) ** 2
 
     ranked = sorted(sec_scores, key=lambda s: (-sec_scores[s], s))
     sections = tuple(SectionScore(s, float(sec_scores[s]), index.passages[cache.section_positions[s][0]].kind)

@@ -356,6 +356,13 @@ async def test_500_and_network_errors_are_retried(bot):
     [r] = await bot.say(603, "/help")
     assert "GPU advisor" in r.text
 
+    bot.fake.fail_next("getUpdates", 2, status=502)  # polling itself fails for a while, then recovers
+    mark = bot.fake.mark()
+    await asyncio.sleep(0.3)
+    [r] = await bot.say(604, "/help")
+    assert "GPU advisor" in r.text
+    assert [c.status for c in bot.fake.calls[mark:] if c.method == "getUpdates"][:2] == [502, 502]
+
 
 @aio
 async def test_rate_limit_per_user(start_bot):
