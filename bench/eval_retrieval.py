@@ -32,6 +32,7 @@ if str(ROOT) not in sys.path:
 EVAL_SET = ROOT / "bench" / "retrieval-eval.yaml"
 RESULTS = ROOT / "bench" / "results" / "retrieval.md"
 MODES = ("dense", "bm25", "hybrid")
+RUN_ORDER = ("hybrid", "dense", "bm25")  # hybrid first, so its latency includes embedding the question
 LANGS = ("zh", "en")
 SPLITS = ("tune", "heldout", "all")
 
@@ -125,13 +126,14 @@ def evaluate(index, knowledge_dir: Path, threshold: float, items: list[dict] | N
     {"methods": {mode: {split: {lang: {n, recall@1, recall@3, mrr}}}},
      "refusal": {split: {lang: {offtopic, refusal_accuracy, ontopic, false_refusal_rate}}},
      "latency_ms_p50", "threshold", "failures": [...], "scores": {"on": [...], "off": [...]}, "coverage": {...}}"""
-    from bot.retrieval import search
+    from bot.retrieval import clear_query_cache, search
 
     items = items if items is not None else load_set()
+    clear_query_cache(index)
     rows = []  # (item, mode, rank, relevance)
     latencies: list[float] = []
     for it in items:
-        for mode in MODES:
+        for mode in RUN_ORDER:
             t0 = time.perf_counter()
             res = search(index, it["q"], it["lang"], knowledge_dir, mode=mode, k=k)
             dt = (time.perf_counter() - t0) * 1000
@@ -203,20 +205,20 @@ def coverage(items: list[dict], knowledge_dir: Path) -> dict:
     return out
 
 
-def suggest_threshold(result: dict, split: str = "tune") -> float:
-    """The midpoint of the widest gap between off-topic and on-topic relevances that keeps the false-refusal rate
-    at or below 5% and refuses as many off-topic questions as possible (tune split only)."""
-    on = sorted(r for r, _, s in result["scores"]["on"] if s == split or split == "all")
-    off = sorted(r for r, _, s in result["scores"]["off"] if s == split or split == "all")
+def suggest_threshold(result: dict, split: str = "tune", max_false_refusals: float = 0.02) -> float:
+    """Calibrate the refusal threshold from the score distributions: among thresholds that keep the on-topic
+    false-refusal rate at or below `max_false_refusals` and refuse as many off-topic questions as possible, the
+    midpoint of the widest gap between neighbouring scores (the most margin on both sides)."""
+    on = sorted(r for r, _, s in result["scores"]["on"] if split in (s, "all"))
+    off = sorted(r for r, _, s in result["scores"]["off"] if split in (s, "all"))
     cands = sorted(set(on + off))
     best = None
     for lo, hi in zip(cands, cands[1:], strict=False):
         t = (lo + hi) / 2
-        fr = sum(r < t for r in on) / len(on)
-        acc = sum(r < t for r in off) / len(off)
-        if fr > 0.05:
+        false_refusals = sum(r < t for r in on) / len(on)
+        if false_refusals > max_false_refusals:
             continue
-        key = (acc, -fr, hi - lo)
+        key = (sum(r < t for r in off) / len(off), hi - lo)
         if best is None or key > best[0]:
             best = (key, t)
     return round(best[1], 3) if best else float("nan")

@@ -613,6 +613,8 @@ class Advisor:
         parts = rest.split(":")
         lang = parts[0] if parts[0] in ("zh", "en") else "en"
         choices = [int(x) for x in parts[1:]]
+        if any(c < 0 for c in choices):
+            raise ValueError(rest)
         if len(choices) == 1:
             BUDGETS[lang][choices[0]]  # noqa: B018 — validates the index
             prefix = f"r:{lang}:{choices[0]}"

@@ -590,3 +590,19 @@ def test_kill_9_between_question_and_follow_up_loses_nothing(tmp_path):
         text = path.read_text(errors="replace")
         assert "getUpdates" in text  # DEBUG logging was on, and the requests went out
         assert fake.token not in text, f"the token leaked into {path.name}"
+
+
+def test_every_guided_choice_reads_as_typed(catalog):
+    """Each /recommend path becomes a sentence the NLU reads back as exactly the choices made."""
+    from bot.nlu import parse
+    from bot.telegram import BUDGETS, MARKETS, WORKLOADS, recommend_sentence
+
+    for lang in ("zh", "en"):
+        for b in range(len(BUDGETS[lang])):
+            for w, workload in enumerate(WORKLOADS):
+                for m in range(len(MARKETS)):
+                    text = recommend_sentence(lang, b, w, m)
+                    q = parse(text, catalog)
+                    assert (q.lang, q.workload, q.used) == (lang, workload[0], m == 1), text
+                    assert q.budget.currency == ("CNY" if lang == "zh" else "USD"), text
+                    assert len(f"r:{lang}:{b}:{w}:{m}".encode()) <= 64
