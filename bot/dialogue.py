@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import date
 from pathlib import Path
@@ -81,12 +82,18 @@ class Engine:
     today: date | None = None
     _index: object = None
 
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
     @property
     def index(self):
+        """Loaded (or rebuilt) on first use, once, even when several threads ask at the same time."""
         if self._index is None:
-            from bot import index as index_mod
+            with self._lock:
+                if self._index is None:
+                    from bot import index as index_mod
 
-            self._index = index_mod.ensure(self.index_dir, self.knowledge_dir, self.catalog, self.model_path_fn())
+                    self._index = index_mod.ensure(self.index_dir, self.knowledge_dir, self.catalog,
+                                                   self.model_path_fn())
         return self._index
 
     @classmethod
