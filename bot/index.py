@@ -137,6 +137,7 @@ def build(index_dir: Path, knowledge_dir: Path, catalog: Catalog, model_path: st
     import bm25s
     from langchain_core.documents import Document
 
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
     say = progress or (lambda _msg: None)
     passages = load_passages(knowledge_dir, catalog)
     say(f"{len(passages)} passages from {knowledge_dir}")
