@@ -228,7 +228,7 @@ def _fmt(x: float) -> str:
     return f"{x:.3f}"
 
 
-def report(result: dict) -> str:
+def report(result: dict, threshold_source: str = "settings.min_relevance") -> str:
     now = _dt.datetime.now().astimezone()
     lines = [
         "# Retrieval evaluation",
@@ -251,7 +251,8 @@ def report(result: dict) -> str:
                              f"{_fmt(c['mrr'])} |")
     lines += [
         "",
-        f"Refusal (hybrid relevance < threshold {result['threshold']:.3f}):",
+        f"Refusal (hybrid relevance < threshold {result['threshold']:.3f}, from {threshold_source}; the threshold "
+        f"calibrated on the tune split by `suggest_threshold` is {suggest_threshold(result)}):",
         "",
         "| split | lang | off-topic n | refusal accuracy | on-topic n | false-refusal rate |",
         "|---|---|---:|---:|---:|---:|",
@@ -309,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     idx, settings = load_index()
     threshold = settings.min_relevance if args.threshold is None else args.threshold
     result = evaluate(idx, settings.knowledge_dir, threshold)
-    text = report(result)
+    text = report(result, "settings.min_relevance" if args.threshold is None else "--threshold")
     table_end = text.index("Hybrid misses") if "Hybrid misses" in text and not args.failures else len(text)
     print(text[:table_end])
     print(f"suggested threshold (tune split): {suggest_threshold(result)}")

@@ -432,9 +432,15 @@ def why_not(engine: Engine, s: Session, name: str, lang: str) -> Reply:
         reasons.append(_t(lang, f"It's a {g.vendor} card; I only consider NVIDIA unless you ask (CUDA support).",
                           f"这是 {g.vendor} 的卡；除非你指定，我默认只考虑 NVIDIA（CUDA 生态）。"))
     elif price is None:
-        reasons.append(_t(lang, f"I have no current {'used' if r.needs.used else 'new'} price for it: it's no longer "
-                                "sold new (or I have no dated price).",
-                          "我没有它当前的价格：已经不再作为新卡销售（或缺少带日期的价格）。"))
+        launch = min((p for p in g.prices if p.market == "new"), key=lambda p: p.on, default=None)
+        since = _t(lang, f" It launched at {launch} ({launch.on:%Y-%m}).", f"它 {launch.on:%Y-%m} 首发价 {launch}。") \
+            if launch else ""
+        market = _t(lang, "used", "二手") if r.needs.used else _t(lang, "new", "新卡")
+        reasons.append(_t(lang, f"I have no current {market} price for it, so I can't weigh it against the others: "
+                                f"it is no longer sold new, or no dated price is in my catalog.{since}",
+                          f"我没有它当前的{market}价格，没法和其他卡比较：它已不再作为新卡销售，或目录里没有带日期的价格。{since}"))
+        if not r.needs.used:
+            reasons.append(_t(lang, 'Ask "used?" to include second-hand prices.', "想看二手价可以问“二手的可以吗？”。"))
     elif g.vram_gb < r.required_vram_gb:
         reasons.append(_t(lang, f"{g.vram_gb:g} GB is less than the {r.required_vram_gb:g} GB this job needs.",
                           f"{g.vram_gb:g} GB 显存少于这个任务需要的 {r.required_vram_gb:g} GB。"))
@@ -467,6 +473,14 @@ def _short_names(g: GPU) -> list[str]:
     return [n.lower() for n in names]
 
 
+def _clip(text: str, limit: int) -> str:
+    """Shorten at a word boundary, with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[: cut if cut > limit // 2 else limit].rstrip(" ,;(") + "…"
+
+
 def _rent_rows(engine: Engine, gpus: list[GPU], china: bool, limit: int = 5) -> list[str]:
     from bot.knowledge import load_platform_rows
 
@@ -496,7 +510,7 @@ def where_to_rent(engine: Engine, s: Session, names: list[str], lang: str, china
         access = {"yes": _t(lang, "yes", "可直连"), "needs-proxy": _t(lang, "needs a proxy", "需代理"),
                   "unstable": _t(lang, "unstable", "不稳定")}.get(r["china_access"], r["china_access"])
         table_rows.append((offers, (r["name_zh"] if lang == "zh" and r["name_zh"] else r["name"],
-                                    r["gpus"][:60], price, access)))
+                                    _clip(r["gpus"], 60), price, access)))
     table_rows.sort(key=lambda x: -len(x[0]))
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPUs", "GPU"), ("Price (date)", "价格（日期）"),
                                             ("From mainland China", "国内访问")))
@@ -561,40 +575,21 @@ def question(engine: Engine, s: Session, q: Query | None, lang: str) -> Reply:
     result = search(engine.index, text, lang, engine.knowledge_dir, k=30)
     if not result.hits or result.relevance < engine.min_relevance:
         return unknown(lang)
-    # group hits by section; a section's score is the sum of its two best passages, so a guide section that
-    # answers from several angles outranks a single table row that merely shares keywords
-    sections: dict[str, list] = {}
+    # retrieval ranks sections (hits come grouped, best section first): the best answers, a close second adds
+    by_section: OrderedDict[str, list] = OrderedDict()
     for h in result.hits:
-        sections.setdefault(h.passage.section, []).append(h)
-    score = {sid: sum(h.score for h in hits[:2]) for sid, hits in sections.items()}
-    named = _named_entities(engine, text)
-    for sid in score:  # a table row answers questions about its own card or platform, not general ones
-        if sid.startswith(("gpu:", "platform:")) and sid.split(":", 1)[1] not in named:
-            score[sid] *= 0.6
-    ids = sorted(sections, key=lambda sid: -score[sid])
-    best_id = ids[0]
+        by_section.setdefault(h.passage.section, []).append(h)
+    ranked = [x for x in result.sections if x.section in by_section]
+    best_id = ranked[0].section if ranked else next(iter(by_section))
     s.last_topic = best_id
-    paragraphs, sources, title = _section_answer(engine, best_id, sections[best_id], lang)
-    if len(ids) > 1 and score[ids[1]] >= 0.95 * score[best_id] and not ids[1].startswith("gpu:"):
-        p2, s2, _ = _section_answer(engine, ids[1], sections[ids[1]], lang, max_paragraphs=1)
+    paragraphs, sources, title = _section_answer(engine, best_id, by_section[best_id], lang)
+    if len(ranked) > 1 and ranked[1].score >= 0.9 * ranked[0].score and ranked[1].kind == "guide":
+        p2, s2, _ = _section_answer(engine, ranked[1].section, by_section[ranked[1].section], lang, max_paragraphs=1)
         paragraphs += p2
         sources += s2
     sources = tuple(OrderedDict((x.url, x) for x in sources).values())
     return Reply("question", lang, title=title, paragraphs=tuple(paragraphs), sources=sources,
                  suggestions=_EXAMPLES[lang][:2])
-
-
-def _named_entities(engine: Engine, text: str) -> set[str]:
-    """GPUs and platforms the question names (by name or alias)."""
-    from bot.knowledge import load_platform_rows
-
-    low = text.lower()
-    names = {g.name for g in engine.catalog.mentions(text)}
-    for r in load_platform_rows(engine.knowledge_dir):
-        spellings = [r["name"], r["name_zh"]] + r["aliases"].split("|")
-        if any(sp and sp.lower() in low for sp in spellings):
-            names.add(r["name"])
-    return names
 
 
 def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_paragraphs: int = 2):

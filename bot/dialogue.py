@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import date
@@ -19,6 +20,17 @@ log = logging.getLogger(__name__)
 _NEED_SLOTS = ("budget", "workload", "model_size_b", "finetune_method", "precision_bits", "gpu_count", "used", "vendor",
                "as_of", "min_vram_gb")
 _REFINE_CUES = ("cheaper", "more_memory", "faster", "lower_power")
+
+
+_PICK_REQUEST = re.compile(r"推荐|recommend|买什么|买哪|选什么|选哪|配什么|(which|what) (gpu|graphics card|card) "
+                           r"(should|to|do)|what should i (buy|get)|help me (choose|pick)")
+
+
+def _asks_for_a_pick(q: Query) -> bool:
+    """A bare request for a recommendation, not a question that happens to contain 'buy' ('Colab 免费版是什么卡？',
+    '为什么不建议买 Tesla？')."""
+    return (_PICK_REQUEST.search(q.text.lower()) is not None and not q.gpus and len(q.text) <= 40
+            and not {"why", "why_not", "rent"} & q.cues)
 
 
 @dataclass
@@ -230,7 +242,7 @@ class Conversation:
         active = s.workload is not None or s.budget is not None
         refine = (any(c in q.cues for c in _REFINE_CUES) or q.used is not None or q.gpu_count is not None
                   or ("china" in q.cues and "rent" not in q.cues and len(q.text) <= 30))
-        if not active and "recommend" in q.cues and not q.gpus and len(q.text) <= 40 and "rent" not in q.cues:
+        if not active and _asks_for_a_pick(q):
             return True  # "推荐一张显卡" / "which GPU should I buy?": ask what we need to know
         if active and (refine or q.workload or q.model_size_b or q.vendor or q.as_of or q.finetune_method):
             return True

@@ -9,6 +9,7 @@ per section; the answer is built from the best section."""
 
 from __future__ import annotations
 
+import csv
 import math
 import re
 from dataclasses import dataclass, field
@@ -18,24 +19,27 @@ from pathlib import Path
 import numpy as np
 
 from bot.index import Index
-from bot.knowledge import Passage, load_glossary, load_platform_rows
+from bot.knowledge import Passage, load_platform_rows
 
 RRF_K = 20  # small: the first few ranks of each list matter most once passages are summed per section
 DEPTH = 60  # candidates taken from each ranking
 # Weight of each ranking in the fusion, by query language: the dense model understands English far better.
 WEIGHTS = {"zh": {"dense": 0.7, "bm25": 1.0, "entity": 0.5}, "en": {"dense": 1.0, "bm25": 1.0, "entity": 0.5}}
 SECTION_DECAY = (1.0, 0.5)  # a section scores its best passage plus half its second best
-HITS_PER_SECTION = 3  # passages returned per section (the user's language first)
+UNNAMED_CARD = 0.8  # factor on the score of a GPU/platform card the question does not name
+HITS_PER_SECTION = 3  # passages returned per section
+GENERIC_WEIGHT = 0.5  # how much an everyday domain word (buy, price, free) counts towards understanding a question
 VIEW_ALTERNATIVES = 2  # English alternatives per glossary term in the English view of a Chinese query
 
 
 @dataclass(frozen=True)
 class Hit:
     passage: Passage
-    score: float  # fused reciprocal-rank score of this passage
+    score: float  # the passage's final score: its fused reciprocal-rank score, adjusted like its section (named item)
     dense: float  # cosine similarity of the query and the passage
     bm25: float  # BM25 score normalised to 0..1 against this query's best
     section_score: float = 0.0  # score of the passage's section (hits are ordered by it)
+    fused: float = 0.0  # the plain weighted reciprocal-rank score of the passage
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,7 @@ class SectionScore:
 
 @dataclass(frozen=True)
 class SearchResult:
-    hits: tuple[Hit, ...]  # grouped by section, best section first; within a section the user's language first
+    hits: tuple[Hit, ...]  # grouped by section, best section first; within a section best passage first (any language)
     relevance: float  # confidence that the top section answers the question, 0..1
     sections: tuple[SectionScore, ...] = ()  # every candidate section, best first
     signals: dict = field(default_factory=dict, compare=False)  # what the relevance was computed from
@@ -68,16 +72,23 @@ class _Gloss:
     zh: str
     en: tuple[str, ...]  # alternatives, the first is the preferred English
     en_patterns: tuple[re.Pattern[str], ...]
+    generic: bool  # an everyday word (buy, price, free) rather than a term only this domain uses
 
 
 @lru_cache(maxsize=4)
 def _glossary(knowledge_dir: Path) -> tuple[_Gloss, ...]:
+    """knowledge/glossary.csv: zh, en (alternatives separated by '|'), generic ('yes' for everyday words)."""
+    path = Path(knowledge_dir) / "glossary.csv"
+    if not path.exists():
+        return ()
     out = []
-    for zh, en in load_glossary(knowledge_dir):
-        alts = tuple(a.strip() for a in en.split("|") if a.strip())
-        pats = tuple(re.compile(r"(?<![a-z0-9])" + re.escape(a.lower()).replace(r"\ ", r"[\s\-]*") + r"(?![a-z0-9])")
-                     for a in alts)
-        out.append(_Gloss(zh.strip(), alts, pats))
+    with open(path, encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            zh, en = (row.get("zh") or "").strip(), row.get("en") or ""
+            alts = tuple(a.strip() for a in en.split("|") if a.strip())
+            pats = tuple(re.compile(r"(?<![a-z0-9])" + re.escape(a.lower()).replace(r"\ ", r"[\s\-]*") +
+                                    r"(?![a-z0-9])") for a in alts)
+            out.append(_Gloss(zh, alts, pats, (row.get("generic") or "").strip().lower() in ("yes", "1", "true")))
     return tuple(out)
 
 
@@ -149,11 +160,12 @@ def named_sections(query: str, knowledge_dir: Path, sections: set[str]) -> list[
     found: list[tuple[int, str]] = []
     cat = _catalog(knowledge_dir)
     if cat is not None:
+        low = query.lower()
         for g in cat.mentions(query):
             sec = f"gpu:{g.name}"
             if sec in sections:
-                m = re.search(re.escape(g.name), query, re.IGNORECASE)
-                found.append((m.start() if m else len(found), sec))
+                at = [i for i in (low.find(a.lower()) for a in (g.name, *g.aliases)) if i >= 0]
+                found.append((min(at) if at else len(low), sec))
     pat, names = _platform_pattern(knowledge_dir)
     if pat is not None:
         for m in pat.finditer(query):
@@ -161,7 +173,7 @@ def named_sections(query: str, knowledge_dir: Path, sections: set[str]) -> list[
             if sec in sections and sec not in [s for _, s in found]:
                 found.append((m.start(), sec))
     out: list[str] = []
-    for _, s in found:
+    for _, s in sorted(found):
         if s not in out:
             out.append(s)
     return out
@@ -233,6 +245,8 @@ def search(index: Index, query: str, lang: str, knowledge_dir: Path, mode: str =
     """Rank passages for `query`, grouped by section. mode: hybrid | dense | bm25."""
     if mode not in ("hybrid", "dense", "bm25"):
         raise ValueError(f"unknown search mode {mode!r}")
+    if not query.strip():
+        return SearchResult((), 0.0)
     cache = _cache(index)
     n = len(index.passages)
     en_terms, zh_terms = expand_terms(query, knowledge_dir)
@@ -274,18 +288,30 @@ def search(index: Index, query: str, lang: str, knowledge_dir: Path, mode: str =
             fused[pos] += w / (RRF_K + r + 1)
 
     # section scores: best passage + half the second best, plus a bonus when the query names the item
+    named = named_sections(query, knowledge_dir, cache.sections) if mode == "hybrid" else []
+    factor: dict[str, float] = {}  # per section: multiplies its passages' fused scores
+    bonus: dict[str, float] = {}  # per section: added for a named item
+    if mode == "hybrid":
+        for sec, positions in cache.section_positions.items():
+            # a GPU's or platform's card answers questions about that item; when the question names no item, the
+            # card competes with the guide sections only at a discount (all cards share words like "cloud")
+            if sec not in named and index.passages[positions[0]].kind != "guide":
+                factor[sec] = UNNAMED_CARD
+        for i, sec in enumerate(named):
+            if kinds and index.passages[cache.section_positions[sec][0]].kind not in kinds:
+                continue
+            # one named item is probably what the question is about; several are probably being compared
+            bonus[sec] = weights["entity"] / (RRF_K + 1 + i) / len(named) ** 2
+    final = fused.copy()
     sec_scores: dict[str, float] = {}
     for sec, positions in cache.section_positions.items():
-        vals = sorted((fused[p] for p in positions if fused[p] > 0), reverse=True)
-        if vals:
-            sec_scores[sec] = sum(v * d for v, d in zip(vals, SECTION_DECAY, strict=False))
-    named = named_sections(query, knowledge_dir, cache.sections) if mode == "hybrid" else []
-    for i, sec in enumerate(named):
-        kind = index.passages[cache.section_positions[sec][0]].kind
-        if kinds and kind not in kinds:
-            continue
-        # one named item is probably what the question is about; several are probably being compared
-        sec_scores[sec] = sec_scores.get(sec, 0.0) + weights["entity"] / (RRF_K + 1 + i) / len(named) ** 2
+        f, b = factor.get(sec, 1.0), bonus.get(sec, 0.0)
+        for p in positions:
+            if fused[p] > 0 or b:
+                final[p] = fused[p] * f + b
+        vals = sorted((fused[p] * f for p in positions if fused[p] > 0), reverse=True)
+        if vals or b:
+            sec_scores[sec] = sum(v * d for v, d in zip(vals, SECTION_DECAY, strict=False)) + b
 
     ranked = sorted(sec_scores, key=lambda s: (-sec_scores[s], s))
     sections = tuple(SectionScore(s, float(sec_scores[s]), index.passages[cache.section_positions[s][0]].kind)
@@ -295,12 +321,12 @@ def search(index: Index, query: str, lang: str, knowledge_dir: Path, mode: str =
         if len(hits) >= k:
             break
         positions = [p for p in cache.section_positions[s] if allowed[p]]
-        positions.sort(key=lambda p: (index.passages[p].lang != lang, -fused[p], index.passages[p].position))
+        positions.sort(key=lambda p: (-fused[p], index.passages[p].lang != lang, index.passages[p].position))
         for p in positions[:HITS_PER_SECTION]:
             if len(hits) >= k:
                 break
-            hits.append(Hit(index.passages[p], float(fused[p]), float(dense_scores[p]), float(bm_scores[p]),
-                            float(sec_scores[s])))
+            hits.append(Hit(index.passages[p], float(final[p]), float(dense_scores[p]), float(bm_scores[p]),
+                            float(sec_scores[s]), float(fused[p])))
     rel, signals = _relevance(query, lang, mode, sections, judge_scores, tokens, cache, knowledge_dir, named)
     return SearchResult(tuple(hits), rel, sections, signals)
 
@@ -309,16 +335,17 @@ def _relevance(query: str, lang: str, mode: str, sections: tuple[SectionScore, .
                tokens: list[str], cache: _Cache, knowledge_dir: Path, named: list[str]) -> tuple[float, dict]:
     """How sure we are that the best section answers the question, 0..1.
 
-    Two signals: how close the best section is to the question (cosine similarity of its best passage, for Chinese
-    questions measured on their English view), and how much of the question is domain vocabulary at all (glossary,
-    section keywords, GPU and platform names). A question we understand raises a moderate similarity; a question made
-    of words we do not know keeps only its similarity."""
+    Two signals: how close the best section is to the question (cosine similarity of its best passage; for Chinese
+    questions measured on their English view, since MiniLM reads Chinese characters as noise), and how much of the
+    question is domain vocabulary at all (glossary, section keywords, GPU and platform names; everyday words count
+    half). A question we understand raises a moderate similarity to their mean; a question made of words we do not
+    know keeps only its similarity. Calibrated against bench/retrieval-eval.yaml (bench/eval_retrieval.py)."""
     if not sections:
         return 0.0, {}
     best = sections[0].section
     positions = cache.section_positions[best]
     dense = float(max(0.0, max(judge_scores[p] for p in positions)))
-    understood = understood_fraction(query, knowledge_dir)
+    understood, specific = understanding(query, knowledge_dir)
     toks = list(dict.fromkeys(tokens))
     coverage = 0.0
     if toks:
@@ -327,12 +354,22 @@ def _relevance(query: str, lang: str, mode: str, sections: tuple[SectionScore, .
         total = sum(cache.idf.get(t, unseen) for t in toks)
         coverage = sum(cache.idf.get(t, unseen) for t in toks if t in have) / total if total else 0.0
     signals = {"section": best, "dense": round(dense, 4), "understood": round(understood, 4),
-               "coverage": round(coverage, 4), "named": bool(named)}
+               "coverage": round(coverage, 4), "named": bool(named),
+               "specific": specific}
     if mode == "dense":
         return dense, signals
     if mode == "bm25":
         return 0.5 * coverage + 0.5 * understood, signals
-    return max(dense, 0.5 * dense + 0.5 * understood), signals
+    blended = 0.5 * dense + 0.5 * understood
+    if not specific and not named:
+        # only everyday words ("buy or rent, which is cheaper?"): that could be about anything, so the evidence
+        # must be twice as strong before we answer from the guide
+        return 0.5 * min(dense, blended), signals
+    if lang == "zh" and not specific:
+        # the English view of a Chinese question with only everyday domain words (buy, rent, price) is all domain
+        # words by construction, so its similarity alone proves nothing
+        return min(dense, blended), signals
+    return max(dense, blended), signals
 
 
 # --- how much of a question is domain vocabulary ------------------------------------------------------------------
@@ -350,54 +387,69 @@ s t ve ll re d m don now also per vs one ones thing things way lot lots like mak
 something anything every each all both few still even yet ever""".split())
 
 
+@dataclass(frozen=True)
+class _Lexicon:
+    zh_terms: tuple[tuple[str, bool], ...]  # (term, generic), longest first
+    en_words: dict[str, bool]  # word -> generic
+
+
 @lru_cache(maxsize=4)
-def _lexicon(knowledge_dir: Path) -> tuple[tuple[str, ...], frozenset[str]]:
-    """(Chinese domain terms, longest first; English domain words) from the glossary, the section keywords and the
-    names of the GPUs and platforms."""
+def _lexicon(knowledge_dir: Path) -> _Lexicon:
+    """The domain vocabulary: the glossary, the section keywords and the names of the GPUs and platforms. Words the
+    glossary marks as everyday (buy, price, free, ...) are 'generic'; every other domain word is specific."""
     from bot.knowledge import load_sections
 
-    zh: set[str] = set()
-    en: set[str] = set()
+    zh: dict[str, bool] = {}
+    en: dict[str, bool] = {}
 
-    def add(term: str) -> None:
+    def add(term: str, generic: bool = False) -> None:  # once everyday, always everyday
         term = term.strip().lower()
         if re.search(r"[\u4e00-\u9fff]", term):
-            zh.add(term)
-        en.update(w for w in re.findall(r"[a-z0-9]+", term) if w not in _EN_FUNCTION and len(w) > 1)
+            zh[term] = zh.get(term, False) or generic
+        for w in re.findall(r"[a-z0-9]+", term):
+            if w not in _EN_FUNCTION and len(w) > 1:
+                en[w] = en.get(w, False) or generic
 
     for g in _glossary(knowledge_dir):
-        add(g.zh)
+        add(g.zh, g.generic)
         for a in g.en:
-            add(a)
+            add(a, g.generic)
     for sec in load_sections(knowledge_dir):
         for kw in sec.keywords["zh"] + sec.keywords["en"]:
             add(kw)
-    cat = _catalog(knowledge_dir)
-    for g in cat or ():
+    for g in _catalog(knowledge_dir) or ():
         for name in (g.name, *g.aliases):
             add(name)
     for r in load_platform_rows(knowledge_dir):
         for name in [r["name"], r.get("name_zh", "")] + r.get("aliases", "").split("|"):
             add(name)
-    return tuple(sorted(zh, key=len, reverse=True)), frozenset(en)
+    return _Lexicon(tuple(sorted(zh.items(), key=lambda kv: len(kv[0]), reverse=True)), en)
 
 
-def _known_word(w: str, en: frozenset[str]) -> bool:
-    return w in en or (len(w) > 3 and w.endswith("s") and (w[:-1] in en or (w.endswith("es") and w[:-2] in en)))
+def _word_class(w: str, en: dict[str, bool]) -> bool | None:
+    """None: not a domain word; True: an everyday domain word; False: a specific one. Plurals count."""
+    for cand in (w, w[:-1] if len(w) > 3 and w.endswith("s") else None, w[:-2] if len(w) > 4 and w.endswith("es")
+                 else None):
+        if cand and cand in en:
+            return en[cand]
+    return None
 
 
-def understood_fraction(query: str, knowledge_dir: Path) -> float:
-    """The share of a question's content (Chinese characters and Latin words, function words left out) that is
-    domain vocabulary. A Latin word weighs as much as two Chinese characters."""
-    zh_terms, en_words = _lexicon(knowledge_dir)
+def understanding(query: str, knowledge_dir: Path) -> tuple[float, bool]:
+    """(share of the question's content that is domain vocabulary, whether it has a specific domain term).
+
+    Content is Chinese characters and Latin words, function words left out; a Latin word weighs as much as two
+    Chinese characters; an everyday domain word counts half."""
+    lex = _lexicon(knowledge_dir)
     low = query.lower()
-    known = [False] * len(low)
+    known = [0.0] * len(low)  # 1 specific, 0.5 everyday
     function = [False] * len(low)
-    for term in zh_terms:
+    for term, generic in lex.zh_terms:
+        weight = GENERIC_WEIGHT if generic else 1.0
         start = low.find(term)
         while start >= 0:
             for i in range(start, start + len(term)):
-                known[i] = True
+                known[i] = max(known[i], weight)
             start = low.find(term, start + 1)
     for w in _ZH_FUNCTION:
         start = low.find(w)
@@ -406,14 +458,23 @@ def understood_fraction(query: str, knowledge_dir: Path) -> float:
                 function[i] = True
             start = low.find(w, start + 1)
     total = have = 0.0
+    specific = False
     for i, ch in enumerate(low):
         if "\u4e00" <= ch <= "\u9fff" and (known[i] or not function[i]):
             total += 1
             have += known[i]
+            specific = specific or known[i] == 1.0
     for m in re.finditer(r"[a-z0-9]+", low):
         w = m.group(0)
         if w in _EN_FUNCTION or len(w) < 2:
             continue
         total += 2
-        have += 2 * _known_word(w, en_words)
-    return have / total if total else 0.0
+        cls = _word_class(w, lex.en_words)
+        if cls is not None:
+            have += 2.0 * (GENERIC_WEIGHT if cls else 1.0)
+            specific = specific or not cls
+    return (have / total if total else 0.0), specific
+
+
+def understood_fraction(query: str, knowledge_dir: Path) -> float:
+    return understanding(query, knowledge_dir)[0]

@@ -1,25 +1,20 @@
 """The Telegram front end: a python-telegram-bot Application around the same Conversation.turn as the CLI.
 
-`build_application(settings, engine)` is the one place that builds it; `run()` starts it (long polling, or a webhook
-behind a reverse proxy when TELEGRAM_WEBHOOK_URL is set). Every text goes through Conversation.turn in a worker thread
-(the engine is CPU-bound and synchronous), one turn at a time per chat; each chat's Session is committed to SQLite
-(bot/store.py) before its reply is sent.
+`build_application(settings, engine)` is the one place that builds it; `run()` starts it (long polling, or PTB's own
+webhook listener behind a reverse proxy when TELEGRAM_WEBHOOK_URL is set). Every text goes through Conversation.turn in
+a worker thread (the engine is CPU-bound and synchronous), one turn at a time per chat; each chat's Session is
+committed to SQLite (bot/store.py) before its reply is sent.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import html
-import json
 import logging
 import math
-import os
 import re
 import secrets
-import signal
 import sys
-import threading
 import time
 import urllib.parse
 import weakref
@@ -192,19 +187,6 @@ class ConfigError(ValueError):
     """A Telegram setting that cannot be used (a message for a person)."""
 
 
-def _opt(settings, name: str, env: str, default, cast=str):
-    """A setting the Settings class may not have yet: the attribute when it exists, else the env variable."""
-    value = getattr(settings, name, None)
-    if value is None or value == "":
-        value = os.environ.get(env, "")
-    if value is None or value == "":
-        return default
-    try:
-        return cast(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{env}={value!r} is not valid") from None
-
-
 def file_url_for(base_url: str) -> str:
     """Telegram's file URL next to a Bot API URL: https://host/bot -> https://host/file/bot."""
     if "{" in base_url:
@@ -229,14 +211,15 @@ class Advisor:
         self.engine = engine
         self.store = store
         self.owns_store = owns_store
-        self.rate_limit = int(getattr(settings, "telegram_rate_limit", 20) or 0)
+        self.rate_limit = settings.telegram_rate_limit
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         self._hits: dict[int, deque] = {}
         self._warned: dict[int, float] = {}
-        workers = int(_opt(settings, "telegram_workers", "GPU_ADVISOR_TELEGRAM_WORKERS", 4, int))
-        self._index_lock = threading.Lock()
         self.retry_delay = 0.5  # seconds before the first retry of a failed API call; doubles each time
-        self._executor = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="gpu-advisor-turn")
+        # "typing…" only for a turn that takes longer than this (seconds): a budget answer takes milliseconds, and a
+        # chat action for it would be one more API call per answer, which nobody gets to see (bench/bot_load.py)
+        self.typing_delay = 0.5
+        self._executor = ThreadPoolExecutor(max_workers=settings.telegram_workers, thread_name_prefix="gpu-advisor-turn")
 
     # --- plumbing ----------------------------------------------------------------------------------------------------
     def lock(self, chat_id: int) -> asyncio.Lock:
@@ -325,6 +308,7 @@ class Advisor:
 
     async def _typing(self, bot, chat_id: int, action: str = ChatAction.TYPING) -> None:
         try:
+            await asyncio.sleep(self.typing_delay)
             while True:
                 try:
                     await bot.send_chat_action(chat_id, action)
@@ -341,12 +325,7 @@ class Advisor:
         from bot.dialogue import Conversation
 
         conv = Conversation(self.engine, self.store.get(chat_id))
-        if getattr(self.engine, "_index", True) is None:
-            # Engine.index loads lazily and without a lock: until it is loaded, turns run one at a time
-            with self._index_lock:
-                reply = conv.turn(text)
-        else:
-            reply = conv.turn(text)
+        reply = conv.turn(text)  # (Engine.index loads once under its own lock when several turns need it at once)
         if decorate is not None:
             reply = decorate(reply)
         keyboard = None
@@ -718,12 +697,12 @@ def build_application(settings: Settings, engine: Engine, store: SessionStore | 
     store = store or open_store(settings.data_dir)
     advisor = Advisor(settings, engine, store, owns_store=owns)
     base_url = settings.telegram_base_url or "https://api.telegram.org/bot"
-    file_url = _opt(settings, "telegram_base_file_url", "TELEGRAM_BASE_FILE_URL", file_url_for(base_url))
+    file_url = settings.telegram_base_file_url or file_url_for(base_url)
     app = (ApplicationBuilder()
            .token(token)
            .base_url(base_url)
            .base_file_url(file_url)
-           .rate_limiter(AIORateLimiter(max_retries=3))
+           .rate_limiter(AIORateLimiter(overall_max_rate=settings.telegram_send_rate, max_retries=3))
            .concurrent_updates(True)
            .connect_timeout(10).read_timeout(20).write_timeout(30).pool_timeout(10)
            .post_init(advisor.post_init)
@@ -744,143 +723,74 @@ def build_application(settings: Settings, engine: Engine, store: SessionStore | 
     return app
 
 
-class WebhookServer:
-    """Receives Telegram's POSTs behind a reverse proxy (stdlib asyncio; no extra dependency) and queues them.
-
-    Only POSTs to `path` with the right X-Telegram-Bot-Api-Secret-Token are accepted; GET /healthz answers 200."""
-
-    MAX_BODY = 1 << 20
-
-    def __init__(self, app: Application, path: str, secret: str, listen: str = "127.0.0.1", port: int = 8443):
-        self.app, self.path, self.secret, self.listen, self.port = app, path or "/", secret, listen, port
-        self._server: asyncio.base_events.Server | None = None
-
-    async def start(self) -> WebhookServer:
-        self._server = await asyncio.start_server(self._handle, self.listen, self.port)
-        self.port = self._server.sockets[0].getsockname()[1]
-        return self
-
-    async def close(self) -> None:
-        if self._server:
-            self._server.close()
-            await self._server.wait_closed()
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        status = 500
-        try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 15)
-            lines = head.decode("latin-1").split("\r\n")
-            method, target, _ = (lines[0].split(" ") + ["", ""])[:3]
-            headers = {}
-            for line in lines[1:]:
-                if ":" in line:
-                    k, v = line.split(":", 1)
-                    headers[k.strip().lower()] = v.strip()
-            path = urllib.parse.urlsplit(target).path
-            if method == "GET" and path.rstrip("/").endswith("/healthz"):
-                status = 200
-            elif path != self.path:
-                status = 404
-            elif method != "POST":
-                status = 405
-            elif not hmac.compare_digest(headers.get("x-telegram-bot-api-secret-token", "").encode(),
-                                         self.secret.encode()):
-                status = 403
-            else:
-                length = int(headers.get("content-length") or 0)
-                if length > self.MAX_BODY:
-                    status = 413
-                else:
-                    body = await asyncio.wait_for(reader.readexactly(length), 15)
-                    update = Update.de_json(json.loads(body), self.app.bot)
-                    await self.app.update_queue.put(update)
-                    status = 200
-        except (ValueError, KeyError, TypeError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-            status = 400
-        except (TimeoutError, ConnectionError):
-            status = 408
-        except Exception:
-            log.exception("webhook request failed")
-            status = 500
-        finally:
-            phrase = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
-                      408: "Request Timeout", 413: "Payload Too Large"}.get(status, "Internal Server Error")
-            body = b"ok" if status == 200 else phrase.encode()
-            try:
-                writer.write(f"HTTP/1.1 {status} {phrase}\r\nContent-Type: text/plain\r\nContent-Length: {len(body)}"
-                             "\r\nConnection: close\r\n\r\n".encode() + body)
-                await writer.drain()
-                writer.close()
-            except Exception:  # the client went away
-                pass
-
-
-def webhook_config(settings) -> dict | None:
-    """None for long polling; else url, listen, port, path, secret (from TELEGRAM_WEBHOOK_* settings)."""
-    url = _opt(settings, "telegram_webhook_url", "TELEGRAM_WEBHOOK_URL", "")
+def webhook_config(settings: Settings) -> dict | None:
+    """None for long polling; else url, listen, port, path, secret (from the TELEGRAM_WEBHOOK_* settings)."""
+    url = settings.telegram_webhook_url.strip()
     if not url:
         return None
-    if not url.startswith("https://") and not url.startswith("http://"):
+    if not url.startswith(("https://", "http://")):
         raise ConfigError(f"TELEGRAM_WEBHOOK_URL must be an https:// URL, not {url!r}")
-    secret = _opt(settings, "telegram_webhook_secret", "TELEGRAM_WEBHOOK_SECRET", "") or secrets.token_urlsafe(32)
+    secret = settings.telegram_webhook_secret or secrets.token_urlsafe(32)
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", secret):
         raise ConfigError("TELEGRAM_WEBHOOK_SECRET may only use A-Z, a-z, 0-9, _ and - (1-256 characters)")
-    path = _opt(settings, "telegram_webhook_path", "TELEGRAM_WEBHOOK_PATH", "") or urllib.parse.urlsplit(url).path or "/"
-    return {"url": url, "secret": secret, "path": path,
-            "listen": _opt(settings, "telegram_webhook_listen", "TELEGRAM_WEBHOOK_LISTEN", "127.0.0.1"),
-            "port": _opt(settings, "telegram_webhook_port", "TELEGRAM_WEBHOOK_PORT", 8443, int)}
+    path = settings.telegram_webhook_path or urllib.parse.urlsplit(url).path or "/"
+    if not path.startswith("/"):
+        path = "/" + path
+    return {"url": url, "secret": secret, "path": path, "listen": settings.telegram_webhook_listen,
+            "port": settings.telegram_webhook_port}
 
 
-async def start_webhook(app: Application, cfg: dict) -> WebhookServer:
-    """Initialise the app, register the webhook with Telegram, start the app and the HTTP listener."""
+def webhook_args(cfg: dict) -> dict:
+    """The arguments of PTB's `run_webhook` / `Updater.start_webhook` for a webhook_config: plain HTTP on
+    listen:port/path behind the TLS proxy, Telegram told the public URL and the secret it must send."""
+    return {"listen": cfg["listen"], "port": cfg["port"], "url_path": cfg["path"], "webhook_url": cfg["url"],
+            "secret_token": cfg["secret"], "allowed_updates": ALLOWED_UPDATES, "drop_pending_updates": False,
+            "max_connections": 40, "bootstrap_retries": 3}
+
+
+async def start_webhook(app: Application, cfg: dict) -> None:
+    """What `run_webhook` does before it waits, for an event loop that is already running (tests, embedding):
+    initialise, register the webhook and start PTB's listener, start the app."""
     install_redaction(cfg["secret"])
     await app.initialize()
     if app.post_init:
         await app.post_init(app)
-    await app.bot.set_webhook(cfg["url"], secret_token=cfg["secret"], allowed_updates=ALLOWED_UPDATES,
-                              max_connections=40)
+    await app.updater.start_webhook(**webhook_args(cfg))
     await app.start()
-    return await WebhookServer(app, cfg["path"], cfg["secret"], cfg["listen"], cfg["port"]).start()
 
 
-async def stop_webhook(app: Application, server: WebhookServer) -> None:
-    await server.close()
-    await app.stop()
+async def stop_webhook(app: Application) -> None:
+    if app.updater.running:
+        await app.updater.stop()
+    if app.running:
+        await app.stop()
     await app.shutdown()
     if app.post_shutdown:
         await app.post_shutdown(app)
 
 
-async def _serve_webhook(app: Application, cfg: dict) -> None:
-    server = await start_webhook(app, cfg)
-    log.warning("webhook: listening on %s:%s%s for %s", cfg["listen"], server.port, cfg["path"], cfg["url"])
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(sig, stop.set)
-        except (NotImplementedError, RuntimeError):
-            pass
-    try:
-        await stop.wait()
-    finally:
-        await stop_webhook(app, server)
-
-
-def _yes(value) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(value)
-
-
 def _fail(message: str, code: int = 2) -> int:
     print(f"gpu-advisor telegram: {message}", file=sys.stderr)
     return code
+
+
+# budget questions and follow-ups in both languages: they load what the scorer and the NLU import lazily (Chinese
+# numerals, the GPU tables), about a second that would otherwise fall on the first users; they never need the index
+WARM_UP = (("预算八千训练CNN推荐什么卡", "便宜点的呢？", "显存大一点的？", "为什么？", "对比一下前两个"),
+           ("$1500, LoRA on a 7B model", "cheaper?", "why?", "compare the first two"))
+# free-form questions: the tokenizer's dictionary and the model's first inference (about a second)
+WARM_UP_RETRIEVAL = ("国内用哪个云平台租GPU？", "Is AMD usable for PyTorch?")
+
+
+def warm_up(engine: Engine, retrieval: bool = False) -> None:
+    """Take the WARM_UP turns in throwaway conversations (nothing is stored); with `retrieval` (the index is loaded
+    anyway) also the WARM_UP_RETRIEVAL questions."""
+    from bot.dialogue import Conversation
+
+    for turns in WARM_UP + ((WARM_UP_RETRIEVAL,) if retrieval else ()):
+        conv = Conversation(engine)
+        for text in turns:
+            conv.turn(text)
 
 
 def run(settings: Settings | None = None) -> int:
@@ -904,13 +814,17 @@ def run(settings: Settings | None = None) -> int:
     from bot.dialogue import Engine
 
     engine = Engine.from_settings(s)
-    if _opt(s, "telegram_preload", "GPU_ADVISOR_TELEGRAM_PRELOAD", True, _yes):
+    if s.telegram_preload:
         _ = engine.index  # load the model and index now: the first question is answered at full speed
+    warm_up(engine, retrieval=s.telegram_preload)
     app = build_application(s, engine, store)
     app.bot_data["advisor"].owns_store = True
     try:
         if cfg:
-            asyncio.run(_serve_webhook(app, cfg))
+            install_redaction(cfg["secret"])
+            log.warning("webhook mode: Telegram posts to %s, the proxy forwards to %s:%s%s (data in %s)", cfg["url"],
+                        cfg["listen"], cfg["port"], cfg["path"], s.data_dir)
+            app.run_webhook(**webhook_args(cfg))
         else:
             log.warning("polling Telegram at %s (data in %s)", urllib.parse.urlsplit(s.telegram_base_url).netloc,
                         s.data_dir)
@@ -919,4 +833,9 @@ def run(settings: Settings | None = None) -> int:
         return _fail("Telegram rejected TELEGRAM_BOT_TOKEN (check it with @BotFather)")
     except (NetworkError, TimedOut) as e:
         return _fail(f"cannot reach the Telegram Bot API at {s.telegram_base_url}: {e}", 1)
+    except OSError as e:  # the webhook listener cannot bind (port in use, address not on this machine)
+        if not cfg:
+            raise
+        return _fail(f"cannot listen on {cfg['listen']}:{cfg['port']} for the webhook: {e.strerror or e} "
+                     "(see TELEGRAM_WEBHOOK_LISTEN / TELEGRAM_WEBHOOK_PORT)")
     return 0

@@ -111,6 +111,7 @@ class FakeBotAPI:
         self._failures: dict[str, list[tuple[int, dict]]] = {}
         self.sent: dict[tuple[int, int], dict] = {}  # (chat_id, message_id) -> message the bot sent
         self.confirmed_offset = 0
+        self._listeners: list = []
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -120,6 +121,9 @@ class FakeBotAPI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body go out in two writes: with Nagle's algorithm on, the body would wait for the client's
+            # delayed ACK (40 ms on Linux) — a stall no real Bot API server has, and one that bench/bot_load.py saw
+            disable_nagle_algorithm = True
 
             def log_message(self, *args):  # quiet
                 pass
@@ -316,9 +320,16 @@ class FakeBotAPI:
             self._record(call)
         self._reply(h, status, result)
 
+    def subscribe(self, callback) -> None:
+        """`callback(call)` for every recorded call, in the server's thread, right after it is recorded (benchmarks
+        use it to time replies without polling the call log)."""
+        self._listeners.append(callback)
+
     def _record(self, call: Call) -> None:
         with self._cond:
             self.calls.append(call)
+        for callback in list(self._listeners):
+            callback(call)
 
     @staticmethod
     def _reply(h: BaseHTTPRequestHandler, status: int, obj: dict) -> None:

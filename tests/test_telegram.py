@@ -140,7 +140,6 @@ async def test_start_help_and_commands(bot):
     assert welcome.params["parse_mode"] == "HTML"
     labels = [b["text"] for b in welcome.buttons()]
     assert labels and all(re.search(r"[\u4e00-\u9fff]", t) for t in labels)  # example questions, in Chinese
-    assert fake.calls_of("sendChatAction", 11), "a typing indicator while working"
 
     [welcome_en] = await bot.say(12, "/start", language_code="en-US")
     assert "Hi!" in welcome_en.text and "$1500, training CNNs" in welcome_en.text
@@ -321,6 +320,26 @@ async def test_chart_and_suggestion_buttons(bot):
     assert not bot.fake.calls_of("sendMessage", chat, mark)
 
 
+@aio
+async def test_typing_indicator_only_for_slow_answers(bot, monkeypatch):
+    fake = bot.fake
+    mark = fake.mark()
+    await bot.say(1501, "$1000 for CNNs")
+    assert not fake.calls_of("sendChatAction", 1501, mark), "an answer in milliseconds needs no 'typing…'"
+
+    real_turn = bot.advisor._turn
+
+    def slow_turn(*args, **kwargs):
+        time.sleep(bot.advisor.typing_delay + 0.4)
+        return real_turn(*args, **kwargs)
+
+    monkeypatch.setattr(bot.advisor, "_turn", slow_turn)
+    mark = fake.mark()
+    [r] = await bot.say(1501, "cheaper?")
+    [typing] = fake.calls_of("sendChatAction", 1501, mark)
+    assert typing.params["action"] == "typing" and typing.at < r.at
+
+
 # --- robustness ------------------------------------------------------------------------------------------------------------
 @aio
 async def test_429_then_success(bot):
@@ -443,36 +462,102 @@ async def test_the_token_never_reaches_the_logs(bot, caplog):
     assert "<redacted>" in caplog.text
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 @aio
 async def test_webhook_mode(engine, fake, bot_settings):
-    from bot.telegram import build_application, start_webhook, stop_webhook
+    """PTB's own webhook listener (Updater.start_webhook, what run_webhook runs), configured from the settings."""
+    from bot.telegram import build_application, start_webhook, stop_webhook, webhook_config
 
-    app = build_application(bot_settings, engine)
-    cfg = {"url": "https://bot.example.com/tg/hook", "secret": "s3cret-Token_1", "path": "/tg/hook",
-           "listen": "127.0.0.1", "port": 0}
-    server = await start_webhook(app, cfg)
+    settings = bot_settings.model_copy(update={"telegram_webhook_url": "https://bot.example.com/tg/hook",
+                                               "telegram_webhook_secret": "s3cret-Token_1",
+                                               "telegram_webhook_port": _free_port()})
+    cfg = webhook_config(settings)
+    assert (cfg["path"], cfg["listen"]) == ("/tg/hook", "127.0.0.1")
+    app = build_application(settings, engine)
+    await start_webhook(app, cfg)
     try:
         [hook] = fake.calls_of("setWebhook")
         assert hook.params["url"] == cfg["url"] and hook.params["secret_token"] == cfg["secret"]
-        base = f"http://127.0.0.1:{server.port}"
+        assert set(hook.params["allowed_updates"]) == {"message", "callback_query"}
+        base = f"http://127.0.0.1:{cfg['port']}"
         update = {"update_id": 1, "message": {"message_id": 1, "date": int(time.time()),
                                               "chat": {"id": 1101, "type": "private"},
                                               "from": {"id": 1101, "is_bot": False, "first_name": "A"},
                                               "text": "/help", "entities": [{"type": "bot_command", "offset": 0,
                                                                              "length": 5}]}}
         async with httpx.AsyncClient(trust_env=False) as client:
-            assert (await client.get(base + "/healthz")).status_code == 200
             bad = await client.post(base + "/tg/hook", json=update,
                                     headers={"X-Telegram-Bot-Api-Secret-Token": "wrong"})
             assert bad.status_code == 403
+            assert (await client.post(base + "/tg/hook", json=update)).status_code == 403  # no secret at all
             assert (await client.post(base + "/elsewhere", json=update)).status_code == 404
+            await asyncio.sleep(0.2)
+            assert not fake.calls_of("sendMessage", 1101), "a rejected post reached the bot"
             ok = await client.post(base + "/tg/hook", json=update,
                                    headers={"X-Telegram-Bot-Api-Secret-Token": cfg["secret"]})
             assert ok.status_code == 200
         [r] = await fake.wait_for("sendMessage", chat_id=1101)
         assert "GPU advisor" in r.text
     finally:
-        await stop_webhook(app, server)
+        await stop_webhook(app)
+
+
+def test_webhook_settings(settings):
+    from bot.telegram import ConfigError, webhook_config
+
+    assert webhook_config(settings.model_copy(update={"telegram_webhook_url": ""})) is None
+    cfg = webhook_config(settings.model_copy(update={"telegram_webhook_url": "https://x.example/a/b",
+                                                     "telegram_webhook_secret": ""}))
+    assert cfg["path"] == "/a/b" and cfg["port"] == 8443 and len(cfg["secret"]) >= 32  # a random one
+    with pytest.raises(ConfigError, match="https://"):
+        webhook_config(settings.model_copy(update={"telegram_webhook_url": "bot.example.com/hook"}))
+    with pytest.raises(ConfigError, match="TELEGRAM_WEBHOOK_SECRET"):
+        webhook_config(settings.model_copy(update={"telegram_webhook_url": "https://x.example/h",
+                                                   "telegram_webhook_secret": "has spaces"}))
+
+
+def test_telegram_settings_from_env(monkeypatch):
+    from bot.config import Settings
+
+    for k, v in {"TELEGRAM_WEBHOOK_URL": "https://bot.example.com/hook", "TELEGRAM_WEBHOOK_PORT": "8081",
+                 "TELEGRAM_WEBHOOK_LISTEN": "0.0.0.0", "TELEGRAM_WEBHOOK_PATH": "/in",
+                 "TELEGRAM_WEBHOOK_SECRET": "abc", "TELEGRAM_BASE_FILE_URL": "http://h/file/bot",
+                 "GPU_ADVISOR_TELEGRAM_PRELOAD": "0", "GPU_ADVISOR_TELEGRAM_WORKERS": "8"}.items():
+        monkeypatch.setenv(k, v)
+    s = Settings(_env_file=None)
+    assert (s.telegram_webhook_url, s.telegram_webhook_port, s.telegram_webhook_listen) == \
+        ("https://bot.example.com/hook", 8081, "0.0.0.0")
+    assert (s.telegram_webhook_path, s.telegram_webhook_secret, s.telegram_base_file_url) == \
+        ("/in", "abc", "http://h/file/bot")
+    assert s.telegram_preload is False and s.telegram_workers == 8
+    monkeypatch.setenv("TELEGRAM_WEBHOOK_PORT", "")  # empty = the default
+    assert Settings(_env_file=None).telegram_webhook_port == 8443
+    monkeypatch.setenv("TELEGRAM_WEBHOOK_PORT", "not-a-port")
+    with pytest.raises(ValueError, match="TELEGRAM_WEBHOOK_PORT"):
+        Settings(_env_file=None)
+
+
+def test_env_example_lists_the_telegram_settings_with_their_defaults(monkeypatch):
+    from bot.config import Settings
+
+    for k in list(os.environ):
+        if k.startswith(("TELEGRAM_", "GPU_ADVISOR_")):
+            monkeypatch.delenv(k)
+    example = (ROOT / ".env.example").read_text()
+    defaults, copied = Settings(_env_file=None), Settings(_env_file=ROOT / ".env.example")
+    for name, field in Settings.model_fields.items():
+        if name.startswith("telegram_"):
+            alias = getattr(field.validation_alias, "choices", [field.validation_alias])[0]
+            assert f"\n{alias}=" in example, f"{alias} is not in .env.example"
+            assert getattr(copied, name) == getattr(defaults, name), name
+    assert copied.catalog is None  # `GPU_ADVISOR_CATALOG=` means none
 
 
 # --- persistence -----------------------------------------------------------------------------------------------------------
@@ -590,6 +675,16 @@ def test_kill_9_between_question_and_follow_up_loses_nothing(tmp_path):
         text = path.read_text(errors="replace")
         assert "getUpdates" in text  # DEBUG logging was on, and the requests went out
         assert fake.token not in text, f"the token leaked into {path.name}"
+
+
+def test_warm_up_never_loads_the_index(catalog, settings):
+    """`gpu-advisor telegram` warms the scorer up before serving, also with GPU_ADVISOR_TELEGRAM_PRELOAD=0."""
+    from bot.dialogue import Engine
+    from bot.telegram import warm_up
+
+    engine = Engine(catalog, settings.knowledge_dir, settings.index_dir, settings.model_path, settings.min_relevance)
+    warm_up(engine)
+    assert engine._index is None
 
 
 def test_every_guided_choice_reads_as_typed(catalog):
