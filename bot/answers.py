@@ -9,8 +9,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bot.i18n import Text, money
+from bot.knowledge import Source
 from bot.nlu import WORKLOADS, Query
-from bot.reply import Recommendation, Reply, SourceRef, Table
+from bot.reply import Recommendation, Reply, Table
 from bot.scorer import Candidate, Needs, Ranking, rank, workload_spec
 
 if TYPE_CHECKING:
@@ -214,14 +215,14 @@ def _footer(r: Ranking, lang: str, ref: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _scorer_sources(engine: Engine, r: Ranking) -> tuple[SourceRef, ...]:
-    out = [SourceRef("Lambda — deep learning GPU benchmarks", "https://github.com/lambdal/deeplearning-benchmark")]
+def _scorer_sources(engine: Engine, r: Ranking) -> tuple[Source, ...]:
+    out = [Source("Lambda — deep learning GPU benchmarks", "https://github.com/lambdal/deeplearning-benchmark")]
     if r.workload.memory_source:
-        out.append(SourceRef("Memory guidance for " + r.workload.name, r.workload.memory_source))
+        out.append(Source("Memory guidance for " + r.workload.name, r.workload.memory_source))
     for p in r.picks[:2]:
         url = p.candidate.price.source or p.gpu.source_url
         if url:
-            out.append(SourceRef(f"{p.gpu.name} — specs/price", url))
+            out.append(Source(f"{p.gpu.name} — specs/price", url))
     return tuple(OrderedDict((s.url, s) for s in out).values())
 
 
@@ -298,7 +299,7 @@ def compare(engine: Engine, s: Session, names: list[str], lang: str) -> Reply:
             paragraphs.append(_t(lang, f"At today's new prices {better.name} gives more speed per "
                                        f"{'yuan' if pna.currency == 'CNY' else 'dollar'}.",
                                  f"按当前新卡价格，{better.name} 每{'元' if pna.currency == 'CNY' else '美元'}换到的速度更多。"))
-    sources = tuple(SourceRef(f"{g.name} — specs", g.source_url) for g in gpus if g.source_url)
+    sources = tuple(Source(f"{g.name} — specs", g.source_url) for g in gpus if g.source_url)
     return Reply("compare", lang, title=_t(lang, "Comparison", "对比") + ": " + " vs ".join(g.name for g in gpus),
                  paragraphs=tuple(paragraphs), table=Table(header, tuple(rows)),
                  footer=(_t(lang, f"Speed relative to one {_ref_name(engine)} (= 1.00), from specs.",
@@ -357,7 +358,7 @@ def gpu_card(engine: Engine, s: Session, name: str, lang: str) -> Reply:
     paragraphs = (g.notes,) if g.notes and lang == "en" else ()
     return Reply("gpu", lang, title=g.name, paragraphs=paragraphs,
                  table=Table((_t(lang, "Spec", "参数"), _t(lang, "Value", "数值")), tuple(rows)),
-                 sources=tuple(SourceRef(f"{g.name} — specs / price", u) for u in g.sources[:3]),
+                 sources=tuple(Source(f"{g.name} — specs / price", u) for u in g.sources[:3]),
                  chart_gpus=(g.name,),
                  suggestions=(_t(lang, f"where can I rent a {g.name}?", f"哪里能租 {g.name}？"),))
 
@@ -462,7 +463,7 @@ def why_not(engine: Engine, s: Session, name: str, lang: str) -> Reply:
                           "它是数据中心卡：被动散热，价格面向服务器。"))
     return Reply("recommend", lang, title=_t(lang, f"Why not {g.name}?", f"为什么不推荐 {g.name}？"),
                  paragraphs=tuple(reasons),
-                 sources=tuple(SourceRef(f"{g.name} — specs / price", u) for u in g.sources[:2]),
+                 sources=tuple(Source(f"{g.name} — specs / price", u) for u in g.sources[:2]),
                  suggestions=(_t(lang, f"compare {g.name} with the top pick", f"对比 {g.name} 和首选"),))
 
 
@@ -519,7 +520,7 @@ def where_to_rent(engine: Engine, s: Session, names: list[str], lang: str, china
               f"按小时租 {names_txt or 'GPU'} 的地方" + ("（国内平台优先）" if china else "") + "：")
     shown = [r for _, r in table_rows[:4]]
     by_name = {(x["name_zh"] if lang == "zh" and x["name_zh"] else x["name"]): x for x in rows}
-    sources = tuple(SourceRef(by_name[r[0]]["name"], by_name[r[0]]["url"]) for r in shown if r[0] in by_name)
+    sources = tuple(Source(by_name[r[0]]["name"], by_name[r[0]]["url"]) for r in shown if r[0] in by_name)
     return Reply("question", lang, title=_t(lang, "Renting instead of buying", "租用而不是购买"), paragraphs=(para,),
                  table=Table(header, tuple(r for _, r in table_rows[:8])),
                  footer=(_t(lang, "Rental prices change often; check the platform before you commit.",
@@ -558,9 +559,9 @@ def memory_question(engine: Engine, q: Query, lang: str) -> Reply:
                       f"最省显存方案能用的最小消费级 NVIDIA 卡：{fitting[0]}。"),)
     return Reply("question", lang, title=_t(lang, "How much memory?", "需要多少显存？"), paragraphs=(para,),
                  table=Table(header, tuple(rows)), footer=footer,
-                 sources=(SourceRef("Hugging Face — model memory anatomy",
+                 sources=(Source("Hugging Face — model memory anatomy",
                                     "https://huggingface.co/docs/transformers/model_memory_anatomy"),
-                          SourceRef("EleutherAI — Transformer math 101", "https://blog.eleuther.ai/transformer-math/")),
+                          Source("EleutherAI — Transformer math 101", "https://blog.eleuther.ai/transformer-math/")),
                  suggestions=(_t(lang, f"$2000 to run a {q.model_size_b:g}B model", f"预算1万跑{q.model_size_b:g}B模型"),))
 
 
@@ -615,7 +616,7 @@ def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_
     else:
         sec = next((x for x in load_sections(engine.knowledge_dir) if x.id == section_id), None)
         title = sec.title[lang] if sec else title
-    sources = tuple(SourceRef(x.title, x.url) for x in chosen[0].sources)
+    sources = tuple(Source(x.title, x.url) for x in chosen[0].sources)
     return [p.text for p in chosen], sources, title
 
 

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bot.knowledge import Source
+
 INTENTS = ("recommend", "compare", "gpu", "question", "help", "unknown")
-
-
-@dataclass(frozen=True)
-class SourceRef:
-    title: str
-    url: str
 
 
 @dataclass(frozen=True)
@@ -49,7 +45,7 @@ class Reply:
     table: Table | None = None
     bullets: tuple[str, ...] = ()
     footer: tuple[str, ...] = ()  # assumptions, price dates, what to ask next
-    sources: tuple[SourceRef, ...] = ()
+    sources: tuple[Source, ...] = ()
     query: dict = field(default_factory=dict)
     recommendations: tuple[Recommendation, ...] = ()
     suggestions: tuple[str, ...] = ()  # follow-ups a person might send next (keyboard buttons in Telegram)

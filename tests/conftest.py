@@ -62,3 +62,20 @@ def scorer_engine(catalog, settings):
 
     return Engine(catalog, KNOWLEDGE, settings.index_dir, settings.model_path, settings.min_relevance,
                   settings.max_input_chars, today=TODAY)
+
+
+@pytest.fixture
+def fake():
+    """A fake Telegram Bot API server on 127.0.0.1 (tests/fake_bot_api.py), one per test."""
+    from tests.fake_bot_api import FakeBotAPI
+
+    server = FakeBotAPI(token="123:TEST").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def bot_settings(settings, fake, tmp_path):
+    """Settings for a bot that talks to the fake server and keeps its state in a fresh folder."""
+    return settings.model_copy(update={"telegram_bot_token": fake.token, "telegram_base_url": fake.base_url,
+                                       "data_dir": tmp_path / "data", "telegram_rate_limit": 100})

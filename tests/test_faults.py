@@ -72,25 +72,14 @@ def test_unusable_data_dir_is_reported_at_start(tmp_path, kind):
 
 
 # --- a bot on the scorer-only engine against the fake Bot API ------------------------------------------------------------
-@pytest.fixture
-def fake():
-    server = FakeBotAPI(token="123:TEST").start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def fault_settings(settings, fake, tmp_path):
-    return settings.model_copy(update={"telegram_bot_token": fake.token, "telegram_base_url": fake.base_url,
-                                       "data_dir": tmp_path / "data", "telegram_rate_limit": 100})
 
 
 @pytest_asyncio.fixture(loop_scope="session")
-async def start(scorer_engine, fake, fault_settings):
+async def start(scorer_engine, fake, bot_settings):
     started: list[Harness] = []
 
     async def factory() -> Harness:
-        h = await _start(fault_settings, scorer_engine, fake)
+        h = await _start(bot_settings, scorer_engine, fake)
         started.append(h)
         return h
 
@@ -101,11 +90,11 @@ async def start(scorer_engine, fake, fault_settings):
 
 @pytest.mark.parametrize("damage", ["garbage", "half-written"])
 @aio
-async def test_corrupt_session_database_starts_fresh(start, fault_settings, caplog, damage):
+async def test_corrupt_session_database_starts_fresh(start, bot_settings, caplog, damage):
     from bot.dialogue import Session
     from bot.store import SessionStore
 
-    data = fault_settings.data_dir
+    data = bot_settings.data_dir
     data.mkdir(parents=True)
     db = data / "telegram.sqlite3"
     if damage == "garbage":

@@ -60,17 +60,6 @@ class Harness:
         return button
 
 
-@pytest.fixture
-def fake():
-    server = FakeBotAPI(token="123:TEST").start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def bot_settings(settings, fake, tmp_path):
-    return settings.model_copy(update={"telegram_bot_token": fake.token, "telegram_base_url": fake.base_url,
-                                       "data_dir": tmp_path / "data", "telegram_rate_limit": 100})
 
 
 async def _start(settings, engine, fake) -> Harness:
