@@ -43,6 +43,8 @@ class Settings(BaseSettings):
     telegram_webhook_path: str = Field("", validation_alias="TELEGRAM_WEBHOOK_PATH")
     # Empty = a random secret at each start.
     telegram_webhook_secret: str = Field("", validation_alias="TELEGRAM_WEBHOOK_SECRET")
+    # An HTTP(S) or SOCKS5 proxy for every Bot API call (mainland China); HTTPS_PROXY / ALL_PROXY work as well.
+    telegram_proxy_url: str = Field("", validation_alias="TELEGRAM_PROXY_URL")
     # Load the model and index before serving (else with the first free-form question).
     telegram_preload: bool = Field(True, validation_alias="GPU_ADVISOR_TELEGRAM_PRELOAD")
     # Threads that run engine turns.

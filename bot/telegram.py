@@ -692,22 +692,24 @@ def build_application(settings: Settings, engine: Engine, store: SessionStore | 
     token = (settings.telegram_bot_token or "").strip()
     if not token:
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
-    install_redaction(token)
+    install_redaction(token, settings.telegram_proxy_url)
     owns = store is None
     store = store or open_store(settings.data_dir)
     advisor = Advisor(settings, engine, store, owns_store=owns)
     base_url = settings.telegram_base_url or "https://api.telegram.org/bot"
     file_url = settings.telegram_base_file_url or file_url_for(base_url)
-    app = (ApplicationBuilder()
-           .token(token)
-           .base_url(base_url)
-           .base_file_url(file_url)
-           .rate_limiter(AIORateLimiter(overall_max_rate=settings.telegram_send_rate, max_retries=3))
-           .concurrent_updates(True)
-           .connect_timeout(10).read_timeout(20).write_timeout(30).pool_timeout(10)
-           .post_init(advisor.post_init)
-           .post_shutdown(advisor.post_shutdown)
-           .build())
+    builder = (ApplicationBuilder()
+               .token(token)
+               .base_url(base_url)
+               .base_file_url(file_url)
+               .rate_limiter(AIORateLimiter(overall_max_rate=settings.telegram_send_rate, max_retries=3))
+               .concurrent_updates(True)
+               .connect_timeout(10).read_timeout(20).write_timeout(30).pool_timeout(10)
+               .post_init(advisor.post_init)
+               .post_shutdown(advisor.post_shutdown))
+    if settings.telegram_proxy_url:  # mainland China: Telegram is reached through a proxy
+        builder = builder.proxy(settings.telegram_proxy_url).get_updates_proxy(settings.telegram_proxy_url)
+    app = builder.build()
     app.bot_data["advisor"] = advisor
     for names, fn in ((["start"], advisor.cmd_start), (["help"], advisor.cmd_help),
                       (["recommend"], advisor.cmd_recommend), (["compare"], advisor.cmd_compare),
@@ -802,7 +804,7 @@ def run(settings: Settings | None = None) -> int:
     if not token:
         return _fail("TELEGRAM_BOT_TOKEN is not set. Get a token from @BotFather and run:\n"
                      "  TELEGRAM_BOT_TOKEN=123456:ABC... gpu-advisor telegram")
-    install_redaction(token)
+    install_redaction(token, s.telegram_proxy_url)
     try:
         cfg = webhook_config(s)
     except ConfigError as e:

@@ -690,3 +690,19 @@ def test_every_guided_choice_reads_as_typed(catalog):
                     assert (q.lang, q.workload, q.used) == (lang, workload[0], m == 1), text
                     assert q.budget.currency == ("CNY" if lang == "zh" else "USD"), text
                     assert len(f"r:{lang}:{b}:{w}:{m}".encode()) <= 64
+
+
+@aio
+async def test_proxy_setting_routes_every_call_through_the_proxy(engine, fake, bot_settings):
+    """TELEGRAM_PROXY_URL (mainland China): the Bot API host below does not resolve, so the calls can only arrive at
+    the fake server if they went through it as the proxy."""
+    from bot.telegram import build_application
+
+    settings = bot_settings.model_copy(update={"telegram_base_url": "http://api.telegram.invalid/bot",
+                                               "telegram_proxy_url": fake.base_url.rsplit("/bot", 1)[0]})
+    app = build_application(settings, engine)
+    await app.initialize()
+    try:
+        assert fake.calls_of("getMe")
+    finally:
+        await app.shutdown()
