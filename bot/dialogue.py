@@ -26,6 +26,22 @@ _PICK_REQUEST = re.compile(r"推荐|recommend|买什么|买哪|选什么|选哪|
                            r"(should|to|do)|what should i (buy|get)|help me (choose|pick)")
 
 
+_REFINEMENT_WORDS = re.compile(r"呢|what about|how about|instead|换成|改成|如果|and in|and with|what if|可以吗|行吗|行不行|也行|"
+                               r"\bok\b|okay|is fine|are fine|would do")
+_QUESTION_WORDS = re.compile(r"吗|是否|怎么|为什么|如何|哪个好|^(is|are|does|do|can|could|how|why|what|which|should)\b")
+
+
+def _reads_as_refinement(q: Query) -> bool:
+    """'AMD?', 'what about for LLMs?', '如果做大模型微调呢？' change the need; 'is AMD usable for PyTorch?' and
+    '多卡训练 Transformer 划算吗？' are questions that merely name a vendor or a workload."""
+    text = q.text.strip().lower()
+    if _REFINEMENT_WORDS.search(text):
+        return True
+    if _QUESTION_WORDS.search(text):
+        return False
+    return len(text) <= 24
+
+
 def _asks_for_a_pick(q: Query) -> bool:
     """A bare request for a recommendation, not a question that happens to contain 'buy' ('Colab 免费版是什么卡？',
     '为什么不建议买 Tesla？')."""
@@ -240,13 +256,18 @@ class Conversation:
         if s.awaiting and (q.workload or q.bare_number):
             return True
         active = s.workload is not None or s.budget is not None
-        refine = (any(c in q.cues for c in _REFINE_CUES) or q.used is not None or q.gpu_count is not None
-                  or ("china" in q.cues and "rent" not in q.cues and len(q.text) <= 30))
         if not active and _asks_for_a_pick(q):
             return True  # "推荐一张显卡" / "which GPU should I buy?": ask what we need to know
-        if active and (refine or q.workload or q.model_size_b or q.vendor or q.as_of or q.finetune_method):
+        if not active:
+            return q.workload is not None and "recommend" in q.cues
+        if any(c in q.cues for c in _REFINE_CUES):
             return True
-        return q.workload is not None and "recommend" in q.cues
+        if q.workload or q.model_size_b or q.finetune_method:  # "what about for LLMs?" / "如果做大模型微调呢？"
+            return "recommend" in q.cues or _reads_as_refinement(q)
+        # "AMD?", "二手的可以吗？", "in 2019?" change the need; "is AMD usable for PyTorch?" is a question
+        changes = (q.used is not None or q.gpu_count is not None or q.vendor is not None or q.as_of is not None
+                   or ("china" in q.cues and "rent" not in q.cues))
+        return changes and _reads_as_refinement(q)
 
     # --- recommending ----------------------------------------------------------------------------------------------
     def _recommend(self, q: Query, lang: str) -> Reply:

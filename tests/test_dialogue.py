@@ -120,3 +120,12 @@ def test_absurd_budget_says_plainly_what_happens(scorer_engine):
     r = conv.turn("预算1元训练CNN")
     assert r.intent == "recommend" and not r.recommendations
     assert "没有" in plain(r)
+
+
+def test_a_question_mid_conversation_is_not_taken_as_a_refinement(engine):
+    conv, (first, question, refine) = talk(engine, "$1500, LoRA on a 7B model", "is AMD usable for PyTorch?", "AMD?")
+    assert question.intent == "question" and question.sources
+    assert conv.session.vendor == "AMD" and refine.intent == "recommend"  # the short follow-up does refine
+    conv, (first, multi) = talk(engine, "预算8000训练CNN推荐什么卡", "多卡训练 Transformer 划算吗？")
+    assert multi.intent == "question"
+    assert conv.session.workload == "cnn"
