@@ -42,6 +42,15 @@ def _reads_as_refinement(q: Query) -> bool:
     return len(text) <= 24
 
 
+_PICK_REFERENCE = re.compile(r"\b(it|them|these|this one|that one)\b|它|这张|这个|这些|这款|那张|那个")
+
+
+def _refers_to_picks(q: Query) -> bool:
+    """'where can I rent it?', '去哪租？' point at the last picks; '国内用哪个云平台？' is a general question."""
+    text = q.text.strip().lower()
+    return bool(q.ordinals) or _PICK_REFERENCE.search(text) is not None or len(text) <= 8
+
+
 def _asks_for_a_pick(q: Query) -> bool:
     """A bare request for a recommendation, not a question that happens to contain 'buy' ('Colab 免费版是什么卡？',
     '为什么不建议买 Tesla？')."""
@@ -212,7 +221,7 @@ class Conversation:
             return answers.why_not(e, s, q.gpus[0], lang)
         if "why" in q.cues and picks and not q.gpus and not self._changes_need(q):
             return answers.why(e, s, lang)
-        if "rent" in q.cues and (picks or q.gpus) and not self._changes_need(q):
+        if "rent" in q.cues and (q.gpus or (picks and _refers_to_picks(q))) and not self._changes_need(q):
             return answers.where_to_rent(e, s, list(q.gpus) or picks, lang, china="china" in q.cues or lang == "zh")
         if len(referred) == 1 and ("more_info" in q.cues or q.ordinals) and not self._changes_need(q):
             return answers.gpu_card(e, s, referred[0], lang)
