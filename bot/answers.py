@@ -70,6 +70,26 @@ def help_reply(lang: str) -> Reply:
         suggestions=_EXAMPLES[lang][:3])
 
 
+def unusable_budget(engine: Engine, amount: float, lang: str) -> Reply:
+    """A budget of nothing, or of more than any purchase: say so, and point at what does work."""
+    from bot.knowledge import load_platform_rows
+
+    if amount <= 0:
+        free = [r for r in load_platform_rows(engine.knowledge_dir) if r["free_tier"].lower().startswith("yes")]
+        text = _t(lang, "With no budget you can't buy a GPU, but you can use one for free:",
+                  "预算为零买不了显卡，不过可以免费用 GPU：")
+        bullets = tuple(f"{r['name_zh'] if lang == 'zh' and r['name_zh'] else r['name']}: {r['free_tier']}"
+                        for r in free)
+        sources = tuple(Source(r["name"], r["url"]) for r in free)
+        return Reply("recommend", lang, paragraphs=(text,), bullets=bullets, sources=sources,
+                     suggestions=_EXAMPLES[lang][:2])
+    return Reply("recommend", lang, paragraphs=(_t(
+        lang, f"{amount:,.0f} is more than any single GPU purchase I can price. Tell me a realistic budget "
+              "(for example \"$3000\" or \"2万元\"), or ask where to rent data-centre GPUs by the hour.",
+        f"{amount:,.0f} 超出了我能报价的任何一次显卡采购。请给一个实际的预算（例如“2万元”或“$3000”），"
+        "或者问我去哪按小时租数据中心 GPU。"),), suggestions=_EXAMPLES[lang][:2])
+
+
 def ask_budget_and_workload(lang: str) -> Reply:
     return Reply("recommend", lang, paragraphs=(_t(
         lang, "Happy to help. What's your budget, and what will you use the GPU for? For example:",

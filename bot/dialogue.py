@@ -202,6 +202,8 @@ class Conversation:
         if "help" in q.cues and not self._has_need(q) and len(stripped) <= 40:
             return answers.help_reply(lang)
 
+        if q.unusable_budget is not None:
+            return answers.unusable_budget(self.engine, q.unusable_budget, lang)
         # a bare answer to the question we asked last turn
         if s.awaiting == "budget" and q.budget is None and q.bare_number:
             q = replace(q, budget=Budget(q.bare_number, s.budget.currency if s.budget else

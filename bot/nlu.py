@@ -102,6 +102,7 @@ class Query:
     ordinals: tuple[int, ...] = ()
     cues: frozenset[str] = field(default_factory=frozenset)
     lang_request: str | None = None
+    unusable_budget: float | None = None  # a stated budget of 0 or beyond any purchase: the reply says so, never guesses
 
     def slots(self) -> dict:
         d = asdict(self)
@@ -169,7 +170,8 @@ def _any(text: str, words) -> bool:
 
 # A plain number: "5000", "1.5", "1,500" (thousands separators), never a piece of a longer number or name.
 _NUM = r"(?:\d{1,3}(?:,\d{3})+|\d{1,12})(?:\.\d+)?"
-_SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4, "百万": 1e6, "million": 1e6, "thousand": 1e3, "grand": 1e3}
+_SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4, "百万": 1e6, "亿": 1e8, "million": 1e6, "billion": 1e9,
+          "thousand": 1e3, "grand": 1e3}
 _CNY_WORDS = ("元", "块", "rmb", "cny", "人民币", "¥", "yuan", "大洋", "软妹币")
 _USD_WORDS = ("$", "usd", "us dollars", "dollars", "dollar", "刀", "美元", "美金", "bucks", "us$")
 # Money in currencies the advisor does not price in: such an amount is not read as a budget at all.
@@ -194,7 +196,7 @@ _NOT_MONEY_BEFORE = re.compile(r"(?:context|ctx|上下文|长度|length|batch|se
                                r"batch size|bs|lr|epoch|step)\s*(?:of|=|:|为|是|size)?\s*$")
 
 _AMOUNT = (rf"(?P<pre>us\$|\$|¥|usd|rmb|cny)?\s*(?<![\d.])(?<!\d,)(?P<n>{_NUM})(?![\d.])(?!,\d{3}(?!\d))\s*"
-           r"(?P<scale>(?:k|w)(?![a-z])|千|百万|万|million|thousand|grand)?")
+           r"(?P<scale>(?:k|w)(?![a-z])|千|百万|万|亿|million|billion|thousand|grand)?")
 _RANGE = re.compile(rf"{_AMOUNT}\s*(?:-|–|—|~|到|至|to|and)\s*{_AMOUNT.replace('?P<', '?P<r_')}")
 _SINGLE = re.compile(_AMOUNT)
 _MONEY_AFTER = re.compile(r"\s*(?:元|块钱|块(?!\s*(?:卡|显卡|@))|刀|美元|美金|人民币|dollars?\b|bucks\b|yuan\b|rmb\b|"
@@ -234,8 +236,8 @@ def _cn_render(run: str, value: float) -> str:
     """Digits with the run's own largest scale word kept, so the money parser still sees '万'/'千'/'亿'."""
     for word, size in (("亿", 1e8), ("万", 1e4), ("千", 1e3)):
         if word in run and value >= size:
-            return f"{value / size:g}{word}"
-    return f"{value:g}"
+            return f"{value / size:.15g}{word}"
+    return f"{value:.15g}"  # never '1e+06': the money parser reads plain digits
 
 
 def chinese_numerals_to_digits(text: str) -> str:
@@ -332,6 +334,21 @@ def _parse_money(text: str, lang: str) -> tuple[Budget | None, float | None]:
         if bare is None and value >= 50:
             bare = value
     return None, bare
+
+
+def _unusable_budget(text: str) -> float | None:
+    """A budget that is stated as money but cannot buy anything: zero, or more than _MAX_MONEY."""
+    for m in _SINGLE.finditer(text):
+        try:
+            value = _value(m["n"], m["scale"])
+        except (ValueError, OverflowError):
+            continue
+        if 0 < value <= _MAX_MONEY:
+            continue
+        cur = _prefix_currency(m["pre"]) or _currency_near(text, m.start("n"), m.end())
+        if cur or _any(text[max(0, m.start() - 12):m.end() + 8], ("预算", "budget", "我有", "i have")):
+            return value
+    return None
 
 
 def _prefix_currency(pre: str | None) -> str | None:
@@ -513,6 +530,9 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
             if _currency_near(masked, m.start(1), m.start(2)) or re.match(r"\s*(?:dollars|usd|美元|rmb|元)",
                                                                            masked[m.end():]):
                 continue  # "$1.5 billion" is money talk, not a model
+            if m[2] == "亿" and not m.group(0).rstrip().endswith("参数") and \
+                    re.search(r"预算|块|元|钱|花", masked[max(0, m.start() - 6):m.end() + 3]):
+                continue  # "预算一亿": money; "70亿参数" is a model
             v = float(m[1])
             model_size = v / 10 if m[2] == "亿" else v
             spans.append(m.span())
@@ -532,6 +552,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     gpu_count = _gpu_count(with_gpus)
     count_spans = [m.span() for m in _COUNT.finditer(with_gpus)] + [m.span() for m in _COUNT_AFTER.finditer(with_gpus)]
     budget, bare = _parse_money(_mask(with_gpus, count_spans), lang)
+    unusable = _unusable_budget(_mask(with_gpus, count_spans)) if budget is None else None
 
     method = None
     if _any(t, ("qlora", "q-lora")):
@@ -584,7 +605,8 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     ordinals = [o for o in dict.fromkeys(ordinals) if -1 <= o <= 10 and o != 0]
 
     return Query(
-        text=raw, lang=lang, budget=budget, bare_number=bare, workload=workload, finetune_method=method,
+        text=raw, lang=lang, budget=budget, bare_number=bare, unusable_budget=unusable, workload=workload,
+        finetune_method=method,
         model_size_b=size, precision_bits=precision, gpu_count=gpu_count, used=used, vendor=vendor, as_of=as_of,
         min_vram_gb=min_vram, gpus=tuple(gpus), ordinals=tuple(ordinals), cues=frozenset(cues),
         lang_request=lang_request,

@@ -129,3 +129,12 @@ def test_a_question_mid_conversation_is_not_taken_as_a_refinement(engine):
     conv, (first, multi) = talk(engine, "预算8000训练CNN推荐什么卡", "多卡训练 Transformer 划算吗？")
     assert multi.intent == "question"
     assert conv.session.workload == "cnn"
+
+
+@pytest.mark.parametrize("text,expect", [("预算0元训练CNN", "免费"), ("$0 for CNNs", "free"),
+                                         ("预算一百万亿训练CNN", "预算"), ("$2 billion budget for CNN", "realistic budget")])
+def test_budgets_that_buy_nothing_get_a_plain_answer(scorer_engine, text, expect):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "recommend" and not reply.recommendations
+    assert expect in plain(reply)
+    assert reply.query["budget"] is None  # never guessed
