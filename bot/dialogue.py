@@ -45,6 +45,15 @@ def _reads_as_refinement(q: Query) -> bool:
 _PICK_REFERENCE = re.compile(r"\b(it|them|these|this one|that one)\b|它|这张|这个|这些|这款|那张|那个")
 
 
+_GUIDE_SOURCES = re.compile(r"\b(lambda|dettmers)\b|知乎|zhihu|这篇(文章|指南)|the (article|guide)\b")
+
+
+def _asks_about_the_guide(q: Query) -> bool:
+    """A question about what a source said ('What did Lambda recommend for $8000?', 'Lambda 2020年推荐什么卡'),
+    not a need of one's own (which states both a budget and a workload)."""
+    return _GUIDE_SOURCES.search(q.text.lower()) is not None and not (q.budget and q.workload)
+
+
 def _refers_to_picks(q: Query) -> bool:
     """'where can I rent it?', '去哪租？' point at the last picks; '国内用哪个云平台？' is a general question."""
     text = q.text.strip().lower()
@@ -215,6 +224,14 @@ class Conversation:
 
         picks = s.last_picks
         referred = self._referred_gpus(q)
+        if _asks_about_the_guide(q) or ("why" in q.cues and not picks and "why_not" not in q.cues):
+            # "RTX 2060 的性价比为什么比 V100 高？", "What did Lambda recommend in 2020?": the guide answers;
+            # when it has nothing, the cards named still get their numbers
+            reply = answers.question(e, s, q, lang)
+            if reply.intent != "unknown" or not q.gpus:
+                return reply
+            return answers.compare(e, s, list(q.gpus[:4]), lang) if len(q.gpus) >= 2 else \
+                answers.gpu_card(e, s, q.gpus[0], lang)
         if "compare" in q.cues and len(referred) >= 2:
             return answers.compare(e, s, referred[:4], lang)
         if "compare" in q.cues and len(referred) == 1 and picks and referred[0] != picks[0]:

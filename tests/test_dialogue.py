@@ -138,3 +138,12 @@ def test_budgets_that_buy_nothing_get_a_plain_answer(scorer_engine, text, expect
     assert reply.intent == "recommend" and not reply.recommendations
     assert expect in plain(reply)
     assert reply.query["budget"] is None  # never guessed
+
+
+def test_questions_about_the_guide_are_answered_from_it(engine):
+    conv = Conversation(engine)
+    why = conv.turn("RTX 2060的性价比为什么比V100高")
+    assert why.intent == "question" and "2060" in plain(why) and why.sources
+    lambda_budget = Conversation(engine).turn("What did Lambda recommend in 2020 for a $8000 budget?")
+    assert lambda_budget.intent == "question" and "Lambda" in plain(lambda_budget)
+    assert Conversation(engine).turn("$8000 for training CNNs").intent == "recommend"  # an own need still ranks
