@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import replace
+from datetime import date
 from typing import TYPE_CHECKING
 
 from bot.i18n import Text, money
 from bot.knowledge import Source
-from bot.nlu import WORKLOADS, Query
+from bot.nlu import Query
 from bot.reply import Recommendation, Reply, Table
-from bot.scorer import Candidate, Needs, Ranking, rank, workload_spec
+from bot.scorer import Candidate, Needs, Ranking, price_for, rank, workload_spec
 
 if TYPE_CHECKING:
     from bot.catalog import GPU
@@ -134,9 +135,7 @@ def top_pick(engine: Engine, s: Session) -> tuple[Candidate, GPU] | None:
     g = engine.catalog.get(s.last_picks[0])
     if g is None:
         return None
-    from bot.scorer import _price_for
-
-    price = _price_for(g, r.needs, r.as_of, engine.catalog)
+    price = price_for(g, r.needs, r.as_of, engine.catalog)
     if price is None:
         return None
     from bot.perf import load_perf_model
@@ -278,7 +277,7 @@ def compare(engine: Engine, s: Session, names: list[str], lang: str) -> Reply:
     gpus = [g for g in gpus if g is not None]
     s.last_topic = "compare"
     workload = s.workload or "cnn"
-    spec = workload_spec(engine.knowledge_dir, workload, s.as_of or engine.today or _today())
+    spec = workload_spec(engine.knowledge_dir, workload, s.as_of or engine.today or date.today())
     fams = list(OrderedDict.fromkeys([spec.family, "transformer", "llm_inference"]))
     header = (_t(lang, "", ""),) + tuple(g.name for g in gpus)
     rows = [(_t(lang, "VRAM", "显存"),) + tuple(f"{g.vram_gb:g} GB" for g in gpus),
@@ -333,12 +332,6 @@ def _family_label(engine: Engine, fam: str, lang: str) -> str:
               "llm_inference": ("LLM inference", "大模型推理"), "llm_finetune": ("LLM fine-tuning", "大模型微调")}
     en, zh = labels.get(fam, (fam, fam))
     return _t(lang, en, zh)
-
-
-def _today():
-    from datetime import date
-
-    return date.today()
 
 
 def gpu_card(engine: Engine, s: Session, name: str, lang: str) -> Reply:
@@ -440,9 +433,7 @@ def why_not(engine: Engine, s: Session, name: str, lang: str) -> Reply:
     reasons: list[str] = []
     cand = next((c for c in r.candidates if c.gpu.name == g.name), None)
     top = r.picks[0].candidate if r.picks else None
-    from bot.scorer import _price_for
-
-    price = _price_for(g, r.needs, r.as_of, engine.catalog)
+    price = price_for(g, r.needs, r.as_of, engine.catalog)
     vendors = (r.needs.vendor,) if r.needs.vendor else ("NVIDIA",)
     if g.name in s.last_picks:
         i = s.last_picks.index(g.name) + 1
@@ -647,5 +638,3 @@ def unknown(lang: str) -> Reply:
         "我只回答深度学习显卡相关的问题（买什么卡、租哪个平台、显存、速度、价格），这个问题我没有可靠的答案。你可以这样问："),),
         bullets=_EXAMPLES[lang], suggestions=_EXAMPLES[lang][:2])
 
-
-__all__ = ["WORKLOADS", "replace"]

@@ -126,7 +126,8 @@ def memory_needed(needs: Needs, spec: WorkloadSpec, knowledge_dir: Path) -> tupl
     return need, est
 
 
-def _price_for(gpu: GPU, needs: Needs, on: date, catalog: Catalog) -> Price | None:
+def price_for(gpu: GPU, needs: Needs, on: date, catalog: Catalog) -> Price | None:
+    """The price the user would pay on `on`: new, or used when they allow it and it is cheaper."""
     new = gpu.price(needs.currency, "new", on, catalog.fx)
     if needs.used:
         used = gpu.price(needs.currency, "used", on, catalog.fx)
@@ -157,7 +158,7 @@ def rank(catalog: Catalog, needs: Needs, knowledge_dir: Path, as_of: date | None
             continue
         if needs.max_tdp_w and g.tdp_w and g.tdp_w > needs.max_tdp_w:
             continue
-        price = _price_for(g, needs, on, catalog)
+        price = price_for(g, needs, on, catalog)
         if price is None or ref is None:
             continue
         perf = model.relative(g, spec.family, ref, count)
