@@ -423,68 +423,76 @@ class Advisor:
         lang = self.lang(chat.id, update.effective_user)
         await self.call(context.bot.send_message, chat.id, T["text_only"].get(lang))
 
-    async def cmd_start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    async def _opened(self, update: Update, context: ContextTypes.DEFAULT_TYPE,
+                      prefer_client: bool = False) -> tuple[int, str] | None:
+        """(chat id, language) for a command that passed the rate limit, or None when it should be ignored."""
         if not await self.gate(update, context):
-            return
+            return None
         chat = update.effective_chat
-        lang = self.lang(chat.id, update.effective_user, prefer_client=True)
+        return chat.id, self.lang(chat.id, update.effective_user, prefer_client=prefer_client)
+
+    async def cmd_start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        opened = await self._opened(update, context, prefer_client=True)
+        if opened is None:
+            return
+        chat_id, lang = opened
         welcome = T["welcome"].get(lang)
 
         def decorate(reply: Reply) -> Reply:
             return replace(reply, title=welcome)
 
-        await self.answer(context.bot, chat.id, "帮助" if lang == "zh" else "help", decorate=decorate)
+        await self.answer(context.bot, chat_id, "帮助" if lang == "zh" else "help", decorate=decorate)
 
     async def cmd_help(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        if not await self.gate(update, context):
+        opened = await self._opened(update, context)
+        if opened is None:
             return
-        chat = update.effective_chat
-        lang = self.lang(chat.id, update.effective_user)
-        await self.answer(context.bot, chat.id, "帮助" if lang == "zh" else "help")
+        chat_id, lang = opened
+        await self.answer(context.bot, chat_id, "帮助" if lang == "zh" else "help")
 
     async def cmd_reset(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        if not await self.gate(update, context):
+        opened = await self._opened(update, context)
+        if opened is None:
             return
-        chat = update.effective_chat
-        lang = self.lang(chat.id, update.effective_user)
-        await self.answer(context.bot, chat.id, "重新开始" if lang == "zh" else "start over")
+        chat_id, lang = opened
+        await self.answer(context.bot, chat_id, "重新开始" if lang == "zh" else "start over")
 
     async def cmd_compare(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        if not await self.gate(update, context):
+        opened = await self._opened(update, context)
+        if opened is None:
             return
-        chat = update.effective_chat
-        lang = self.lang(chat.id, update.effective_user)
+        chat_id, lang = opened
         args = " ".join(context.args or []).strip()
         if not args:
-            if self.store.get(chat.id).last_picks:
-                await self.answer(context.bot, chat.id, "对比一下前两个" if lang == "zh" else "compare the first two")
+            if self.store.get(chat_id).last_picks:
+                await self.answer(context.bot, chat_id, "对比一下前两个" if lang == "zh" else "compare the first two")
             else:
-                await self.call(context.bot.send_message, chat.id, T["usage_compare"].get(lang))
+                await self.call(context.bot.send_message, chat_id, T["usage_compare"].get(lang))
             return
-        await self.answer(context.bot, chat.id, f"对比 {args}" if lang == "zh" else f"compare {args}")
+        await self.answer(context.bot, chat_id, f"对比 {args}" if lang == "zh" else f"compare {args}")
 
     async def cmd_gpu(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        if not await self.gate(update, context):
+        opened = await self._opened(update, context)
+        if opened is None:
             return
-        chat = update.effective_chat
-        lang = self.lang(chat.id, update.effective_user)
+        chat_id, lang = opened
         args = " ".join(context.args or []).strip()
         if not args:
-            await self.call(context.bot.send_message, chat.id, T["usage_gpu"].get(lang))
+            await self.call(context.bot.send_message, chat_id, T["usage_gpu"].get(lang))
             return
-        await self.answer(context.bot, chat.id, f"介绍一下 {args}" if lang == "zh" else f"tell me more about {args}")
+        await self.answer(context.bot, chat_id, f"介绍一下 {args}" if lang == "zh" else f"tell me more about {args}")
 
     async def cmd_platforms(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        if not await self.gate(update, context):
+        opened = await self._opened(update, context)
+        if opened is None:
             return
-        chat = update.effective_chat
-        lang = self.lang(chat.id, update.effective_user)
+        chat_id, lang = opened
         args = " ".join(context.args or []).strip()
         if args:
             text = f"租GPU的云平台：{args}" if lang == "zh" else f"cloud GPU platforms: {args}"
         else:
             text = "国内用哪个云平台租GPU？" if lang == "zh" else "Which cloud GPU platform should I use?"
-        await self.answer(context.bot, chat.id, text)
+        await self.answer(context.bot, chat_id, text)
 
     async def cmd_lang(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         if not await self.gate(update, context):
@@ -501,14 +509,14 @@ class Advisor:
         await self.call(context.bot.send_message, chat.id, T["choose_lang"].get(lang), reply_markup=markup)
 
     async def cmd_recommend(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        if not await self.gate(update, context):
+        opened = await self._opened(update, context)
+        if opened is None:
             return
-        chat = update.effective_chat
-        lang = self.lang(chat.id, update.effective_user)
+        chat_id, lang = opened
         buttons = [InlineKeyboardButton(label, callback_data=f"r:{lang}:{i}")
                    for i, (label, _) in enumerate(BUDGETS[lang])]
         markup = InlineKeyboardMarkup([buttons[:3], buttons[3:]])
-        await self.call(context.bot.send_message, chat.id, T["ask_budget"].get(lang), reply_markup=markup)
+        await self.call(context.bot.send_message, chat_id, T["ask_budget"].get(lang), reply_markup=markup)
 
     async def cmd_unknown(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         chat = update.effective_chat

@@ -252,25 +252,27 @@ class FakeBotAPI:
                        timeout: float = 20.0, count: int = 1) -> list[Call]:
         """Wait (without blocking the event loop) until `count` successful calls match; return them."""
         deadline = time.monotonic() + timeout
-        while True:
-            found = [c for c in self.calls_of(method, chat_id, since) if predicate(c)]
-            if len(found) >= count:
-                return found
-            if time.monotonic() > deadline:
-                seen = [(c.method, c.chat_id, c.text[:80]) for c in self.calls[since:]]
-                raise AssertionError(f"timed out waiting for {count} x {method} (chat {chat_id}); calls: {seen}")
+        while (found := self._matching(method, predicate, chat_id, since, count, deadline)) is None:
             await asyncio.sleep(0.02)
+        return found
 
     def wait_for_sync(self, method: str, predicate=lambda c: True, chat_id: int | None = None, since: int = 0,
                       timeout: float = 60.0, count: int = 1) -> list[Call]:
         deadline = time.monotonic() + timeout
-        while True:
-            found = [c for c in self.calls_of(method, chat_id, since) if predicate(c)]
-            if len(found) >= count:
-                return found
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {count} x {method} (chat {chat_id})")
+        while (found := self._matching(method, predicate, chat_id, since, count, deadline)) is None:
             time.sleep(0.05)
+        return found
+
+    def _matching(self, method: str, predicate, chat_id: int | None, since: int, count: int,
+                  deadline: float) -> list[Call] | None:
+        """The matching calls once there are `count` of them, None while waiting; past the deadline, an error."""
+        found = [c for c in self.calls_of(method, chat_id, since) if predicate(c)]
+        if len(found) >= count:
+            return found
+        if time.monotonic() > deadline:
+            seen = [(c.method, c.chat_id, c.text[:80]) for c in self.calls[since:]]
+            raise AssertionError(f"timed out waiting for {count} x {method} (chat {chat_id}); calls: {seen}")
+        return None
 
     # --- the HTTP side ---------------------------------------------------------------------------------------------
     def _next_message_id(self, chat_id: int) -> int:
