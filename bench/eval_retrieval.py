@@ -36,7 +36,7 @@ RUN_ORDER = ("hybrid", "dense", "bm25")  # hybrid first, so its latency includes
 LANGS = ("zh", "en")
 SPLITS = ("tune", "heldout", "all")
 
-# The facts of the seed article (/work/shared/reference/seed-article.zh.txt); every one is asked at least once per
+# The facts of the 2022 Chinese buying guide our guide is based on (knowledge/guide/about-sources.md); every one is asked at least once per
 # language in the labelled set (field `seed`).
 SEED_FACTS = {
     "S01": "GPU choice fundamentally decides the deep learning experience",

@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 ACTS = ("recommend", "refine", "compare", "why", "why_not", "rent", "where_to_buy", "gpu_info", "fit", "memory",
         "power", "question", "greeting", "help", "reset", "language", "out_of_scope")
 MODEL_FILE = "acts.json"
-NGRAMS = (1, 4)
+NGRAMS = (1, 3)
 HELDOUT_SHARE = 3  # of 10: the frozen held-out part of every labelled set
 
 
@@ -32,11 +32,49 @@ def split_of(key: str) -> str:
     return "heldout" if h % 10 < HELDOUT_SHARE else "train"
 
 
+FEATURE_WEIGHT = 3  # each structural feature counts as this many n-grams
+
+
+def features(q) -> list[str]:
+    """What the slot extractors found, as tokens the classifier weighs with the text: a card named, a budget, a
+    model size, cue words ("why", "psu", "rent"…), the length of the message."""
+    n = q.need
+    out = [f"§g{min(len(q.gpus), 2)}"]
+    for k in ("budget", "model_size_b", "finetune_method", "precision_bits", "gpu_count", "used", "vendor",
+              "min_vram_gb", "max_power_w", "psu_w", "region", "as_of"):
+        if getattr(n, k) is not None:
+            out.append(f"§{k}")
+    if n.workloads:
+        out.append("§workload")
+    if q.bare_number:
+        out.append("§bare")
+    if q.direction:
+        out.append(f"§dir_{q.direction}")
+    if q.ordinals:
+        out.append("§ordinal")
+    out += [f"§cue_{c}" for c in sorted(q.cues) if c not in ("domain", "offtopic")]
+    out.append("§domain" if "domain" in q.cues or q.gpus or not n.is_empty() else "§no_domain")
+    if "offtopic" in q.cues:
+        out.append("§offtopic")
+    length = len(q.text.strip())
+    out.append(f"§len{0 if length <= 8 else 1 if length <= 20 else 2 if length <= 50 else 3}")
+    return out
+
+
+def model_input(q) -> str:
+    """The classifier's view of a parsed message: its delexicalised text, then its feature tokens."""
+    return q.delexicalised + " " + " ".join(features(q))
+
+
 def ngrams(text: str) -> list[str]:
-    """Character n-grams inside each whitespace-separated word, padded with spaces (scikit-learn's char_wb)."""
+    """Character n-grams inside each whitespace-separated word, padded with spaces (scikit-learn's char_wb);
+    feature tokens (§…) whole."""
     out = []
     lo, hi = NGRAMS
     for w in re.sub(r"\s+", " ", text).split():
+        if w.startswith("§"):
+            out.extend([w] * FEATURE_WEIGHT)
+            continue
         w = f" {w} "
         for n in range(lo, hi + 1):
             if len(w) < n:
@@ -148,12 +186,26 @@ def build(intents_dir: Path, out_dir: Path, catalog, only_train: bool = True) ->
     from bot.nlu import parse
 
     utterances = [u for u in load_utterances(intents_dir) if u.split == "train" or not only_train]
-    texts = [parse(u.text, catalog).delexicalised for u in utterances]
+    texts = [model_input(parse(u.text, catalog)) for u in utterances]
     model = train(texts, [u.act for u in utterances], data_hash(intents_dir))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    model.save(out_dir / MODEL_FILE)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        model.save(out_dir / MODEL_FILE)
+    except OSError as e:  # a read-only index folder: the model still serves this process
+        log.warning("could not save the act model to %s: %s", out_dir, e)
     log.info("act model: %d utterances, %d features, %d acts", len(texts), len(model.vocabulary), len(model.classes))
     return model
+
+
+def is_fresh(intents_dir: Path, out_dir: Path) -> bool:
+    """The saved model matches the labelled data (or there is no labelled data to train on)."""
+    if not any(intents_dir.glob("*.yaml")):
+        return True
+    try:
+        saved = json.loads((out_dir / MODEL_FILE).read_text(encoding="utf-8")).get("data_hash")
+    except (OSError, ValueError):
+        return False
+    return saved == data_hash(intents_dir)
 
 
 def ensure(intents_dir: Path, out_dir: Path, catalog) -> ActModel | None:

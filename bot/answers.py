@@ -5,19 +5,18 @@ Every sentence exists in both languages (Text); numbers come from the catalog, t
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING
 
 from bot.i18n import Text, money
 from bot.knowledge import Source
-from bot.nlu import Query
+from bot.need import Need
 from bot.reply import Recommendation, Reply, Table
-from bot.scorer import Candidate, Needs, Ranking, price_for, rank, workload_spec
+from bot.scorer import Candidate, Ranking, price_for, psu_for, workload_spec
 
 if TYPE_CHECKING:
     from bot.catalog import GPU
-    from bot.dialogue import Engine, Session
+    from bot.engine import Engine
 
 _ROLE = {"best": Text("Best within budget", "预算内最强"), "value": Text("Best value", "性价比之选"),
          "overall": Text("Best overall", "综合最佳"), "runner_up": Text("Runner-up", "备选")}
@@ -71,11 +70,18 @@ def help_reply(lang: str) -> Reply:
         suggestions=_EXAMPLES[lang][:3])
 
 
-def unusable_budget(engine: Engine, amount: float, lang: str) -> Reply:
-    """A budget of nothing, or of more than any purchase: say so, and point at what does work."""
+def unusable_budget(engine: Engine, rejected: tuple[str, float], lang: str) -> Reply:
+    """A budget that cannot buy anything (negative, nothing, more than any purchase): say so plainly, and point at
+    what does work."""
     from bot.knowledge import load_platform_rows
 
-    if amount <= 0:
+    kind, amount = rejected
+    if kind == "negative":
+        return Reply("help", lang, paragraphs=(_t(
+            lang, f"A budget can't be negative ({amount:,.0f}). How much can you spend? For example:",
+            f"预算不能是负数（{amount:,.0f}）。你打算花多少钱？例如："),), bullets=_EXAMPLES[lang][:3],
+            suggestions=_EXAMPLES[lang][:2])
+    if kind == "zero":
         free = [r for r in load_platform_rows(engine.knowledge_dir) if r["free_tier"].lower().startswith("yes")]
         text = _t(lang, "With no budget you can't buy a GPU, but you can use one for free:",
                   "预算为零买不了显卡，不过可以免费用 GPU：")
@@ -98,8 +104,8 @@ def ask_budget_and_workload(lang: str) -> Reply:
         suggestions=_EXAMPLES[lang][:3])
 
 
-def ask_workload(lang: str, s: Session) -> Reply:
-    budget = f" ({s.budget})" if s.budget else ""
+def ask_workload(lang: str, need: Need) -> Reply:
+    budget = f" ({need.budget})" if need.budget else ""
     return Reply("recommend", lang, paragraphs=(_t(
         lang, f"What will you use it for{budget}? For example: CNN / computer vision, Transformer / NLP, RNN / time "
               "series, running LLMs (which size?), LoRA fine-tuning, image generation, Kaggle, or just learning.",
@@ -107,72 +113,38 @@ def ask_workload(lang: str, s: Session) -> Reply:
         "图像生成、Kaggle 比赛，或者入门学习。"),),
         suggestions=tuple(_t(lang, en, zh) for en, zh in (("CNN", "训练CNN"), ("NLP", "NLP"),
                                                             ("LoRA on a 7B model", "7B模型LoRA微调"),
-                                                            ("learning", "入门学习"))))
+                                                            ("learning", "入门学习"),
+                                                            ("general deep learning", "通用深度学习"))))
 
 
 # --- recommendations -----------------------------------------------------------------------------------------------
 
-def needs_of(s: Session, lang: str) -> Needs:
-    currency = s.budget.currency if s.budget else ("CNY" if lang == "zh" else "USD")
-    return Needs(workload=s.workload or "cnn", budget=s.budget, model_size_b=s.model_size_b,
-                 finetune_method=s.finetune_method, precision_bits=s.precision_bits, gpu_count=s.gpu_count or 1,
-                 used=s.used, vendor=s.vendor, as_of=s.as_of, min_vram_gb=s.min_vram_gb, max_tdp_w=s.max_tdp_w,
-                 min_perf=s.min_perf, currency=currency)
-
-
-def ranking_for(engine: Engine, s: Session) -> Ranking:
-    return rank(engine.catalog, needs_of(s, s.lang or "en"), engine.knowledge_dir, as_of=s.as_of or engine.today)
-
-
-def top_pick(engine: Engine, s: Session) -> tuple[Candidate, GPU] | None:
-    """The last reply's top pick, as the scorer sees it under the session's current needs."""
-    if not s.last_picks or not s.workload:
-        return None
-    r = ranking_for(engine, s)
-    for c in r.candidates:
-        if c.gpu.name == s.last_picks[0]:
-            return c, c.gpu
-    g = engine.catalog.get(s.last_picks[0])
-    if g is None:
-        return None
-    price = price_for(g, r.needs, r.as_of, engine.catalog)
-    if price is None:
-        return None
-    from bot.perf import load_perf_model
-
-    model = load_perf_model(engine.knowledge_dir)
-    perf = model.relative(g, r.workload.family, engine.catalog.get(model.reference_gpu), r.needs.gpu_count) or 0.0
-    return Candidate(g, price, r.needs.gpu_count, perf, price.amount * r.needs.gpu_count), g
-
-
-def recommend(engine: Engine, s: Session, lang: str, notes: list[Text]) -> Reply:
-    r = ranking_for(engine, s)
-    if not r.picks and s.used is None:
-        used = rank(engine.catalog, replace(r.needs, used=True), engine.knowledge_dir, as_of=r.as_of)
-        if used.picks:  # no new card fits: the used market is the nearest path, say so and show it
-            notes = notes + [Text("No new card fits, so these include used-market prices.",
-                                  "没有新卡能满足，下面包含二手价格。")]
-            r = used
-            s.used = True  # follow-ups ("cheaper?", "faster?") continue from what was shown
-    s.last_picks = [p.gpu.name for p in r.picks] or s.last_picks
-    s.last_topic = "recommend"
+def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply:
+    """The ranked picks of `r` as a reply: a table, the reasons and caveats, what was assumed."""
     spec = r.workload
-    when = "" if r.as_of == (engine.today or r.as_of) and s.as_of is None else \
+    when = "" if r.as_of == (engine.today or r.as_of) and r.need.as_of is None else \
         _t(lang, f" as of {r.as_of:%B %Y}", f"（以 {r.as_of.year} 年 {r.as_of.month} 月为准）")
-    count = f"{r.needs.gpu_count}× " if r.needs.gpu_count > 1 else ""
-    market = _t(lang, " (used allowed)", "（可二手）") if r.needs.used else ""
-    if r.needs.budget:
-        title = _t(lang, f"{spec.label.en}, budget {r.needs.budget}{market}{when}",
-                   f"{spec.label.zh}，预算 {r.needs.budget}{market}{when}")
+    count = f"{r.count}× " if r.count > 1 else ""
+    market = _t(lang, " (used allowed)", "（可二手）") if r.need.used else ""
+    if r.budget:
+        shown = str(r.need.budget) if r.need.budget == r.budget else f"{r.need.budget} (≈ {r.budget})"
+        title = _t(lang, f"{spec.label.en}, budget {shown}{market}{when}",
+                   f"{spec.label.zh}，预算 {shown}{market}{when}")
     else:
         title = _t(lang, f"{spec.label.en}{market}{when}", f"{spec.label.zh}{market}{when}")
     paragraphs = [n.get(lang) for n in notes]
+    if r.budget and r.need.budget and r.need.budget.currency != r.budget.currency:
+        paragraphs.append(_t(lang, f"Your {r.need.budget} is about {r.budget} at the latest dated exchange rate in "
+                                   f"my data; prices below are {r.currency} prices.",
+                             f"你的 {r.need.budget} 按我数据里最新的带日期汇率约合 {r.budget}；下面按 {r.currency} 价格比较。"))
+    if spec.caveat:
+        paragraphs.append(spec.caveat.get(lang))
     if r.memory:
         paragraphs.append(_t(lang, f"Memory needed: about {r.memory.total_gb:g} GB in all"
-                                   f"{f', {r.required_vram_gb:g} GB per card' if r.needs.gpu_count > 1 else ''} "
+                                   f"{f', {r.required_vram_gb:g} GB per card' if r.count > 1 else ''} "
                                    f"— {r.memory.assumption_en}.",
                              f"显存需求：总共约 {r.memory.total_gb:g} GB"
-                             f"{f'，每张卡 {r.required_vram_gb:g} GB' if r.needs.gpu_count > 1 else ''}"
+                             f"{f'，每张卡 {r.required_vram_gb:g} GB' if r.count > 1 else ''}"
                              f"——{r.memory.assumption_zh}。"))
     else:
         paragraphs.append(_t(lang, f"Memory: at least {r.required_vram_gb:g} GB for {spec.label.en} "
@@ -208,7 +180,7 @@ def recommend(engine: Engine, s: Session, lang: str, notes: list[Text]) -> Reply
             bullets.append(f"{p.gpu.name}: " + "; ".join(extra) if lang == "en" else f"{p.gpu.name}：" + "；".join(extra))
     for x in r.notable_exclusions:
         bullets.append(_t(lang, f"Not {x.gpu.name}: {x.why.en}", f"没选 {x.gpu.name}：{x.why.zh}"))
-    if r.needs.budget is None and r.needs.min_perf is None:
+    if r.budget is None and r.need.min_perf is None:
         paragraphs.append(_t(lang, "Tell me your budget and I'll rank what fits it (e.g. \"$1200\" or \"8000元\").",
                              "告诉我预算，我按预算排出能买的卡（例如“8000元”或“$1200”）。"))
     return Reply("recommend", lang, title=title, paragraphs=tuple(paragraphs), table=Table(header, tuple(rows)),
@@ -228,7 +200,7 @@ def _footer(r: Ranking, lang: str, ref: str) -> tuple[str, ...]:
                     "measured PyTorch training throughput; prices are typical prices on the date shown.",
               f"速度以一张 {ref} 为 1，按{r.workload.label.zh}的规格模型估算（用 Lambda 实测的 PyTorch 训练吞吐校准）；"
               "价格为所示日期的常见价格。")]
-    if r.needs.vendor is None:
+    if r.need.vendor is None:
         out.append(_t(lang, "Only NVIDIA cards are considered by default (CUDA support); say \"AMD\" to include AMD.",
                       "默认只考虑 NVIDIA（CUDA 生态）；想看 AMD 请直接说“AMD”。"))
     return tuple(out)
@@ -250,7 +222,7 @@ def _followups(lang: str, r: Ranking) -> tuple[str, ...]:
     if len(r.picks) >= 2:
         out.append(_t(lang, "compare the first two", "对比一下前两个"))
     out.append(_t(lang, "more memory?", "显存大一点的？"))
-    if not r.needs.used:
+    if not r.need.used:
         out.append(_t(lang, "used?", "二手的可以吗？"))
     out.append(_t(lang, "where can I rent it?", "去哪租？"))
     return tuple(out)
@@ -266,18 +238,17 @@ def _perf_of(engine: Engine, g: GPU, family: str) -> float | None:
     return model.relative(g, family, ref) if ref else None
 
 
-def _current_price(engine: Engine, s: Session, g: GPU, lang: str):
-    cur = s.budget.currency if s.budget else ("CNY" if lang == "zh" else "USD")
-    when = s.as_of or engine.today
+def _current_price(engine: Engine, need: Need, g: GPU, lang: str):
+    cur = need.budget.currency if need.budget and need.budget.currency in ("CNY", "USD") else (
+        "CNY" if need.region == "cn" or (need.region is None and lang == "zh") else "USD")
+    when = need.as_of or engine.today
     return g.price(cur, "new", when, engine.catalog.fx), g.price(cur, "used", when, engine.catalog.fx)
 
 
-def compare(engine: Engine, s: Session, names: list[str], lang: str) -> Reply:
+def compare(engine: Engine, need: Need, names: list[str], lang: str) -> Reply:
     gpus = [engine.catalog.get(n) for n in names]
     gpus = [g for g in gpus if g is not None]
-    s.last_topic = "compare"
-    workload = s.workload or "cnn"
-    spec = workload_spec(engine.knowledge_dir, workload, s.as_of or engine.today or date.today())
+    spec = workload_spec(engine.knowledge_dir, need.workload, need.as_of or engine.today or date.today())
     fams = list(OrderedDict.fromkeys([spec.family, "transformer", "llm_inference"]))
     header = (_t(lang, "", ""),) + tuple(g.name for g in gpus)
     rows = [(_t(lang, "VRAM", "显存"),) + tuple(f"{g.vram_gb:g} GB" for g in gpus),
@@ -292,7 +263,7 @@ def compare(engine: Engine, s: Session, names: list[str], lang: str) -> Reply:
         perfs[fam] = vals
         label = _family_label(engine, fam, lang)
         rows.append((_t(lang, f"Speed: {label}", f"速度：{label}"),) + tuple(f"{v:.2f}" if v else "?" for v in vals))
-    prices = [_current_price(engine, s, g, lang) for g in gpus]
+    prices = [_current_price(engine, need, g, lang) for g in gpus]
     rows.append((_t(lang, "Price (new)", "价格（新）"),) + tuple(f"{p[0]} ({p[0].on:%Y-%m})" if p[0] else "—"
                                                               for p in prices))
     rows.append((_t(lang, "Price (used)", "价格（二手）"),) + tuple(f"{p[1]} ({p[1].on:%Y-%m})" if p[1] else "—"
@@ -323,8 +294,9 @@ def compare(engine: Engine, s: Session, names: list[str], lang: str) -> Reply:
                  paragraphs=tuple(paragraphs), table=Table(header, tuple(rows)),
                  footer=(_t(lang, f"Speed relative to one {_ref_name(engine)} (= 1.00), from specs.",
                             f"速度以一张 {_ref_name(engine)} 为 1.00，按规格估算。"),),
-                 sources=sources, chart_gpus=tuple(g.name for g in gpus),
-                 suggestions=(_t(lang, "why?", "为什么？"), _t(lang, "where can I rent it?", "去哪租？")))
+                 sources=sources, chart_gpus=tuple(g.name for g in gpus), topic="compare",
+                 suggestions=(_t(lang, "which is better value?", "哪个性价比高？"),
+                              _t(lang, "where can I rent them?", "去哪租？")))
 
 
 def _family_label(engine: Engine, fam: str, lang: str) -> str:
@@ -334,12 +306,11 @@ def _family_label(engine: Engine, fam: str, lang: str) -> str:
     return _t(lang, en, zh)
 
 
-def gpu_card(engine: Engine, s: Session, name: str, lang: str) -> Reply:
+def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     g = engine.catalog.get(name)
     if g is None:
-        return question(engine, s, None, lang)
-    s.last_topic = f"gpu:{g.name}"
-    new, used = _current_price(engine, s, g, lang)
+        return unknown(lang)
+    new, used = _current_price(engine, need, g, lang)
     launch = next((p for p in sorted(g.prices, key=lambda p: p.on) if p.market == "new"), None)
     rows = [
         (_t(lang, "Vendor / architecture", "厂商 / 架构"), f"{g.vendor} {g.architecture} ({g.segment})"),
@@ -372,8 +343,13 @@ def gpu_card(engine: Engine, s: Session, name: str, lang: str) -> Reply:
     return Reply("gpu", lang, title=g.name, paragraphs=paragraphs,
                  table=Table((_t(lang, "Spec", "参数"), _t(lang, "Value", "数值")), tuple(rows)),
                  sources=tuple(Source(f"{g.name} — specs / price", u) for u in g.sources[:3]),
-                 chart_gpus=(g.name,),
-                 suggestions=(_t(lang, f"where can I rent a {g.name}?", f"哪里能租 {g.name}？"),))
+                 chart_gpus=(g.name,), focus=g.name, topic=f"gpu:{g.name}",
+                 suggestions=(_t(lang, f"can the {_short(g)} run a 14B model?", f"{_short(g)} 能跑 14B 模型吗？"),
+                              _t(lang, f"where can I rent a {_short(g)}?", f"哪里能租 {_short(g)}？")))
+
+
+def _short(g: GPU) -> str:
+    return g.name.replace("GeForce ", "")
 
 
 def _conv(p, lang: str) -> str:
@@ -386,10 +362,9 @@ def _yn(v: bool, lang: str) -> str:
 
 # --- explanations --------------------------------------------------------------------------------------------------
 
-def why(engine: Engine, s: Session, lang: str) -> Reply:
-    r = ranking_for(engine, s)
+def why(engine: Engine, r: Ranking, lang: str) -> Reply:
     if not r.picks:
-        return question(engine, s, None, lang)
+        return unknown(lang)
     top = r.picks[0]
     paragraphs = [_t(lang, f"Why {top.gpu.name}:", f"为什么是 {top.gpu.name}：")]
     bullets = [x.get(lang) for x in top.reasons]
@@ -425,42 +400,41 @@ def _priority(family: str, lang: str) -> str:
     return zh if lang == "zh" else en
 
 
-def why_not(engine: Engine, s: Session, name: str, lang: str) -> Reply:
+def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: str) -> Reply:
     g = engine.catalog.get(name)
-    r = ranking_for(engine, s)
-    if g is None or not s.workload:
-        return question(engine, s, None, lang)
+    if g is None:
+        return unknown(lang)
     reasons: list[str] = []
     cand = next((c for c in r.candidates if c.gpu.name == g.name), None)
     top = r.picks[0].candidate if r.picks else None
-    price = price_for(g, r.needs, r.as_of, engine.catalog)
-    vendors = (r.needs.vendor,) if r.needs.vendor else ("NVIDIA",)
-    if g.name in s.last_picks:
-        i = s.last_picks.index(g.name) + 1
+    price = price_for(g, r.currency, r.need.used, r.as_of, engine.catalog)
+    vendors = (r.need.vendor,) if r.need.vendor else ("NVIDIA",)
+    if g.name in last_picks:
+        i = last_picks.index(g.name) + 1
         reasons.append(_t(lang, f"{g.name} is in the list: pick #{i}.", f"{g.name} 在推荐里：第 {i} 个。"))
     elif g.release_date and g.release_date > r.as_of:
         reasons.append(_t(lang, f"It was not out yet ({g.release_date}).", f"当时还没发布（{g.release_date}）。"))
-    elif g.vendor not in vendors and r.needs.vendor is None and g.vendor != "NVIDIA":
+    elif g.vendor not in vendors and r.need.vendor is None and g.vendor != "NVIDIA":
         reasons.append(_t(lang, f"It's a {g.vendor} card; I only consider NVIDIA unless you ask (CUDA support).",
                           f"这是 {g.vendor} 的卡；除非你指定，我默认只考虑 NVIDIA（CUDA 生态）。"))
     elif price is None:
         launch = min((p for p in g.prices if p.market == "new"), key=lambda p: p.on, default=None)
         since = _t(lang, f" It launched at {launch} ({launch.on:%Y-%m}).", f"它 {launch.on:%Y-%m} 首发价 {launch}。") \
             if launch else ""
-        market = _t(lang, "used", "二手") if r.needs.used else _t(lang, "new", "新卡")
+        market = _t(lang, "used", "二手") if r.need.used else _t(lang, "new", "新卡")
         reasons.append(_t(lang, f"I have no current {market} price for it, so I can't weigh it against the others: "
                                 f"it is no longer sold new, or no dated price is in my catalog.{since}",
                           f"我没有它当前的{market}价格，没法和其他卡比较：它已不再作为新卡销售，或目录里没有带日期的价格。{since}"))
-        if not r.needs.used:
+        if not r.need.used:
             reasons.append(_t(lang, 'Ask "used?" to include second-hand prices.', "想看二手价可以问“二手的可以吗？”。"))
     elif g.vram_gb < r.required_vram_gb:
         reasons.append(_t(lang, f"{g.vram_gb:g} GB is less than the {r.required_vram_gb:g} GB this job needs.",
                           f"{g.vram_gb:g} GB 显存少于这个任务需要的 {r.required_vram_gb:g} GB。"))
-    elif r.needs.budget and price.amount * r.needs.gpu_count > r.needs.budget.amount:
-        reasons.append(_t(lang, f"It costs {money(price.amount * r.needs.gpu_count, price.currency)} "
-                                f"({price.on:%Y-%m}), over your budget of {r.needs.budget}.",
-                          f"它要 {money(price.amount * r.needs.gpu_count, price.currency)}（{price.on:%Y-%m}），"
-                          f"超出预算 {r.needs.budget}。"))
+    elif r.budget and price.amount * r.count > r.budget.amount:
+        reasons.append(_t(lang, f"It costs {money(price.amount * r.count, price.currency)} "
+                                f"({price.on:%Y-%m}), over your budget of {r.budget}.",
+                          f"它要 {money(price.amount * r.count, price.currency)}（{price.on:%Y-%m}），"
+                          f"超出预算 {r.budget}。"))
     elif cand and top:
         reasons.append(_t(lang, f"It fits, but {top.gpu.name} is faster ({top.perf:.2f} vs {cand.perf:.2f}) or better "
                                 f"value ({top.value:.2f} vs {cand.value:.2f} per {money(1000, top.price.currency)}).",
@@ -474,8 +448,8 @@ def why_not(engine: Engine, s: Session, name: str, lang: str) -> Reply:
                           "它是数据中心卡：被动散热，价格面向服务器。"))
     return Reply("recommend", lang, title=_t(lang, f"Why not {g.name}?", f"为什么不推荐 {g.name}？"),
                  paragraphs=tuple(reasons),
-                 sources=tuple(Source(f"{g.name} — specs / price", u) for u in g.sources[:2]),
-                 suggestions=(_t(lang, f"compare {g.name} with the top pick", f"对比 {g.name} 和首选"),))
+                 sources=tuple(Source(f"{g.name} — specs / price", u) for u in g.sources[:2]), focus=g.name,
+                 suggestions=(_t(lang, f"compare {_short(g)} with the top pick", f"对比 {_short(g)} 和首选"),))
 
 
 # --- platforms -----------------------------------------------------------------------------------------------------
@@ -510,7 +484,7 @@ def _rent_rows(engine: Engine, gpus: list[GPU], china: bool, limit: int = 5) -> 
     return out
 
 
-def where_to_rent(engine: Engine, s: Session, names: list[str], lang: str, china: bool) -> Reply:
+def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool) -> Reply:
     from bot.knowledge import load_platform_rows
 
     gpus = [g for g in (engine.catalog.get(n) for n in names) if g is not None]
@@ -532,7 +506,7 @@ def where_to_rent(engine: Engine, s: Session, names: list[str], lang: str, china
     shown = [r for _, r in table_rows[:4]]
     by_name = {(x["name_zh"] if lang == "zh" and x["name_zh"] else x["name"]): x for x in rows}
     sources = tuple(Source(by_name[r[0]]["name"], by_name[r[0]]["url"]) for r in shown if r[0] in by_name)
-    return Reply("question", lang, title=_t(lang, "Renting instead of buying", "租用而不是购买"), paragraphs=(para,),
+    return Reply("rent", lang, title=_t(lang, "Renting instead of buying", "租用而不是购买"), paragraphs=(para,),
                  table=Table(header, tuple(r for _, r in table_rows[:8])),
                  footer=(_t(lang, "Rental prices change often; check the platform before you commit.",
                             "租用价格变化频繁，下单前请到平台确认。"),), sources=sources)
@@ -540,7 +514,7 @@ def where_to_rent(engine: Engine, s: Session, names: list[str], lang: str, china
 
 # --- memory questions ----------------------------------------------------------------------------------------------
 
-def memory_question(engine: Engine, q: Query, lang: str) -> Reply:
+def memory_question(engine: Engine, q: Need, lang: str) -> Reply:
     from bot.vram import estimate
 
     finetune = q.workload == "llm_finetune" or q.finetune_method is not None
@@ -568,7 +542,7 @@ def memory_question(engine: Engine, q: Query, lang: str) -> Reply:
     if fitting:
         footer += (_t(lang, f"Smallest consumer NVIDIA card for the lightest option: {fitting[0]}.",
                       f"最省显存方案能用的最小消费级 NVIDIA 卡：{fitting[0]}。"),)
-    return Reply("question", lang, title=_t(lang, "How much memory?", "需要多少显存？"), paragraphs=(para,),
+    return Reply("memory", lang, title=_t(lang, "How much memory?", "需要多少显存？"), paragraphs=(para,),
                  table=Table(header, tuple(rows)), footer=footer,
                  sources=(Source("Hugging Face — model memory anatomy",
                                     "https://huggingface.co/docs/transformers/model_memory_anatomy"),
@@ -578,10 +552,9 @@ def memory_question(engine: Engine, q: Query, lang: str) -> Reply:
 
 # --- retrieval -----------------------------------------------------------------------------------------------------
 
-def question(engine: Engine, s: Session, q: Query | None, lang: str) -> Reply:
+def question(engine: Engine, text: str, lang: str) -> Reply:
     from bot.retrieval import search
 
-    text = q.text if q else ""
     if not text.strip():
         return unknown(lang)
     result = search(engine.index, text, lang, engine.knowledge_dir, k=30)
@@ -593,15 +566,15 @@ def question(engine: Engine, s: Session, q: Query | None, lang: str) -> Reply:
         by_section.setdefault(h.passage.section, []).append(h)
     ranked = [x for x in result.sections if x.section in by_section]
     best_id = ranked[0].section if ranked else next(iter(by_section))
-    s.last_topic = best_id
     paragraphs, sources, title = _section_answer(engine, best_id, by_section[best_id], lang)
     if len(ranked) > 1 and ranked[1].score >= 0.9 * ranked[0].score and ranked[1].kind == "guide":
         p2, s2, _ = _section_answer(engine, ranked[1].section, by_section[ranked[1].section], lang, max_paragraphs=1)
         paragraphs += p2
         sources += s2
     sources = tuple(OrderedDict((x.url, x) for x in sources).values())
+    focus = best_id[4:] if best_id.startswith("gpu:") else None
     return Reply("question", lang, title=title, paragraphs=tuple(paragraphs), sources=sources,
-                 suggestions=_EXAMPLES[lang][:2])
+                 suggestions=_EXAMPLES[lang][:2], topic=best_id, focus=focus)
 
 
 def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_paragraphs: int = 2):
@@ -632,9 +605,185 @@ def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_
 
 
 def unknown(lang: str) -> Reply:
+    """An honest "I don't know": the question is about GPUs, but my guide has no good answer to it."""
     return Reply("unknown", lang, paragraphs=(_t(
-        lang, "I only advise on GPUs for deep learning — which card to buy or rent, memory, speed, prices and cloud "
-              "platforms — and I don't have a good answer to that. For example, you could ask:",
-        "我只回答深度学习显卡相关的问题（买什么卡、租哪个平台、显存、速度、价格），这个问题我没有可靠的答案。你可以这样问："),),
+        lang, "I don't have a reliable answer to that in my guide, so I won't guess. I can rank cards for a budget, "
+              "compare cards, estimate memory, or point you to rental platforms — for example:",
+        "这个问题我的资料里没有可靠的答案，我不想乱猜。我可以按预算推荐显卡、对比显卡、估算显存，或者介绍租卡平台，例如："),),
         bullets=_EXAMPLES[lang], suggestions=_EXAMPLES[lang][:2])
 
+
+def out_of_scope(lang: str) -> Reply:
+    return Reply("out_of_scope", lang, paragraphs=(_t(
+        lang, "I only advise on GPUs for deep learning — which card to buy or rent, memory, speed, prices and cloud "
+              "platforms — so I can't help with that one. For example, you could ask:",
+        "我只回答深度学习显卡相关的问题（买什么卡、租哪个平台、显存、速度、价格），这个帮不上忙。你可以这样问："),),
+        bullets=_EXAMPLES[lang], suggestions=_EXAMPLES[lang][:2])
+
+
+def small_talk(text: str, lang: str, has_picks: bool) -> Reply:
+    """Hello, thanks, bye: answered as a person would, with a nudge towards what I can do."""
+    from bot.slots.lexicon import words
+    from bot.slots.text import has_any, normalise
+
+    t = normalise(text)
+    if has_any(t, words("slots", "cues", "thanks")):
+        para = _t(lang, "You're welcome! Ask a follow-up any time: \"cheaper?\", \"compare the first two\", "
+                        "\"where can I rent it?\".", "不客气！随时可以接着问：“便宜点的呢？”“对比一下前两个”“去哪租？”") \
+            if has_picks else _t(lang, "You're welcome! Tell me your budget and what you'll run when you're ready.",
+                                  "不客气！准备好了就告诉我预算和用途。")
+    elif has_any(t, words("slots", "cues", "bye")):
+        para = _t(lang, "Bye, and good luck with the build!", "再见，装机顺利！")
+    elif has_picks:
+        para = _t(lang, "Sure. Want to refine the picks? Try \"cheaper?\", \"more memory?\" or \"why?\".",
+                  "好的。要调整推荐吗？可以说“便宜点的呢？”“显存大一点的？”或“为什么？”。")
+    else:
+        para = _t(lang, "Hi! I help you choose a GPU to buy or rent for deep learning. Tell me your budget and what "
+                        "you'll use it for, for example:", "你好！我帮你挑选深度学习用的显卡（买或租）。告诉我预算和用途，例如：")
+    return Reply("greeting", lang, paragraphs=(para,), bullets=() if has_picks else _EXAMPLES[lang][:3],
+                 suggestions=_EXAMPLES[lang][:2])
+
+
+def ask_which_to_compare(lang: str, names: list[str]) -> Reply:
+    have = f" {names[0]}" if names else ""
+    return Reply("compare", lang, paragraphs=(_t(
+        lang, f"Which cards should I compare{have + ' with' if have else ''}? Name two, e.g. \"3090 vs 4090\".",
+        f"要对比哪几张卡？{('和' + have.strip() + '比，') if have else ''}说出两张，例如“3090 和 4090 对比”。"),))
+
+
+def _model_memory_rows(engine: Engine, need: Need) -> list[tuple[str, int | None, float]]:
+    """(label, bits, GB) for the ways to run or train the need's model, lightest last."""
+    from bot.vram import estimate
+
+    size = need.model_size_b
+    if need.workload == "llm_finetune" or need.finetune_method:
+        methods = [need.finetune_method] if need.finetune_method else ["lora", "qlora"]
+        out = []
+        for m in methods:
+            e = estimate(size, m, need.precision_bits, engine.knowledge_dir)
+            out.append(({"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}[m], e.precision_bits, e.total_gb))
+        return out
+    bits_list = [need.precision_bits] if need.precision_bits else [16, 8, 4]
+    return [(f"{b}-bit", b, estimate(size, "inference", b, engine.knowledge_dir).total_gb) for b in bits_list]
+
+
+def fit(engine: Engine, name: str, need: Need, count: int, lang: str) -> Reply:
+    """Can this card (or N of them) run or train the model / workload: a verdict first, then the numbers."""
+    g = engine.catalog.get(name)
+    if g is None:
+        return unknown(lang)
+    have = g.vram_gb * count
+    setup = f"{count}× {g.name}" if count > 1 else g.name
+    rows, bullets = [], []
+    if need.model_size_b:
+        options = _model_memory_rows(engine, need)
+        fitting = [o for o in options if o[2] <= have]
+        size = f"{need.model_size_b:g}B"
+        if fitting:
+            label, bits, gb = fitting[0]
+            speed = ""
+            if need.workload != "llm_finetune" and not need.finetune_method and g.mem_bandwidth_gbs and bits:
+                weights_gb = need.model_size_b * bits / 8
+                tps = 0.6 * g.mem_bandwidth_gbs / weights_gb  # layer split: cards take turns, speed does not add
+                speed = _t(lang, f", roughly {tps:.0f} tokens/s when generating (formula only: 60% of memory "
+                                 "bandwidth over the weights read per token)",
+                           f"，生成速度粗估约 {tps:.0f} tokens/s（仅公式估算：显存带宽的 60% 除以每个 token 读取的权重量）")
+            verdict = _t(lang, f"Yes: {setup} ({have:g} GB) can run a {size} model at {label} (~{gb:g} GB){speed}.",
+                         f"可以：{setup}（{have:g} GB）能跑 {size} 模型，{label}（约 {gb:g} GB）{speed}。")
+            if need.workload == "llm_finetune" or need.finetune_method:
+                verdict = _t(lang, f"Yes: {setup} ({have:g} GB) can fine-tune a {size} model with {label} "
+                                   f"(~{gb:g} GB).", f"可以：{setup}（{have:g} GB）能用 {label} 微调 {size} 模型（约 {gb:g} GB）。")
+        else:
+            lightest = options[-1]
+            verdict = _t(lang, f"No: a {size} model needs about {lightest[2]:g} GB even at {lightest[0]}, and "
+                               f"{setup} has {have:g} GB. Options: a smaller model, more cards, a card with more "
+                               "memory, or renting by the hour.",
+                         f"不行：{size} 模型即使用 {lightest[0]} 也要约 {lightest[2]:g} GB，{setup} 只有 {have:g} GB。"
+                         "可以换小一点的模型、加卡、换大显存的卡，或者按小时租。")
+        rows = [(label, f"~{gb:g} GB", _t(lang, "fits", "装得下") if gb <= have else _t(lang, "does not fit", "装不下"))
+                for label, _, gb in options]
+        if count > 1:
+            bullets.append(_t(lang, "Split across cards (layer split), memory adds up but speed does not multiply; "
+                                    "consumer cards talk over PCIe.",
+                              "多卡按层切分时显存相加，但速度不会成倍增加；消费级卡之间走 PCIe。"))
+    else:
+        spec = workload_spec(engine.knowledge_dir, need.workload, need.as_of or engine.today or date.today())
+        if have >= spec.comfortable_vram_gb:
+            verdict = _t(lang, f"Yes: {setup} has {have:g} GB, comfortable for {spec.label.en} "
+                               f"({spec.comfortable_vram_gb:g} GB is comfortable, {spec.min_vram_gb:g} GB the minimum).",
+                         f"够用：{setup} 有 {have:g} GB 显存，做{spec.label.zh}比较从容（从容需 {spec.comfortable_vram_gb:g} GB，"
+                         f"最低 {spec.min_vram_gb:g} GB）。")
+        elif have >= spec.min_vram_gb:
+            verdict = _t(lang, f"Yes, but tight: {setup} has {have:g} GB; {spec.label.en} needs {spec.min_vram_gb:g} GB "
+                               f"and {spec.comfortable_vram_gb:g} GB is comfortable.",
+                         f"能用但偏紧：{setup} 有 {have:g} GB；{spec.label.zh}最少要 {spec.min_vram_gb:g} GB，"
+                         f"{spec.comfortable_vram_gb:g} GB 才从容。")
+        else:
+            verdict = _t(lang, f"No: {setup} has {have:g} GB, below the {spec.min_vram_gb:g} GB that {spec.label.en} "
+                               "needs.", f"不够：{setup} 只有 {have:g} GB，{spec.label.zh}至少要 {spec.min_vram_gb:g} GB。")
+        if spec.caveat:
+            bullets.append(spec.caveat.get(lang))
+    header = (_t(lang, "Option", "方案"), _t(lang, "Memory", "显存"), _t(lang, "Verdict", "结论"))
+    return Reply("fit", lang, title=_t(lang, f"{setup}: will it fit?", f"{setup} 装得下吗？"), paragraphs=(verdict,),
+                 table=Table(header, tuple(rows)) if rows else None, bullets=tuple(bullets),
+                 footer=(_t(lang, "Memory: weights + KV cache / optimizer states + ~20% overhead (formula only; long "
+                                  "contexts and bigger batches need more).",
+                            "显存：权重 + KV 缓存/优化器状态 + 约 20% 额外开销（仅公式估算；长上下文和大 batch 需要更多）。"),),
+                 sources=tuple(Source(f"{g.name} — specs", u) for u in g.sources[:1]), focus=g.name)
+
+
+def power(engine: Engine, name: str, count: int, psu_w: float | None, lang: str) -> Reply:
+    """Power draw and the PSU for one card or a setup of several."""
+    g = engine.catalog.get(name)
+    if g is None or not g.tdp_w:
+        return unknown(lang)
+    total = g.tdp_w * count
+    psu = psu_for(g.tdp_w, count)
+    setup = f"{count}× {g.name}" if count > 1 else g.name
+    paras = [_t(lang, f"{setup}: about {total:.0f} W for the card{'s' if count > 1 else ''}; plan a ~{psu} W PSU "
+                      "(the rest of the system plus 25% headroom for transient spikes).",
+                f"{setup}：显卡约 {total:.0f} W；电源建议约 {psu} W（加上整机其他部分，并为瞬时尖峰留 25% 余量）。")]
+    if psu_w:
+        ok = psu_w >= psu
+        paras.append(_t(lang, f"Your {psu_w:.0f} W PSU is {'enough' if ok else 'not enough'} for that.",
+                        f"你的 {psu_w:.0f} W 电源{'够用' if ok else '不够'}。"))
+    if count > 1:
+        paras.append(_t(lang, "Several cards also need the slots, spacing and airflow for them; above ~1,600 W of "
+                              "PSU a home circuit can become the limit.",
+                        "多卡还要考虑主板插槽、间距和风道；电源超过约 1600 W 时，家用电路本身可能成为限制。"))
+    return Reply("power", lang, title=_t(lang, "Power and PSU", "功耗与电源"), paragraphs=tuple(paras),
+                 sources=tuple(Source(f"{g.name} — specs", u) for u in g.sources[:1]), focus=g.name)
+
+
+def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Reply:
+    """Whether and at what price a card is sold, by market, from the catalog's dated prices and notes."""
+    g = engine.catalog.get(name)
+    if g is None:
+        return unknown(lang)
+    when = engine.today or date.today()
+    rows = []
+    for cur, market, label in (("CNY", "new", _t(lang, "Mainland China, new", "中国大陆，新卡")),
+                               ("USD", "new", _t(lang, "Global / US, new", "海外/美国，新卡")),
+                               ("CNY", "used", _t(lang, "Mainland China, used", "中国大陆，二手")),
+                               ("USD", "used", _t(lang, "Global / US, used", "海外/美国，二手"))):
+        p = g.price(cur, market, when)  # native prices only: a converted price says nothing about a market
+        if p is not None:
+            rows.append((label, f"{p} ({p.on:%Y-%m})"))
+    china = region == "cn"
+    has_cny = any(p.currency == "CNY" and p.market == "new" for p in g.prices)
+    if china:
+        verdict = _t(lang, f"{g.name}: I have a mainland-China price for it (below)." if has_cny else
+                     f"{g.name}: I have no mainland-China price for it; check the note below and local shops "
+                     "(JD, Taobao) before counting on it.",
+                     f"{g.name}：我有它的国内价格（见下表）。" if has_cny else
+                     f"{g.name}：我没有它的国内价格；请看下面的说明，并在京东、淘宝等确认是否有货。")
+    else:
+        verdict = _t(lang, f"Where {g.name} is sold, with the latest prices I have:",
+                     f"{g.name} 的销售情况和我掌握的最新价格：")
+    paras = [verdict]
+    if g.notes:
+        paras.append(g.notes)
+    return Reply("where_to_buy", lang, title=_t(lang, f"Buying {g.name}", f"购买 {g.name}"), paragraphs=tuple(paras),
+                 table=Table((_t(lang, "Market", "市场"), _t(lang, "Price (date)", "价格（日期）")), tuple(rows))
+                 if rows else None, sources=tuple(Source(f"{g.name} — specs / price", u) for u in g.sources[:3]),
+                 focus=g.name)

@@ -109,21 +109,62 @@ class GPU:
 
 
 @dataclass(frozen=True)
-class FxTable:
-    """CNY per USD by date (knowledge/fx.csv)."""
-
-    rates: tuple[tuple[date, float], ...]
+class FxRate:
+    currency: str  # an ISO code from bot.need.CURRENCIES
+    on: date
+    per_usd: float  # units of `currency` per 1 USD
     source: str = ""
 
+
+@dataclass(frozen=True)
+class FxTable:
+    """Units of each currency per 1 USD by date (knowledge/fx.csv); USD is 1 at every date.
+
+    A rate holds from its date until the next one of its currency; before a currency's first rate, the first one is
+    used. Any pair converts through USD. `rates` may also be plain (date, CNY per USD) pairs."""
+
+    rates: tuple[FxRate | tuple[date, float], ...]
+    source: str = ""
+    _by_currency: dict[str, tuple[FxRate, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        rates = tuple(r if isinstance(r, FxRate) else FxRate("CNY", r[0], r[1], self.source) for r in self.rates)
+        by: dict[str, list[FxRate]] = {}
+        for r in sorted(rates, key=lambda r: (r.currency, r.on)):
+            by.setdefault(r.currency, []).append(r)
+        object.__setattr__(self, "rates", rates)
+        object.__setattr__(self, "_by_currency", {c: tuple(rs) for c, rs in by.items()})
+
+    @property
+    def currencies(self) -> tuple[str, ...]:
+        """The currencies with a rate, USD included."""
+        return tuple(sorted({"USD", *self._by_currency}))
+
+    def rate(self, currency: str, on: date) -> FxRate | None:
+        """The rate of `currency` that holds on `on` (None for USD, and for a currency with no rate)."""
+        rates = self._by_currency.get(currency)
+        if not rates:
+            return None
+        before = [r for r in rates if r.on <= on]
+        return before[-1] if before else rates[0]
+
+    def per_usd(self, currency: str, on: date) -> float:
+        """Units of `currency` per 1 USD on `on`. Raises KeyError for a currency the table has no rate for."""
+        if currency == "USD":
+            return 1.0
+        r = self.rate(currency, on)
+        if r is None:
+            raise KeyError(f"no exchange rate for {currency}")
+        return r.per_usd
+
     def cny_per_usd(self, on: date) -> float:
-        before = [r for d, r in self.rates if d <= on]
-        return before[-1] if before else self.rates[0][1]
+        return self.per_usd("CNY", on)
 
     def convert(self, amount: float, src: str, dst: str, on: date) -> float:
+        """`amount` of `src` in `dst`, through USD at the rates of `on`."""
         if src == dst:
             return amount
-        rate = self.cny_per_usd(on)
-        return amount * rate if dst == "CNY" else amount / rate
+        return amount / self.per_usd(src, on) * self.per_usd(dst, on)
 
 
 def _norm(name: str) -> str:
@@ -287,18 +328,42 @@ def _load_price_log(path: Path) -> dict[str, list[Price]]:
     return out
 
 
+_FX_COLUMNS = ("date", "currency", "per_usd", "source")
+
+
 def _load_fx(path: Path) -> FxTable:
-    _, rows = _rows(path)
-    rates = []
+    """knowledge/fx.csv: `date,currency,per_usd,source`, one rate a row (units of `currency` per 1 USD)."""
+    from bot.need import CURRENCIES as FX_CURRENCIES
+
+    header, rows = _rows(path)
+    for col in _FX_COLUMNS[:3]:
+        if col not in header:
+            raise CatalogError(path, 1, col, f"missing column; the header must be {','.join(_FX_COLUMNS)}")
+    rates: list[FxRate] = []
+    seen: dict[tuple[str, date], int] = {}
     for line, row in rows:
+        cur = row.get("currency", "").strip().upper()
+        if cur not in FX_CURRENCIES:
+            raise CatalogError(path, line, "currency",
+                               f"'{row.get('currency')}' is not one of {', '.join(FX_CURRENCIES)}")
         on = _date(path, line, row, "date")
-        rate = _num(path, line, row, "cny_per_usd")
-        if on is None or not rate:
-            raise CatalogError(path, line, "cny_per_usd", "needs a date and a rate")
-        rates.append((on, rate))
+        if on is None:
+            raise CatalogError(path, line, "date", "needs the date the rate holds from (YYYY-MM-DD or YYYY-MM)")
+        rate = _num(path, line, row, "per_usd")
+        if not rate:
+            raise CatalogError(path, line, "per_usd", f"needs the units of {cur} per 1 USD, more than 0")
+        if cur == "USD" and rate != 1:
+            raise CatalogError(path, line, "per_usd", "USD is 1 per USD")
+        if (cur, on) in seen:
+            raise CatalogError(path, line, "date", f"{cur} on {on:%Y-%m-%d} is already on line {seen[cur, on]}")
+        seen[cur, on] = line
+        if cur != "USD":
+            rates.append(FxRate(cur, on, rate, row.get("source", "")))
     if not rates:
         raise CatalogError(path, None, None, "no exchange rates")
-    return FxTable(tuple(sorted(rates)), source=rows[0][1].get("source", ""))
+    if not any(r.currency == "CNY" for r in rates):
+        raise CatalogError(path, None, "currency", "no CNY rate: prices in CNY and USD could not be compared")
+    return FxTable(tuple(rates), source=rates[0].source)
 
 
 class Catalog:

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from bot.dialogue import Engine, Session
+    from bot.engine import Engine
     from bot.reply import Reply
+    from bot.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -45,13 +46,13 @@ def chart_points(engine: Engine, session: Session, gpu_names, highlight=()) -> t
     from bot.perf import load_perf_model
     from bot.scorer import workload_spec
 
-    on = session.as_of or engine.today or date.today()
+    on = session.need.as_of or engine.today or date.today()
     lang = session.lang or "en"
-    currency = session.budget.currency if session.budget else ("CNY" if lang == "zh" else "USD")
+    currency = session.need.budget.currency if session.need.budget else ("CNY" if lang == "zh" else "USD")
     model = load_perf_model(engine.knowledge_dir)
-    family = workload_spec(engine.knowledge_dir, session.workload or "cnn", on).family
+    family = workload_spec(engine.knowledge_dir, session.need.workload, on).family
     ref = engine.catalog.get(model.reference_gpu)
-    count = max(1, session.gpu_count or 1)
+    count = max(1, session.need.gpu_count or 1)
     marked = set(highlight)
     points = []
     for name in dict.fromkeys(gpu_names):
@@ -61,7 +62,7 @@ def chart_points(engine: Engine, session: Session, gpu_names, highlight=()) -> t
         new = g.price(currency, "new", on, engine.catalog.fx)
         used = g.price(currency, "used", on, engine.catalog.fx)
         price = new
-        if used and (price is None or (session.used and used.amount < price.amount)):
+        if used and (price is None or (session.need.used and used.amount < price.amount)):
             price = used
         perf = model.relative(g, family, ref, count)
         if price is None or not perf:
@@ -79,13 +80,13 @@ def render_chart(engine: Engine, session: Session, gpu_names, highlight=()) -> b
     from bot.scorer import workload_spec
 
     points, currency, family = chart_points(engine, session, gpu_names, highlight)
-    on = session.as_of or engine.today or date.today()
-    spec = workload_spec(engine.knowledge_dir, session.workload or "cnn", on)
+    on = session.need.as_of or engine.today or date.today()
+    spec = workload_spec(engine.knowledge_dir, session.need.workload, on)
     ref = load_perf_model(engine.knowledge_dir).reference_gpu
     font = _cjk_font()
     zh = (session.lang == "zh") and font is not None
     sym = "¥" if currency == "CNY" else "$"
-    count = max(1, session.gpu_count or 1)
+    count = max(1, session.need.gpu_count or 1)
 
     fig = Figure(figsize=(8, 5.2), dpi=110)
     FigureCanvasAgg(fig)
@@ -104,14 +105,14 @@ def render_chart(engine: Engine, session: Session, gpu_names, highlight=()) -> b
             ax.annotate(label, (p.price, p.perf), xytext=(6, 4), textcoords="offset points",
                         fontsize=9 if p.highlighted else 7.5, fontweight="bold" if p.highlighted else "normal",
                         color="black" if p.highlighted else "#555555", **kw)
-        if session.budget:
-            ax.axvline(session.budget.amount, color="#1f77b4", linestyle="--", linewidth=1, zorder=1)
-            ax.annotate(("预算 " if zh else "budget ") + f"{sym}{session.budget.amount:,.0f}",
-                        (session.budget.amount, 0.02), xycoords=("data", "axes fraction"), xytext=(4, 0),
+        if session.need.budget:
+            ax.axvline(session.need.budget.amount, color="#1f77b4", linestyle="--", linewidth=1, zorder=1)
+            ax.annotate(("预算 " if zh else "budget ") + f"{sym}{session.need.budget.amount:,.0f}",
+                        (session.need.budget.amount, 0.02), xycoords=("data", "axes fraction"), xytext=(4, 0),
                         textcoords="offset points", fontsize=8, color="#1f77b4", **kw)
         ax.axhline(1.0, color="#bbbbbb", linewidth=0.8, zorder=1)
         ax.grid(True, alpha=0.3)
-        xs = [p.price for p in points] + ([session.budget.amount] if session.budget else [])
+        xs = [p.price for p in points] + ([session.need.budget.amount] if session.need.budget else [])
         ax.set_xlim(0, max(xs) * 1.18)
         ax.set_ylim(0, max(p.perf for p in points) * 1.15)
         ax.xaxis.set_major_formatter(lambda v, _pos: f"{sym}{v:,.0f}")

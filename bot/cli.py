@@ -36,8 +36,9 @@ def _engine():
 
 def _conversation(engine, as_of: date | None):
     from bot.dialogue import Conversation, Session
+    from bot.need import Need
 
-    return Conversation(engine, Session(as_of=as_of))
+    return Conversation(engine, Session(need=Need(as_of=as_of)))
 
 
 def _print_json(obj) -> None:
@@ -134,7 +135,7 @@ def cmd_gpus(args) -> int:
 
 
 def cmd_index(args) -> int:
-    from bot import index
+    from bot import acts, index
     from bot.catalog import load_catalog
     from bot.config import get_settings
 
@@ -143,16 +144,23 @@ def cmd_index(args) -> int:
     def say(msg: str) -> None:
         print(f"[index] {msg}", file=sys.stderr, flush=True)
 
+    intents = s.knowledge_dir / "intents"
     fresh = index.is_fresh(s.index_dir, s.knowledge_dir, s.model_path())
+    acts_fresh = acts.is_fresh(intents, s.index_dir)
     if args.action == "status":
-        print("fresh" if fresh else "missing or stale")
-        return 0 if fresh else 1
-    if args.action == "ensure" and fresh:
-        say(f"up to date ({s.index_dir})")
-        return 0
+        print("fresh" if fresh and acts_fresh else "missing or stale")
+        return 0 if fresh and acts_fresh else 1
     catalog = load_catalog(s.knowledge_dir, s.catalog)
-    m = index.build(s.index_dir, s.knowledge_dir, catalog, s.model_path(), progress=say)
-    say(f"done: {m.passages} passages")
+    if args.action == "ensure" and fresh:
+        say(f"retrieval index up to date ({s.index_dir})")
+    else:
+        m = index.build(s.index_dir, s.knowledge_dir, catalog, s.model_path(), progress=say)
+        say(f"done: {m.passages} passages")
+    if args.action == "ensure" and acts_fresh:
+        say("dialogue-act model up to date")
+    else:
+        model = acts.build(intents, s.index_dir, catalog)
+        say(f"dialogue-act model: {len(model.classes)} acts, {len(model.vocabulary):,} features")
     return 0
 
 

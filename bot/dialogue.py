@@ -1,155 +1,143 @@
-"""Session (the need so far, the last picks) and Conversation.turn(text) -> Reply, shared by every front end."""
+"""Session (the need so far, the last picks) and Conversation.turn(text) -> Reply, shared by every front end.
+
+A turn is read three ways: the slots a message states (bot.nlu), the dialogue act it performs (the learned layer in
+bot.acts, with word rules behind it when it is unsure), and the state of the conversation. The dialogue policy is an
+ordered table of named rules, (acts, condition, handler): the first whose acts and condition match answers, and its
+name is logged and shown in `--json` (`query.rule`)."""
 
 from __future__ import annotations
 
 import logging
-import re
-import threading
-from dataclasses import asdict, dataclass, field, fields, replace
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
 from datetime import date
-from pathlib import Path
 
-from bot import answers
-from bot.catalog import Catalog
+from bot import acts, answers
+from bot.acts import ActGuess
+from bot.engine import Engine
 from bot.i18n import Text
-from bot.nlu import Budget, Query, parse
+from bot.need import Budget, Need
+from bot.nlu import Query, parse
 from bot.reply import Reply
+from bot.scorer import candidate_for, rank_or_used
+from bot.session import Session
+from bot.slots.lexicon import words
+from bot.slots.text import has_any, normalise
 
 log = logging.getLogger(__name__)
 
-_NEED_SLOTS = ("budget", "workload", "model_size_b", "finetune_method", "precision_bits", "gpu_count", "used", "vendor",
-               "as_of", "min_vram_gb")
-_REFINE_CUES = ("cheaper", "more_memory", "faster", "lower_power")
+__all__ = ["POLICY", "Conversation", "Engine", "Rule", "Session", "Turn", "rule_act"]
+
+# Below this the classifier's act is not trusted on its own: the word rules decide.
+MIN_ACT_CONFIDENCE = 0.45
+MIN_GUESS_OVER_DEFAULT = 0.25
+SHORT = 40  # characters: a message this short that carries a command word is that command
+COMMANDS = ("language", "reset", "help", "greeting")
+_SMALL_CUES = {"reset", "help", "greeting", "thanks", "bye"}
 
 
-_PICK_REQUEST = re.compile(r"推荐|recommend|买什么|买哪|选什么|选哪|配什么|(which|what) (gpu|graphics card|card) "
-                           r"(should|to|do)|what should i (buy|get)|help me (choose|pick)")
+@dataclass(frozen=True)
+class Turn:
+    """One message as the policy sees it."""
 
+    q: Query
+    act: str  # the act the policy acts on
+    guess: ActGuess | None  # what the classifier said
+    lang: str
+    referred: tuple[str, ...]  # cards meant: named, by position in the last list, or by pronoun
+    need: Need  # what this message states, read in context (a bare "5000" after we asked is a budget)
 
-_REFINEMENT_WORDS = re.compile(r"呢|what about|how about|instead|换成|改成|如果|and in|and with|what if|可以吗|行吗|行不行|也行|"
-                               r"\bok\b|okay|is fine|are fine|would do")
-_QUESTION_WORDS = re.compile(r"吗|是否|怎么|为什么|如何|哪个好|^(is|are|does|do|can|could|how|why|what|which|should)\b")
-
-
-def _reads_as_refinement(q: Query) -> bool:
-    """'AMD?', 'what about for LLMs?', '如果做大模型微调呢？' change the need; 'is AMD usable for PyTorch?' and
-    '多卡训练 Transformer 划算吗？' are questions that merely name a vendor or a workload."""
-    text = q.text.strip().lower()
-    if _REFINEMENT_WORDS.search(text):
-        return True
-    if _QUESTION_WORDS.search(text):
-        return False
-    return len(text) <= 24
-
-
-_PICK_REFERENCE = re.compile(r"\b(it|them|these|this one|that one)\b|它|这张|这个|这些|这款|那张|那个")
-
-
-_GUIDE_SOURCES = re.compile(r"\b(lambda|dettmers)\b|知乎|zhihu|这篇(文章|指南)|the (article|guide)\b")
-
-
-def _asks_about_the_guide(q: Query) -> bool:
-    """A question about what a source said ('What did Lambda recommend for $8000?', 'Lambda 2020年推荐什么卡'),
-    not a need of one's own (which states both a budget and a workload)."""
-    return _GUIDE_SOURCES.search(q.text.lower()) is not None and not (q.budget and q.workload)
-
-
-def _refers_to_picks(q: Query) -> bool:
-    """'where can I rent it?', '去哪租？' point at the last picks; '国内用哪个云平台？' is a general question."""
-    text = q.text.strip().lower()
-    return bool(q.ordinals) or _PICK_REFERENCE.search(text) is not None or len(text) <= 8
-
-
-def _asks_for_a_pick(q: Query) -> bool:
-    """A bare request for a recommendation, not a question that happens to contain 'buy' ('Colab 免费版是什么卡？',
-    '为什么不建议买 Tesla？')."""
-    return (_PICK_REQUEST.search(q.text.lower()) is not None and not q.gpus and len(q.text) <= 40
-            and not {"why", "why_not", "rent"} & q.cues)
-
-
-@dataclass
-class Session:
-    """One conversation's memory. Plain data, so it can be stored as JSON and survive a restart."""
-
-    lang: str | None = None
-    lang_locked: str | None = None
-    budget: Budget | None = None
-    workload: str | None = None
-    model_size_b: float | None = None
-    finetune_method: str | None = None
-    precision_bits: int | None = None
-    gpu_count: int | None = None
-    used: bool | None = None
-    vendor: str | None = None
-    as_of: date | None = None
-    min_vram_gb: float | None = None
-    max_tdp_w: float | None = None
-    min_perf: float | None = None
-    awaiting: str | None = None  # "budget" | "workload": the question we asked
-    last_picks: list[str] = field(default_factory=list)
-    last_intent: str | None = None
-    last_topic: str | None = None
-    turns: int = 0
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["as_of"] = self.as_of.isoformat() if self.as_of else None
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> Session:
-        known = {f.name for f in fields(cls)}
-        d = {k: v for k, v in (d or {}).items() if k in known}
-        if d.get("budget"):
-            d["budget"] = Budget(**d["budget"])
-        if d.get("as_of"):
-            d["as_of"] = date.fromisoformat(d["as_of"])
-        return cls(**d)
-
-    def need_slots(self) -> dict:
-        out = {k: getattr(self, k) for k in _NEED_SLOTS}
-        out["budget"] = asdict(self.budget) if self.budget else None
-        out["as_of"] = self.as_of.isoformat() if self.as_of else None
-        out["max_tdp_w"] = self.max_tdp_w
-        out["currency"] = self.budget.currency if self.budget else None
-        return out
-
-
-@dataclass
-class Engine:
-    """The loaded things a conversation needs. Retrieval loads lazily: a budget question never imports torch."""
-
-    catalog: Catalog
-    knowledge_dir: Path
-    index_dir: Path
-    model_path_fn: object  # () -> str
-    min_relevance: float
-    max_input_chars: int = 2000
-    today: date | None = None
-    _index: object = None
-
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    def slots(self) -> dict:
+        """The labelled-slot view of what this message states (knowledge/intents/README.md)."""
+        # "cheapest cloud?" or "why not the cheaper one?" is not a move away from the picks
+        direction = self.q.direction if self.act in ("refine", "recommend") else None
+        return replace(self.q, need=self.need, direction=direction).slots()
 
     @property
-    def index(self):
-        """Loaded (or rebuilt) on first use, once, even when several threads ask at the same time."""
-        if self._index is None:
-            with self._lock:
-                if self._index is None:
-                    from bot import index as index_mod
+    def text(self) -> str:
+        return self.q.text.strip()
 
-                    self._index = index_mod.ensure(self.index_dir, self.knowledge_dir, self.catalog,
-                                                   self.model_path_fn())
-        return self._index
+    @property
+    def short(self) -> bool:
+        return len(self.text) <= SHORT
 
-    @classmethod
-    def from_settings(cls, settings=None) -> Engine:
-        from bot.catalog import load_catalog
-        from bot.config import get_settings
+    def cue(self, name: str) -> bool:
+        return name in self.q.cues
 
-        s = settings or get_settings()
-        return cls(load_catalog(s.knowledge_dir, s.catalog), s.knowledge_dir, s.index_dir, s.model_path,
-                   s.min_relevance, s.max_input_chars)
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    acts: frozenset[str]  # empty: any act
+    when: Callable[[Conversation, Turn], bool]
+    answer: Callable[[Conversation, Turn], Reply]
+
+
+def _states_a_need(q: Query, confidence: float) -> bool:
+    """The message states something only a deep-learning GPU question would: a workload, a model size, a method.
+    A card, a budget or a count alone ("4090 for Cyberpunk?", "phone under $800") counts only when the classifier
+    is unsure."""
+    n = q.need
+    if n.workloads and n.workloads != ("general",) or n.model_size_b or n.finetune_method or n.min_vram_gb:
+        return True
+    return confidence < 0.75 and bool(q.gpus or n.budget or n.gpu_count or q.direction)
+
+
+def rule_act(q: Query, s: Session) -> str:
+    """The act the word rules read, for when the classifier is unsure (or absent)."""
+    return rule_act_and_strength(q, s)[0]
+
+
+def rule_act_and_strength(q: Query, s: Session) -> tuple[str, str]:
+    """The word rules' act and how much it rests on: "command" (a short message that is only that word), "cue" (a
+    word that names the act: why, compare, rent, psu…) or "default" (a guess from what is stated, or the catch-all
+    question): the classifier overrules a cue when sure, and a default even when only fairly sure."""
+    act = _rule_act(q, s)
+    if act in COMMANDS:
+        return act, "command"
+    if act in ("question", "refine", "recommend", "gpu_info") and not _cue_for(act, q):
+        return act, "default"
+    return act, "cue"
+
+
+def _cue_for(act: str, q: Query) -> bool:
+    return (act == "recommend" and "pick_request" in q.cues) or (act == "refine" and q.direction is not None)
+
+
+def _rule_act(q: Query, s: Session) -> str:
+    n, t = q.need, normalise(q.text)
+    short = len(q.text.strip()) <= SHORT
+    stated = not n.is_empty() or q.bare_number is not None
+    if q.lang_request and short and not stated:
+        return "language"
+    for act in ("reset", "help", "greeting"):
+        if act in q.cues and short and not stated and not q.gpus and q.cues <= _SMALL_CUES:
+            return act
+    if "why_not" in q.cues and (q.gpus or q.ordinals):
+        return "why_not"
+    if "why" in q.cues and not stated:
+        return "why"
+    if "compare" in q.cues and (len(q.gpus) >= 2 or len(q.ordinals) >= 2 or s.last_picks):
+        return "compare"
+    if "rent" in q.cues:
+        return "rent"
+    if "buy_where" in q.cues:
+        return "where_to_buy"
+    if "power" in q.cues and not n.max_power_w:
+        return "power"
+    if (q.gpus or has_any(t, words("slots", "cues", "pronoun"))) and n.model_size_b:
+        return "fit"
+    if n.model_size_b and "memory_question" in q.cues and not n.budget:
+        return "memory"
+    if stated or q.direction:
+        return "refine" if (s.last_picks or not s.need.is_empty()) and not (n.budget and n.workloads) else "recommend"
+    if "pick_request" in q.cues and not q.gpus:
+        return "recommend"
+    if len(q.gpus) >= 2:
+        return "compare"
+    if q.gpus or (q.ordinals and s.last_picks):
+        return "gpu_info"
+    return "question"
 
 
 class Conversation:
@@ -169,180 +157,291 @@ class Conversation:
                 "Sorry, something went wrong while answering that. Please try again or rephrase it.",
                 "抱歉，回答时出了点问题。请再试一次，或换个说法。").get(lang),))
 
+    def understand(self, text: str) -> Turn:
+        """Slots, act and referred cards of one message, without answering it (the bench measures this)."""
+        s = self.session
+        q = parse(text, self.engine.catalog, self.engine.today)
+        has_letters = any(c.isalpha() for c in text)
+        lang = q.lang_request if q.lang_request and len(text.strip()) <= SHORT else None
+        lang = lang or s.lang_locked or (q.lang if has_letters else (s.lang or q.lang))
+        guess = None
+        model = self.engine.acts if q.delexicalised else None
+        if model is not None:
+            guess = model.predict(acts.model_input(q))
+        act, strength = rule_act_and_strength(q, s)
+        if strength == "command":
+            pass  # "hi", "start over", "help", "in English": a short message with only that word in it
+        elif guess and (guess.confidence >= MIN_ACT_CONFIDENCE or
+                        (strength == "default" and guess.confidence >= MIN_GUESS_OVER_DEFAULT)):
+            if guess.act != "out_of_scope" or not _states_a_need(q, guess.confidence):
+                act = guess.act  # an out-of-scope guess never refuses a message that states a GPU need
+        need = self._need_in_context(q, lang)
+        if act in ("recommend", "refine"):
+            act = self._new_or_refined(q, need, act)
+        return Turn(q, act, guess, lang, tuple(self._referred(q, act)), need)
+
+    def _new_or_refined(self, q: Query, need: Need, act: str) -> str:
+        """A need message starts a new recommendation or refines the one on screen: that is the conversation's
+        state, not the classifier's call."""
+        s = self.session
+        if s.need.is_empty() and not s.last_picks:
+            return "recommend"
+        if need.budget and need.workloads:
+            return "recommend"  # a whole new need
+        return act
+
+    def _need_in_context(self, q: Query, lang: str) -> Need:
+        """The message's need, with a bare number read as a budget when it can only be one: the answer to our
+        budget question, or a short follow-up ("5000呢？", "what about 1200?"), in the chat's currency."""
+        s, need = self.session, q.need
+        if need.budget is None and q.bare_number and not q.gpus and (
+                s.awaiting == "budget" or len(q.text.strip()) <= 16 or not s.need.is_empty()):
+            currency = s.need.budget.currency if s.need.budget else ("CNY" if lang == "zh" else "USD")
+            need = replace(need, budget=Budget(q.bare_number, currency))
+        return need
+
     def _turn(self, text: str) -> Reply:
         s = self.session
         raw = text if isinstance(text, str) else ""
         truncated = len(raw) > self.engine.max_input_chars
         raw = raw[: self.engine.max_input_chars]
-        q = parse(raw, self.engine.catalog, self.engine.today)
-        if q.lang_request:
-            s.lang_locked = q.lang_request
-        has_letters = any(c.isalpha() for c in raw)
-        lang = s.lang_locked or (q.lang if has_letters else (s.lang or q.lang))
-        s.lang = lang
+        t = self.understand(raw)
+        if t.q.lang_request and (t.act == "language" or t.short):
+            s.lang_locked = t.q.lang_request
+        s.lang = t.lang
         s.turns += 1
-        reply = self._route(q, lang)
+        rule = next(r for r in POLICY if (not r.acts or t.act in r.acts) and r.when(self, t))
+        log.debug("turn %d: act=%s (%s) rule=%s", s.turns, t.act,
+                  f"{t.guess.act} {t.guess.confidence:.2f}" if t.guess else "rules", rule.name)
+        reply = rule.answer(self, t)
+        self._remember(t, reply)
         if truncated:
             note = Text(f"(Your message was longer than {self.engine.max_input_chars:,} characters; I read the "
-                        "beginning.)", f"（消息超过 {self.engine.max_input_chars:,} 个字符，我只读了开头部分。）").get(lang)
+                        "beginning.)", f"（消息超过 {self.engine.max_input_chars:,} 个字符，我只读了开头部分。）").get(t.lang)
             reply = replace(reply, footer=(note,) + reply.footer)
-        s.last_intent = reply.intent
-        return replace(reply, query=self._query_json(q))
+        self.session.last_act = t.act
+        return replace(reply, query=self._query_json(t, rule.name))
 
-    def _query_json(self, q: Query) -> dict:
-        out = self.session.need_slots()
-        out["lang"] = self.session.lang
-        out["gpus"] = list(q.gpus)
-        out["cues"] = sorted(q.cues)
+    def _remember(self, t: Turn, reply: Reply) -> None:
+        """What the reply showed becomes the context of the next turn."""
+        s = self.session
+        if reply.recommendations:
+            s.last_picks = list(dict.fromkeys(r.gpu for r in reply.recommendations))
+            s.focus = s.last_picks[0]
+        elif reply.focus:
+            s.focus = reply.focus
+        if reply.topic:
+            s.last_topic = reply.topic
+
+    def _query_json(self, t: Turn, rule: str) -> dict:
+        s = self.session
+        n = s.need
+        out = {"budget": asdict(n.budget) if n.budget else None,
+               "currency": n.budget.currency if n.budget else None,
+               "workload": n.workload, "workloads": list(n.workloads), "model_size_b": n.model_size_b,
+               "finetune_method": n.finetune_method, "precision_bits": n.precision_bits, "gpu_count": n.gpu_count,
+               "used": n.used, "vendor": n.vendor, "as_of": n.as_of.isoformat() if n.as_of else None,
+               "min_vram_gb": n.min_vram_gb, "max_power_w": n.max_power_w, "psu_w": n.psu_w, "region": n.region,
+               "form_factor": n.form_factor, "lang": s.lang, "gpus": list(t.q.gpus), "cues": sorted(t.q.cues),
+               "act": t.act, "rule": rule, "message_slots": t.q.slots()}
+        if t.guess:
+            out["act_confidence"] = round(t.guess.confidence, 3)
         return out
 
-    # --- routing ---------------------------------------------------------------------------------------------------
-    def _route(self, q: Query, lang: str) -> Reply:
-        s, e = self.session, self.engine
-        stripped = q.text.strip()
-        if not stripped or not any(c.isalnum() for c in stripped):
-            return answers.empty_input(lang)
-        if "reset" in q.cues and len(stripped) <= 40:
-            keep = s.lang_locked
-            self.session = Session(lang=lang, lang_locked=keep)
-            return answers.reset_done(lang)
-        if q.lang_request and len(stripped) <= 30 and not self._has_need(q):
-            return answers.language_set(lang)
-        if "help" in q.cues and not self._has_need(q) and len(stripped) <= 40:
-            return answers.help_reply(lang)
-
-        if q.unusable_budget is not None:
-            return answers.unusable_budget(self.engine, q.unusable_budget, lang)
-        # a bare answer to the question we asked last turn
-        if s.awaiting == "budget" and q.budget is None and q.bare_number:
-            q = replace(q, budget=Budget(q.bare_number, s.budget.currency if s.budget else
-                                         ("CNY" if lang == "zh" else "USD")))
-        if q.budget is None and q.bare_number and len(stripped) <= 16 and not q.gpus:
-            # "5000呢？" / a bare "5000" to open with: a budget, in the currency of the chat so far
-            q = replace(q, budget=Budget(q.bare_number, s.budget.currency if s.budget else
-                                         ("CNY" if lang == "zh" else "USD")))
-
-        picks = s.last_picks
-        referred = self._referred_gpus(q)
-        if _asks_about_the_guide(q) or ("why" in q.cues and not picks and "why_not" not in q.cues):
-            # "RTX 2060 的性价比为什么比 V100 高？", "What did Lambda recommend in 2020?": the guide answers;
-            # when it has nothing, the cards named still get their numbers
-            reply = answers.question(e, s, q, lang)
-            if reply.intent != "unknown" or not q.gpus:
-                return reply
-            return answers.compare(e, s, list(q.gpus[:4]), lang) if len(q.gpus) >= 2 else \
-                answers.gpu_card(e, s, q.gpus[0], lang)
-        if "compare" in q.cues and len(referred) >= 2:
-            return answers.compare(e, s, referred[:4], lang)
-        if "compare" in q.cues and len(referred) == 1 and picks and referred[0] != picks[0]:
-            return answers.compare(e, s, [picks[0], referred[0]], lang)
-        if "why_not" in q.cues and q.gpus and picks:
-            return answers.why_not(e, s, q.gpus[0], lang)
-        if "why" in q.cues and picks and not q.gpus and not self._changes_need(q):
-            return answers.why(e, s, lang)
-        if "rent" in q.cues and (q.gpus or (picks and _refers_to_picks(q))) and not self._changes_need(q):
-            return answers.where_to_rent(e, s, list(q.gpus) or picks, lang, china="china" in q.cues or lang == "zh")
-        if len(referred) == 1 and ("more_info" in q.cues or q.ordinals) and not self._changes_need(q):
-            return answers.gpu_card(e, s, referred[0], lang)
-        if self._is_memory_question(q):
-            return answers.memory_question(e, q, lang)
-        if self._wants_recommendation(q):
-            return self._recommend(q, lang)
-        if len(q.gpus) == 1:
-            return answers.gpu_card(e, s, q.gpus[0], lang)
-        if len(q.gpus) >= 2 and ("compare" in q.cues or len(stripped) < 40):
-            return answers.compare(e, s, list(q.gpus[:4]), lang)
-        if s.awaiting == "workload" and q.workload:
-            return self._recommend(q, lang)
-        return answers.question(e, s, q, lang)
-
-    def _referred_gpus(self, q: Query) -> list[str]:
-        """GPUs named in the text, then the ones meant by 'the first two' / '#2' from the last picks."""
+    def _referred(self, q: Query, act: str) -> list[str]:
+        """Cards meant: named in the text, by position in the last list ('the first two', '#2'), or by a pronoun."""
+        s = self.session
         out = list(q.gpus)
         for o in q.ordinals:
-            if self.session.last_picks:
-                i = len(self.session.last_picks) - 1 if o == -1 else o - 1
-                if 0 <= i < len(self.session.last_picks) and self.session.last_picks[i] not in out:
-                    out.append(self.session.last_picks[i])
+            if s.last_picks:
+                i = len(s.last_picks) - 1 if o == -1 else o - 1
+                if 0 <= i < len(s.last_picks) and s.last_picks[i] not in out:
+                    out.append(s.last_picks[i])
+        if not out and s.focus and (has_any(normalise(q.text), words("slots", "cues", "pronoun"))
+                                    or act in ("fit", "power", "where_to_buy", "rent", "gpu_info", "why_not")):
+            out.append(s.focus)
         return out
 
-    @staticmethod
-    def _has_need(q: Query) -> bool:
-        return any(getattr(q, k) is not None for k in _NEED_SLOTS if k != "gpu_count") or bool(q.bare_number)
+    # --- handlers ----------------------------------------------------------------------------------------------
+    def _reset(self, t: Turn) -> Reply:
+        self.session = Session(lang=t.lang, lang_locked=self.session.lang_locked)
+        return answers.reset_done(t.lang)
 
-    def _changes_need(self, q: Query) -> bool:
-        return self._has_need(q) or any(c in q.cues for c in _REFINE_CUES)
-
-    def _is_memory_question(self, q: Query) -> bool:
-        asks_memory = any(w in q.text.lower() for w in ("显存", "memory", "vram", "多少g", "how many gb", "内存"))
-        return bool(q.model_size_b) and asks_memory and q.budget is None and "recommend" not in q.cues
-
-    def _wants_recommendation(self, q: Query) -> bool:
+    def _rent(self, t: Turn) -> Reply:
         s = self.session
-        if q.budget is not None:
-            return True
-        if s.awaiting and (q.workload or q.bare_number):
-            return True
-        active = s.workload is not None or s.budget is not None
-        if not active and _asks_for_a_pick(q):
-            return True  # "推荐一张显卡" / "which GPU should I buy?": ask what we need to know
-        if not active:
-            return q.workload is not None and "recommend" in q.cues
-        if any(c in q.cues for c in _REFINE_CUES):
-            return True
-        if q.workload or q.model_size_b or q.finetune_method:  # "what about for LLMs?" / "如果做大模型微调呢？"
-            return "recommend" in q.cues or _reads_as_refinement(q)
-        # "AMD?", "二手的可以吗？", "in 2019?" change the need; "is AMD usable for PyTorch?" is a question
-        changes = (q.used is not None or q.gpu_count is not None or q.vendor is not None or q.as_of is not None
-                   or ("china" in q.cues and "rent" not in q.cues))
-        return changes and _reads_as_refinement(q)
+        china = t.q.need.region == "cn" or s.need.region == "cn" or (t.lang == "zh" and s.need.region is None)
+        names = list(t.q.gpus) or list(t.referred) or (s.last_picks[:3] if s.last_picks else [])
+        return answers.where_to_rent(self.engine, names, t.lang, china=china)
 
-    # --- recommending ----------------------------------------------------------------------------------------------
-    def _recommend(self, q: Query, lang: str) -> Reply:
+    def _compare(self, t: Turn) -> Reply:
         s = self.session
-        previous_top = answers.top_pick(self.engine, s) if s.last_picks else None
-        if q.workload and q.workload != s.workload:
-            # another workload: the sizes and methods of the old one no longer apply
-            s.finetune_method = None if q.workload != "llm_finetune" else s.finetune_method
-            s.min_perf = None
-        for k in _NEED_SLOTS:
-            v = getattr(q, k)
-            if v is not None:
-                setattr(s, k, v)
-        if q.budget is not None:
-            s.min_perf = None
-            s.max_tdp_w = None
+        names = list(t.referred)
+        if len(names) == 1:
+            other = s.focus if s.focus and s.focus != names[0] else (s.last_picks[0] if s.last_picks else None)
+            if other and other != names[0]:
+                names = [other, names[0]]
+        if len(names) < 2 and len(s.last_picks) >= 2:
+            names = s.last_picks[:2]
+        if len(names) < 2:
+            return answers.ask_which_to_compare(t.lang, names)
+        return answers.compare(self.engine, self.session.need, names[:4], t.lang)
+
+    def _why_not(self, t: Turn) -> Reply:
+        s = self.session
+        name = next((g for g in t.referred if g not in s.last_picks[:1]), t.referred[0])
+        r = self._ranking(s.need, t.lang)
+        return answers.why_not(self.engine, r, s.last_picks, name, t.lang)
+
+    def _guide_question(self, t: Turn) -> Reply:
+        """The guide answers; when it has nothing, the cards named still get their numbers."""
+        reply = answers.question(self.engine, t.q.text, t.lang)
+        if reply.intent != "unknown" or not t.q.gpus:
+            return reply
+        if len(t.q.gpus) >= 2:
+            return answers.compare(self.engine, self.session.need, list(t.q.gpus[:4]), t.lang)
+        return answers.gpu_card(self.engine, self.session.need, t.q.gpus[0], t.lang)
+
+    def _fit(self, t: Turn) -> Reply:
+        s = self.session
+        count = t.q.need.gpu_count or (s.need.gpu_count if not t.q.gpus else None) or 1
+        need = s.need.merge(replace(t.q.need, gpu_count=None, budget=None))
+        return answers.fit(self.engine, t.referred[0], need, count, t.lang)
+
+    def _power(self, t: Turn) -> Reply:
+        s = self.session
+        names = list(t.referred) or s.last_picks[:1]
+        count = t.q.need.gpu_count or s.need.gpu_count or 1
+        return answers.power(self.engine, names[0], count, t.q.need.psu_w or s.need.psu_w, t.lang)
+
+    def _where_to_buy(self, t: Turn) -> Reply:
+        region = t.q.need.region or self.session.need.region or ("cn" if t.lang == "zh" else None)
+        return answers.where_to_buy(self.engine, t.referred[0], region, t.lang)
+
+    def _ranking(self, need: Need, lang: str):
+        e = self.engine
+        return rank_or_used(e.catalog, need, e.knowledge_dir, as_of=need.as_of or e.today, lang=lang)
+
+    def _recommend(self, t: Turn) -> Reply:
+        s, e, q, lang = self.session, self.engine, t.q, t.lang
+        turn_need = t.need
+        previous = self._previous_top(lang) if s.last_picks else None
+        need = s.need.merge(turn_need)
         notes: list[Text] = []
-        if previous_top is not None:
-            top_c, top_g = previous_top
-            if "cheaper" in q.cues and q.budget is None:
-                s.budget = Budget(top_c.total - 0.01, top_c.price.currency)
-                s.min_perf = None
-                notes.append(Text(f"Looking below your previous top pick's {top_c.price} ({top_g.name}).",
-                                  f"在上次首选 {top_g.name}（{top_c.price}）的价格以下找。"))
-            if "more_memory" in q.cues:
-                s.min_vram_gb = top_g.vram_gb + 0.5
-                notes.append(Text(f"Asking for more than {top_g.vram_gb:g} GB.", f"要求显存超过 {top_g.vram_gb:g} GB。"))
-            if "faster" in q.cues and q.budget is None:
-                s.min_perf = top_c.perf
-                s.budget = None  # faster than the fastest that fit means spending more: show what it costs
-                notes.append(Text(f"Looking for cards faster than {top_g.name}, budget aside.",
-                                  f"不看预算，找比 {top_g.name} 更快的卡。"))
-            if "lower_power" in q.cues and top_g.tdp_w:
-                s.max_tdp_w = top_g.tdp_w - 1
-                notes.append(Text(f"Looking for cards under {top_g.tdp_w:.0f} W.", f"找功耗低于 {top_g.tdp_w:.0f} W 的卡。"))
-        if "china" in q.cues and s.budget and s.budget.currency != "CNY" and q.budget is None:
-            converted = self.engine.catalog.fx.convert(s.budget.amount, s.budget.currency, "CNY",
-                                                       s.as_of or self.engine.today or date.today())
-            s.budget = Budget(round(converted), "CNY", approximate=True)
+        d = q.direction
+        if previous is not None and turn_need.budget is None:
+            top = previous
+            if d == "cheaper":
+                need = replace(need, budget=Budget(top.total - 0.01, top.price.currency), min_perf=None)
+                notes.append(Text(f"Looking below your previous top pick's {top.price} ({top.gpu.name}).",
+                                  f"在上次首选 {top.gpu.name}（{top.price}）的价格以下找。"))
+            elif d == "more_memory":
+                need = replace(need, min_vram_gb=top.gpu.vram_gb + 0.5)
+                notes.append(Text(f"Asking for more than {top.gpu.vram_gb:g} GB.",
+                                  f"要求显存超过 {top.gpu.vram_gb:g} GB。"))
+            elif d == "faster":
+                need = replace(need, min_perf=top.perf, budget=None)
+                notes.append(Text(f"Looking for cards faster than {top.gpu.name}, budget aside.",
+                                  f"不看预算，找比 {top.gpu.name} 更快的卡。"))
+            elif d == "less_power" and top.gpu.tdp_w:
+                need = replace(need, max_power_w=top.gpu.tdp_w - 1)
+                notes.append(Text(f"Looking for cards under {top.gpu.tdp_w:.0f} W.",
+                                  f"找功耗低于 {top.gpu.tdp_w:.0f} W 的卡。"))
+        if turn_need.region == "cn" and need.budget and need.budget.currency == "USD" and turn_need.budget is None:
+            on = need.as_of or e.today or date.today()
+            converted = e.catalog.fx.convert(need.budget.amount, "USD", "CNY", on)
+            need = replace(need, budget=Budget(round(converted), "CNY", approximate=True))
             notes.append(Text(f"In China: the same budget is about ¥{converted:,.0f}; prices below are Chinese "
                               "prices where I have them.", f"换成国内：同样预算约 ¥{converted:,.0f}，下面尽量用国内价格。"))
-        if s.workload is None and s.budget is None:
+        s.need = need
+        if need.workload is None and need.budget is None and need.min_vram_gb is None:
             s.awaiting = "budget"
             return answers.ask_budget_and_workload(lang)
-        if s.workload is None:
+        if need.workload is None and need.min_vram_gb is None and not _says_generic(q) and \
+                not (s.last_picks and need.budget):
             s.awaiting = "workload"
-            return answers.ask_workload(lang, s)
-        reply = answers.recommend(self.engine, s, lang, notes)
-        s.awaiting = "budget" if s.budget is None and s.min_perf is None else None
+            return answers.ask_workload(lang, need)
+        assumed = need.workload is None
+        r = self._ranking(need, lang)
+        if r.used_fallback:
+            s.need = replace(s.need, used=True)  # follow-ups ("cheaper?", "faster?") continue from what was shown
+            notes.append(Text("No new card fits, so these include used-market prices.",
+                              "没有新卡能满足，下面包含二手价格。"))
+        if assumed:
+            notes.append(Text("You didn't say what it's for, so I assumed general deep learning; tell me the "
+                              "workload (CNN, LLMs, image generation…) to sharpen this.",
+                              "你没说具体用途，我按通用深度学习来选；告诉我具体任务（CNN、大模型、图像生成……）可以更准。"))
+        reply = answers.recommend(e, r, lang, notes)
+        s.awaiting = "budget" if need.budget is None and need.min_perf is None else None
         return reply
+
+    def _previous_top(self, lang: str):
+        s = self.session
+        r = self._ranking(s.need, lang)
+        return candidate_for(self.engine.catalog, r, s.last_picks[0], self.engine.knowledge_dir)
+
+
+def _says_generic(q: Query) -> bool:
+    return "general" in q.need.workloads
+
+
+def _has_picks(c: Conversation, t: Turn) -> bool:
+    return bool(c.session.last_picks)
+
+
+def _asks_about_the_guide(c: Conversation, t: Turn) -> bool:
+    """A question about what a source said ('What did Lambda recommend for $8000?'), not a need of one's own."""
+    n = t.q.need
+    return "guide_source" in t.q.cues and not (n.budget and n.workloads)
+
+
+def _always(c: Conversation, t: Turn) -> bool:
+    return True
+
+
+def _acts(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+# The dialogue policy: the first rule whose acts include the turn's act and whose condition holds answers.
+POLICY: tuple[Rule, ...] = (
+    Rule("empty", _acts(), lambda c, t: not any(ch.isalnum() for ch in t.text),
+         lambda c, t: answers.empty_input(t.lang)),
+    Rule("unusable-money", _acts(), lambda c, t: t.q.rejected_money is not None and t.q.need.budget is None,
+         lambda c, t: answers.unusable_budget(c.engine, t.q.rejected_money, t.lang)),
+    Rule("language", _acts("language"), lambda c, t: t.q.need.is_empty(), lambda c, t: answers.language_set(t.lang)),
+    Rule("reset", _acts("reset"), lambda c, t: t.short, lambda c, t: c._reset(t)),
+    Rule("help", _acts("help"), lambda c, t: t.q.need.is_empty(), lambda c, t: answers.help_reply(t.lang)),
+    Rule("small-talk", _acts("greeting"), lambda c, t: t.q.need.is_empty() and not t.q.gpus,
+         lambda c, t: answers.small_talk(t.q.text, t.lang, bool(c.session.last_picks))),
+    Rule("out-of-scope", _acts("out_of_scope"), _always,
+         lambda c, t: answers.out_of_scope(t.lang)),
+    Rule("guide-source", _acts(), _asks_about_the_guide, lambda c, t: c._guide_question(t)),
+    Rule("why-not", _acts("why_not"), lambda c, t: bool(t.referred) and bool(c.session.need.workload),
+         lambda c, t: c._why_not(t)),
+    Rule("why-not-without-picks", _acts("why_not"), _always, lambda c, t: c._guide_question(t)),
+    Rule("why", _acts("why"), lambda c, t: _has_picks(c, t) and t.q.need.is_empty(),
+         lambda c, t: answers.why(c.engine, c._ranking(c.session.need, t.lang), t.lang)),
+    Rule("why-from-guide", _acts("why"), lambda c, t: t.q.need.is_empty(), lambda c, t: c._guide_question(t)),
+    Rule("why-about-cards", _acts("compare", "gpu_info", "why"), lambda c, t: t.cue("why") and not c.session.last_picks,
+         lambda c, t: c._guide_question(t)),
+    Rule("compare", _acts("compare"), lambda c, t: len(t.referred) >= 1 or len(c.session.last_picks) >= 2,
+         lambda c, t: c._compare(t)),
+    Rule("rent", _acts("rent"), lambda c, t: not (t.q.need.budget and t.q.need.workloads),
+         lambda c, t: c._rent(t)),
+    Rule("where-to-buy", _acts("where_to_buy"), lambda c, t: bool(t.referred), lambda c, t: c._where_to_buy(t)),
+    Rule("power", _acts("power"), lambda c, t: bool(t.referred or c.session.last_picks),
+         lambda c, t: c._power(t)),
+    Rule("fit", _acts("fit", "gpu_info", "memory"),
+         lambda c, t: bool(t.referred) and bool(t.q.need.model_size_b or t.q.need.workloads) and not t.q.need.budget,
+         lambda c, t: c._fit(t)),
+    Rule("memory", _acts("memory", "fit"), lambda c, t: bool(t.q.need.model_size_b) and not t.q.need.budget,
+         lambda c, t: answers.memory_question(c.engine, t.q.need, t.lang)),
+    Rule("recommend", _acts("recommend", "refine"), _always, lambda c, t: c._recommend(t)),
+    Rule("a-need-in-passing", _acts(), lambda c, t: bool(t.need.budget) or (
+        c.session.awaiting is not None and bool(t.need.workloads)),
+         lambda c, t: c._recommend(t)),
+    Rule("gpu-card", _acts("gpu_info", "fit", "memory", "where_to_buy", "power", "why_not", "compare", "rent"),
+         lambda c, t: bool(t.referred), lambda c, t: answers.gpu_card(c.engine, c.session.need, t.referred[0],
+                                                                       t.lang)),
+    Rule("question", _acts(), _always, lambda c, t: c._guide_question(t)),
+)

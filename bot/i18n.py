@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.need import format_money
+
 
 @dataclass(frozen=True)
 class Text:
@@ -15,4 +17,5 @@ class Text:
 
 
 def money(amount: float, currency: str) -> str:
-    return f"{'¥' if currency == 'CNY' else '$'}{amount:,.0f}"
+    """An amount in any currency the advisor understands: '¥8,000', '$1,500', 'NT$30,000', '€2,000', 'JP¥150,000'."""
+    return format_money(amount, currency)

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from bot.knowledge import Source
 
-INTENTS = ("recommend", "compare", "gpu", "question", "help", "unknown")
+INTENTS = ("recommend", "compare", "gpu", "question", "help", "unknown", "out_of_scope", "fit", "memory", "rent",
+           "where_to_buy", "power", "greeting")
 
 
 @dataclass(frozen=True)
@@ -50,3 +51,5 @@ class Reply:
     recommendations: tuple[Recommendation, ...] = ()
     suggestions: tuple[str, ...] = ()  # follow-ups a person might send next (keyboard buttons in Telegram)
     chart_gpus: tuple[str, ...] = ()  # candidates worth charting (speed vs price), picks first
+    focus: str | None = None  # the one card this reply is about: what "it" means next turn
+    topic: str | None = None  # the guide section or card the reply drew on

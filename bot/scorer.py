@@ -4,6 +4,7 @@ A pure function of (catalog, needs, as_of): no model, no clock except the `as_of
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import lru_cache
@@ -13,30 +14,13 @@ import yaml
 
 from bot.catalog import GPU, Catalog, Price
 from bot.i18n import Text, money
-from bot.nlu import Budget
+from bot.need import LLM_WORKLOADS, PRICING_CURRENCIES, Budget, Need
 from bot.perf import PerfModel, load_perf_model
 from bot.vram import MemoryEstimate, estimate
 
-LLM_WORKLOADS = ("llm_inference", "llm_finetune")
-
-
-@dataclass(frozen=True)
-class Needs:
-    """What the user needs, merged over the conversation. Only workload is required to rank."""
-
-    workload: str
-    budget: Budget | None = None
-    model_size_b: float | None = None
-    finetune_method: str | None = None
-    precision_bits: int | None = None
-    gpu_count: int = 1
-    used: bool | None = None
-    vendor: str | None = None
-    as_of: date | None = None
-    min_vram_gb: float | None = None
-    max_tdp_w: float | None = None
-    min_perf: float | None = None  # strictly faster than this (relative speed): "faster?" after a pick
-    currency: str = "CNY"
+DEFAULT_WORKLOAD = "general"  # "deep learning" with nothing more specific
+SYSTEM_POWER_W = 250  # CPU, board, drives: what a PSU feeds besides the cards
+PSU_HEADROOM = 1.25  # a PSU sized 25% over the steady draw rides out the cards' transient spikes
 
 
 @dataclass(frozen=True)
@@ -49,6 +33,7 @@ class WorkloadSpec:
     memory_source: str
     default_method: str | None
     default_precision_bits: int | None
+    caveat: Text | None = None
 
 
 @dataclass(frozen=True)
@@ -85,7 +70,10 @@ class Exclusion:
 
 @dataclass(frozen=True)
 class Ranking:
-    needs: Needs
+    need: Need
+    currency: str  # what prices are compared in (CNY or USD)
+    budget: Budget | None  # the need's budget in `currency` (converted when the user wrote another currency)
+    count: int  # cards in each setup
     workload: WorkloadSpec
     as_of: date
     required_vram_gb: float  # per card
@@ -95,6 +83,7 @@ class Ranking:
     notable_exclusions: tuple[Exclusion, ...] = ()
     suggestions: tuple[Text, ...] = ()  # when nothing fits: quantise, two cards, rent
     notes: tuple[Text, ...] = field(default=())
+    used_fallback: bool = False  # no new card met the need, so these picks include used-market prices
 
 
 @lru_cache(maxsize=4)
@@ -102,51 +91,90 @@ def load_workloads(knowledge_dir: Path) -> dict:
     return yaml.safe_load((knowledge_dir / "workloads.yaml").read_text(encoding="utf-8"))
 
 
-def workload_spec(knowledge_dir: Path, workload: str, on: date) -> WorkloadSpec:
-    data = load_workloads(knowledge_dir)[workload]
+def workload_spec(knowledge_dir: Path, workload: str | None, on: date) -> WorkloadSpec:
+    table = load_workloads(knowledge_dir)
+    if workload not in table:
+        workload = DEFAULT_WORKLOAD if DEFAULT_WORKLOAD in table else "cnn"
+    data = table[workload]
     eras = [e for e in data["memory"] if e["since"] <= on.year] or data["memory"][:1]
     era = eras[-1]
     return WorkloadSpec(workload, Text(data["label"]["en"], data["label"]["zh"]), data["family"], float(era["min"]),
                         float(era["comfortable"]), era.get("source", ""), data.get("default_method"),
-                        data.get("default_precision_bits"))
+                        data.get("default_precision_bits"),
+                        Text(data["caveat"]["en"], data["caveat"]["zh"]) if data.get("caveat") else None)
 
 
-def memory_needed(needs: Needs, spec: WorkloadSpec, knowledge_dir: Path) -> tuple[float, MemoryEstimate | None]:
-    """Per-card VRAM the job needs, and the estimate behind it (LLM work with a model size)."""
+def memory_needed(need: Need, spec: WorkloadSpec, knowledge_dir: Path, on: date | None = None
+                  ) -> tuple[float, MemoryEstimate | None]:
+    """Per-card VRAM the job needs (the most any of its workloads needs), and the estimate behind it."""
     est = None
-    need = spec.min_vram_gb
-    if needs.workload in LLM_WORKLOADS and needs.model_size_b:
-        method = "inference" if needs.workload == "llm_inference" else (needs.finetune_method or spec.default_method)
-        bits = needs.precision_bits or spec.default_precision_bits
-        est = estimate(needs.model_size_b, method, bits, knowledge_dir)
+    needed = spec.min_vram_gb
+    for other in need.workloads[1:]:
+        needed = max(needed, workload_spec(knowledge_dir, other, on or date.today()).min_vram_gb)
+    llm = next((w for w in need.workloads if w in LLM_WORKLOADS), None)
+    if llm and need.model_size_b:
+        llm_spec = spec if spec.name == llm else workload_spec(knowledge_dir, llm, on or date.today())
+        method = "inference" if llm == "llm_inference" else (need.finetune_method or llm_spec.default_method)
+        bits = need.precision_bits or llm_spec.default_precision_bits
+        est = estimate(need.model_size_b, method, bits, knowledge_dir)
         # model weights split across cards (tensor/pipeline parallel) for inference and LoRA/QLoRA
-        need = est.total_gb / max(1, needs.gpu_count)
-    if needs.min_vram_gb:
-        need = max(need, needs.min_vram_gb)
-    return need, est
+        needed = max(needed, est.total_gb / max(1, need.gpu_count or 1))
+    if need.min_vram_gb:
+        needed = max(needed, need.min_vram_gb)
+    return needed, est
 
 
-def price_for(gpu: GPU, needs: Needs, on: date, catalog: Catalog) -> Price | None:
+def pricing(need: Need, catalog: Catalog, on: date, lang: str = "en") -> tuple[str, Budget | None]:
+    """The currency prices are compared in, and the budget in it: a CNY or USD budget as it is; another currency
+    (EUR, JPY, …) converted at the dated rate — to CNY for a buyer in mainland China, else to USD."""
+    b = need.budget
+    if b is None:
+        return ("CNY" if need.region == "cn" or (need.region is None and lang == "zh") else "USD"), None
+    if b.currency in PRICING_CURRENCIES:
+        return b.currency, b
+    cur = "CNY" if need.region == "cn" else "USD"
+    conv = catalog.fx.convert
+    return cur, Budget(round(conv(b.amount, b.currency, cur, on), 2), cur,
+                       low=round(conv(b.low, b.currency, cur, on), 2) if b.low else None, approximate=True)
+
+
+def power_cap_w(need: Need) -> float | None:
+    """The most one card may draw: the user's own cap, or what their PSU can feed for the whole setup."""
+    caps = []
+    if need.max_power_w:
+        caps.append(need.max_power_w)
+    if need.psu_w:
+        caps.append((need.psu_w / PSU_HEADROOM - SYSTEM_POWER_W) / max(1, need.gpu_count or 1))
+    return min(caps) if caps else None
+
+
+def psu_for(tdp_w: float, count: int = 1) -> int:
+    """A PSU size for `count` cards of `tdp_w` each (rounded to 50 W)."""
+    return int(math.ceil((tdp_w * count + SYSTEM_POWER_W) * PSU_HEADROOM / 50) * 50)
+
+
+def price_for(gpu: GPU, currency: str, used_ok: bool | None, on: date, catalog: Catalog) -> Price | None:
     """The price the user would pay on `on`: new, or used when they allow it and it is cheaper."""
-    new = gpu.price(needs.currency, "new", on, catalog.fx)
-    if needs.used:
-        used = gpu.price(needs.currency, "used", on, catalog.fx)
+    new = gpu.price(currency, "new", on, catalog.fx)
+    if used_ok:
+        used = gpu.price(currency, "used", on, catalog.fx)
         if used and (new is None or used.amount < new.amount):
             return used
     return new
 
 
-def rank(catalog: Catalog, needs: Needs, knowledge_dir: Path, as_of: date | None = None,
-         perf_model: PerfModel | None = None) -> Ranking:
-    on = as_of or needs.as_of or date.today()
-    if needs.budget and needs.budget.currency != needs.currency:
-        needs = replace(needs, currency=needs.budget.currency)  # prices must be in the budget's own currency
+def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None = None,
+         perf_model: PerfModel | None = None, lang: str = "en") -> Ranking:
+    """Every card that meets the need's hard constraints, best first, and the picks with their reasons."""
+    on = as_of or need.as_of or date.today()
+    currency, budget = pricing(need, catalog, on, lang)
     model = perf_model or load_perf_model(knowledge_dir)
-    spec = workload_spec(knowledge_dir, needs.workload, on)
-    need, est = memory_needed(needs, spec, knowledge_dir)
+    spec = workload_spec(knowledge_dir, need.workload, on)
+    needed, est = memory_needed(need, spec, knowledge_dir, on)
     ref = catalog.get(model.reference_gpu)
-    count = max(1, needs.gpu_count)
-    vendors = (needs.vendor,) if needs.vendor else model.default_vendors
+    count = max(1, need.gpu_count or 1)
+    vendors = (need.vendor,) if need.vendor else model.default_vendors
+    cap = power_cap_w(need)
 
     candidates: list[Candidate] = []
     too_small: list[Candidate] = []
@@ -156,37 +184,67 @@ def rank(catalog: Catalog, needs: Needs, knowledge_dir: Path, as_of: date | None
             continue
         if vendors and g.vendor not in vendors:
             continue
-        if needs.max_tdp_w and g.tdp_w and g.tdp_w > needs.max_tdp_w:
+        if cap and g.tdp_w and g.tdp_w > cap:
             continue
-        price = price_for(g, needs, on, catalog)
+        price = price_for(g, currency, need.used, on, catalog)
         if price is None or ref is None:
             continue
         perf = model.relative(g, spec.family, ref, count)
-        if perf is None or (needs.min_perf is not None and perf <= needs.min_perf):
+        if perf is None or (need.min_perf is not None and perf <= need.min_perf):
             continue
         c = Candidate(g, price, count, perf, price.amount * count)
-        if g.vram_gb < need:
+        if g.vram_gb < needed:
             too_small.append(c)
-        elif needs.budget and c.total > needs.budget.amount:
+        elif budget and c.total > budget.amount:
             over_budget.append(c)
         else:
             candidates.append(c)
 
     candidates.sort(key=lambda c: (-c.perf, c.total, c.gpu.name))
-    picks = _choose(candidates, needs, spec, need, model.reference_gpu)
-    exclusions = _notable_exclusions(candidates, too_small, over_budget, need, needs)
-    suggestions = () if picks else _suggestions(needs, spec, need, est, too_small, over_budget)
-    return Ranking(needs, spec, on, round(need, 1), est, tuple(picks), tuple(candidates), exclusions, suggestions)
+    picks = _choose(candidates, budget, currency, spec, needed, model.reference_gpu)
+    exclusions = _notable_exclusions(candidates, too_small, over_budget, needed, budget)
+    suggestions = () if picks else _suggestions(need, est, needed, over_budget)
+    return Ranking(need, currency, budget, count, spec, on, round(needed, 1), est, tuple(picks), tuple(candidates),
+                   exclusions, suggestions)
 
 
-def _choose(cands: list[Candidate], needs: Needs, spec: WorkloadSpec, need: float, ref: str) -> list[Pick]:
+def rank_or_used(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None = None,
+                 lang: str = "en") -> Ranking:
+    """`rank`, and when no new card meets the need and the user has not ruled used cards out, the used market:
+    the nearest path, flagged so the reply says so and follow-ups carry on from it."""
+    r = rank(catalog, need, knowledge_dir, as_of, lang=lang)
+    if r.picks or need.used is not None:
+        return r
+    used = rank(catalog, replace(need, used=True), knowledge_dir, as_of, lang=lang)
+    return replace(used, used_fallback=True) if used.picks else r
+
+
+def candidate_for(catalog: Catalog, r: Ranking, name: str, knowledge_dir: Path) -> Candidate | None:
+    """One card as the ranking `r` would price and score it, whether or not it met the constraints."""
+    for c in r.candidates:
+        if c.gpu.name == name:
+            return c
+    g = catalog.get(name)
+    if g is None:
+        return None
+    price = price_for(g, r.currency, r.need.used, r.as_of, catalog)
+    if price is None:
+        return None
+    model = load_perf_model(knowledge_dir)
+    ref = catalog.get(model.reference_gpu)
+    perf = (model.relative(g, r.workload.family, ref, r.count) if ref else None) or 0.0
+    return Candidate(g, price, r.count, perf, price.amount * r.count)
+
+
+def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: WorkloadSpec, need: float,
+            ref: str) -> list[Pick]:
     """With a budget: the fastest that fits, the best value, a runner-up. Without: the best value with comfortable
     memory ("best overall") and the best value of all."""
     if not cands:
         return []
     by_value = sorted(cands, key=lambda c: (-c.value, c.total, c.gpu.name))
     chosen: list[tuple[str, Candidate]] = []
-    if needs.budget:
+    if budget:
         chosen.append(("best", cands[0]))
         chosen.append(("value", by_value[0]))
     else:
@@ -195,7 +253,7 @@ def _choose(cands: list[Candidate], needs: Needs, spec: WorkloadSpec, need: floa
         chosen.append(("value", by_value[0]))
     taken = {c.gpu.name for _, c in chosen}
     # with a budget the runner-up is the next fastest that fits; without one, the next best value
-    for c in (cands if needs.budget else by_value):
+    for c in (cands if budget else by_value):
         if c.gpu.name not in taken:
             chosen.append(("runner_up", c))
             break
@@ -204,12 +262,13 @@ def _choose(cands: list[Candidate], needs: Needs, spec: WorkloadSpec, need: floa
         if c.gpu.name in seen:
             continue
         seen.add(c.gpu.name)
-        picks.append(Pick(c, role, _reasons(c, role, cands, by_value, needs, spec, need, ref), _caveats(c, needs, spec)))
+        picks.append(Pick(c, role, _reasons(c, role, cands, by_value, budget, currency, spec, need, ref),
+                          _caveats(c, spec)))
     return picks
 
 
-def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Candidate], needs: Needs,
-             spec: WorkloadSpec, need: float, ref: str) -> tuple[Text, ...]:
+def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Candidate], budget: Budget | None,
+             currency: str, spec: WorkloadSpec, need: float, ref: str) -> tuple[Text, ...]:
     g = c.gpu
     out = []
     rank_perf = cands.index(c) + 1
@@ -217,23 +276,23 @@ def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Can
     n = len(cands)
     setup = f"{c.count}× " if c.count > 1 else ""
     if role == "best":
-        out.append(Text(f"fastest of the {n} options within {needs.budget}: {setup}relative speed {c.perf:.2f} "
+        out.append(Text(f"fastest of the {n} options within {budget}: {setup}relative speed {c.perf:.2f} "
                         f"for {spec.label.en} ({ref} = 1.00)",
-                        f"预算 {needs.budget} 内 {n} 个选项中最快：{setup}相对速度 {c.perf:.2f}"
+                        f"预算 {budget} 内 {n} 个选项中最快：{setup}相对速度 {c.perf:.2f}"
                         f"（{spec.label.zh}，{ref} = 1.00）"))
     elif role == "value":
-        out.append(Text(f"best value: {c.value:.2f} relative speed per {money(1000, needs.currency)} "
+        out.append(Text(f"best value: {c.value:.2f} relative speed per {money(1000, currency)} "
                         f"(#{rank_value} of {n})",
-                        f"性价比最高：每 {money(1000, needs.currency)} 换 {c.value:.2f} 的相对速度（{n} 个中第 {rank_value}）"))
+                        f"性价比最高：每 {money(1000, currency)} 换 {c.value:.2f} 的相对速度（{n} 个中第 {rank_value}）"))
     elif role == "overall":
         out.append(Text(f"best value among cards with {max(spec.comfortable_vram_gb, need):g} GB or more "
-                        f"(comfortable for {spec.label.en}): {c.value:.2f} speed per {money(1000, needs.currency)}",
+                        f"(comfortable for {spec.label.en}): {c.value:.2f} speed per {money(1000, currency)}",
                         f"在显存 ≥ {max(spec.comfortable_vram_gb, need):g} GB（{spec.label.zh}较从容）的卡里性价比最高："
-                        f"每 {money(1000, needs.currency)} {c.value:.2f}"))
+                        f"每 {money(1000, currency)} {c.value:.2f}"))
     else:
         out.append(Text(f"runner-up: #{rank_perf} in speed ({c.perf:.2f}), {c.value:.2f} per "
-                        f"{money(1000, needs.currency)}",
-                        f"备选：速度第 {rank_perf}（{c.perf:.2f}），每 {money(1000, needs.currency)} {c.value:.2f}"))
+                        f"{money(1000, currency)}",
+                        f"备选：速度第 {rank_perf}（{c.perf:.2f}），每 {money(1000, currency)} {c.value:.2f}"))
     if role != "best" and role != "runner_up":
         out.append(Text(f"relative speed {c.perf:.2f} ({ref} = 1.00)", f"相对速度 {c.perf:.2f}（{ref} = 1.00）"))
     specs_en = [f"{g.vram_gb:g} GB VRAM (needs ≥ {need:g} GB)"]
@@ -251,7 +310,7 @@ def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Can
     return tuple(out)
 
 
-def _caveats(c: Candidate, needs: Needs, spec: WorkloadSpec) -> tuple[Text, ...]:
+def _caveats(c: Candidate, spec: WorkloadSpec) -> tuple[Text, ...]:
     g = c.gpu
     out = []
     if c.price.market == "used":
@@ -271,7 +330,7 @@ def _caveats(c: Candidate, needs: Needs, spec: WorkloadSpec) -> tuple[Text, ...]
         out.append(Text(f"{g.vendor}: no CUDA; check that your framework supports it (ROCm / oneAPI) first",
                         f"{g.vendor}：不支持 CUDA，先确认你的框架支持（ROCm / oneAPI）"))
     if g.tdp_w and g.tdp_w * c.count >= 300:
-        psu = int(round((g.tdp_w * c.count + 250) * 1.25, -1))
+        psu = psu_for(g.tdp_w, c.count)
         out.append(Text(f"{g.tdp_w * c.count:.0f} W of GPU power: plan a ~{psu} W PSU and good case airflow",
                         f"显卡功耗 {g.tdp_w * c.count:.0f} W：电源建议约 {psu} W，机箱散热要好"))
     if g.vram_gb < spec.comfortable_vram_gb:
@@ -284,12 +343,12 @@ def _caveats(c: Candidate, needs: Needs, spec: WorkloadSpec) -> tuple[Text, ...]
 
 
 def _notable_exclusions(cands: list[Candidate], too_small: list[Candidate], over_budget: list[Candidate],
-                        need: float, needs: Needs) -> tuple[Exclusion, ...]:
+                        need: float, budget: Budget | None) -> tuple[Exclusion, ...]:
     """Faster cards the user might expect, and why they are not picked."""
     top = cands[0].perf if cands else 0.0
     out = []
     for c in sorted(too_small, key=lambda c: -c.perf)[:2]:
-        if c.perf > top and (not needs.budget or c.total <= needs.budget.amount):
+        if c.perf > top and (not budget or c.total <= budget.amount):
             out.append(Exclusion(c.gpu, Text(f"{c.gpu.vram_gb:g} GB VRAM, below the {need:g} GB this job needs",
                                              f"显存 {c.gpu.vram_gb:g} GB，低于所需的 {need:g} GB")))
     for c in sorted(over_budget, key=lambda c: c.total)[:2]:
@@ -298,24 +357,24 @@ def _notable_exclusions(cands: list[Candidate], too_small: list[Candidate], over
     return tuple(out)
 
 
-def _suggestions(needs: Needs, spec: WorkloadSpec, need: float, est: MemoryEstimate | None,
-                 too_small: list[Candidate], over_budget: list[Candidate]) -> tuple[Text, ...]:
+def _suggestions(need_: Need, est: MemoryEstimate | None, need: float, over_budget: list[Candidate]
+                 ) -> tuple[Text, ...]:
     out = []
-    if est and est.precision_bits > 4 and needs.workload in LLM_WORKLOADS:
-        if needs.workload == "llm_inference":
+    if est and est.precision_bits > 4 and need_.workload in LLM_WORKLOADS:
+        if need_.workload == "llm_inference":
             out.append(Text("quantise the model to 4-bit (GGUF/AWQ/GPTQ): it needs about a third of the memory",
                             "把模型量化到 4 位（GGUF/AWQ/GPTQ），显存需求约为三分之一"))
         else:
             out.append(Text("use QLoRA (4-bit base weights) instead: far less memory",
                             "改用 QLoRA（4 位基座权重），显存需求低得多"))
-    if needs.gpu_count <= 1 and needs.workload in LLM_WORKLOADS:
+    if (need_.gpu_count or 1) <= 1 and need_.workload in LLM_WORKLOADS:
         out.append(Text("split the model across two cards", "用两张卡分摊模型"))
     cheapest_fit = min((c for c in over_budget if c.gpu.vram_gb >= need), key=lambda c: c.total, default=None)
     if cheapest_fit:
         out.append(Text(f"the cheapest card that fits is {cheapest_fit.gpu.name} at "
                         f"{money(cheapest_fit.total, cheapest_fit.price.currency)}",
                         f"能装下的最便宜的卡是 {cheapest_fit.gpu.name}，{money(cheapest_fit.total, cheapest_fit.price.currency)}"))
-    if needs.used is not True:
+    if need_.used is not True:
         out.append(Text("look at the used market", "考虑二手市场"))
     out.append(Text("rent a GPU by the hour instead", "按小时租用云 GPU"))
     return tuple(out)

@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from bot.dialogue import Session
+from bot.session import Session
 
 log = logging.getLogger(__name__)
 

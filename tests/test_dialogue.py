@@ -92,7 +92,7 @@ def test_and_in_china_switches_to_yuan(scorer_engine):
 
 def test_reset_clears_the_need(scorer_engine):
     conv, (first, reset) = talk(scorer_engine, "预算8000训练CNN推荐什么卡", "重新开始")
-    assert conv.session.budget is None and conv.session.workload is None and not conv.session.last_picks
+    assert conv.session.need.budget is None and conv.session.need.workload is None and not conv.session.last_picks
     assert reset.intent == "help"
 
 
@@ -125,10 +125,10 @@ def test_absurd_budget_says_plainly_what_happens(scorer_engine):
 def test_a_question_mid_conversation_is_not_taken_as_a_refinement(engine):
     conv, (first, question, refine) = talk(engine, "$1500, LoRA on a 7B model", "is AMD usable for PyTorch?", "AMD?")
     assert question.intent == "question" and question.sources
-    assert conv.session.vendor == "AMD" and refine.intent == "recommend"  # the short follow-up does refine
+    assert conv.session.need.vendor == "AMD" and refine.intent == "recommend"  # the short follow-up does refine
     conv, (first, multi) = talk(engine, "预算8000训练CNN推荐什么卡", "多卡训练 Transformer 划算吗？")
     assert multi.intent == "question"
-    assert conv.session.workload == "cnn"
+    assert conv.session.need.workload == "cnn"
 
 
 @pytest.mark.parametrize("text,expect", [("预算0元训练CNN", "免费"), ("$0 for CNNs", "free"),

@@ -92,6 +92,7 @@ async def start(scorer_engine, fake, bot_settings):
 @aio
 async def test_corrupt_session_database_starts_fresh(start, bot_settings, caplog, damage):
     from bot.dialogue import Session
+    from bot.need import Need
     from bot.store import SessionStore
 
     data = bot_settings.data_dir
@@ -102,7 +103,7 @@ async def test_corrupt_session_database_starts_fresh(start, bot_settings, caplog
     else:  # a real database cut in the middle (a disk that filled up, a copy that was interrupted)
         store = SessionStore(db)
         for chat in range(300):
-            store.put(chat, Session(workload="cnn", last_picks=["GeForce RTX 4090"] * 5),
+            store.put(chat, Session(need=Need(workloads=("cnn",)), last_picks=["GeForce RTX 4090"] * 5),
                       {"s": ["why?"] * 5, "c": [], "h": [], "session": Session().to_dict()})
         store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         store.close()

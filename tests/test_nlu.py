@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.need import CURRENCIES
 from bot.nlu import Budget, chinese_numerals_to_digits, parse
 
 from .conftest import TODAY
@@ -66,20 +67,20 @@ CASES = [
     ("70亿参数的模型全参微调", {"workload": "llm_finetune", "finetune_method": "full", "model_size_b": 7}),
     ("stable diffusion xl 出图，预算6000", {"workload": "diffusion", "budget": (6000, CNY)}),
     ("AI绘画 图像生成", {"workload": "diffusion"}),
-    ("LoRA for Stable Diffusion, $900", {"workload": "diffusion", "budget": (900, USD)}),
+    ("LoRA for Stable Diffusion, $900", {"workload": "diffusion", "finetune_method": "lora", "budget": (900, USD)}),
     ("fine-tune a ResNet on my images, $1000", {"workload": "cnn", "budget": (1000, USD)}),
     ("Kaggle competitions on a budget of $600", {"workload": "kaggle", "budget": (600, USD)}),
     ("打Kaggle比赛", {"workload": "kaggle"}),
     ("新手入门学习深度学习", {"workload": "learning"}),
     ("wanna learn deep learning, $300", {"workload": "learning", "budget": (300, USD)}),
-    ("deep learning GPU under $1000", {"budget": (1000, USD)}),  # "deep learning" is the field, not a beginner
+    ("deep learning GPU under $1000", {"workload": "general", "budget": (1000, USD)}),  # the field, not a beginner
     # --- model size, precision --------------------------------------------------------------------------------------
     ("70b inference at 4-bit", {"workload": "llm_inference", "model_size_b": 70, "precision_bits": 4}),
     ("13 billion parameter model, 8-bit", {"model_size_b": 13, "precision_bits": 8}),
     ("run a 13B model in FP16", {"workload": "llm_inference", "model_size_b": 13, "precision_bits": 16}),
     ("七十亿参数的模型 int8 推理", {"workload": "llm_inference", "model_size_b": 7, "precision_bits": 8}),
     ("QLoRA 70B", {"workload": "llm_finetune", "finetune_method": "qlora", "model_size_b": 70}),
-    ("mixtral 8x7b", {"model_size_b": 56}),
+    ("mixtral 8x7b", {"model_size_b": 56, "workload": "llm_inference"}),  # an LLM named with its size
     # --- GPU count --------------------------------------------------------------------------------------------------
     ("两张3090", {"gpu_count": 2, "gpus": ("GeForce RTX 3090",)}),
     ("2x 3090", {"gpu_count": 2, "gpus": ("GeForce RTX 3090",)}),
@@ -100,10 +101,10 @@ CASES = [
     ("I used to have a 1080, now budget $700", {"budget": (700, USD), "gpus": ("GeForce GTX 1080",)}),
     # --- vendor -----------------------------------------------------------------------------------------------------
     ("AMD card for LLM inference", {"vendor": "AMD", "workload": "llm_inference"}),
-    ("A卡能跑深度学习吗", {"vendor": "AMD"}),
+    ("A卡能跑深度学习吗", {"vendor": "AMD", "workload": "general"}),
     ("N卡推荐", {"vendor": "NVIDIA"}),
     ("Intel GPU for learning", {"vendor": "Intel", "workload": "learning"}),
-    ("AMD vs NVIDIA for deep learning?", {}),  # two vendors named: no filter
+    ("AMD vs NVIDIA for deep learning?", {"workload": "general"}),  # two vendors named: no filter
     # --- dates ------------------------------------------------------------------------------------------------------
     ("in 2019 which gpu for CNN", {"as_of": date(2019, 7, 1), "workload": "cnn"}),
     ("2020年买什么卡", {"as_of": date(2020, 7, 1)}),
@@ -137,8 +138,8 @@ CASES = [
     ("hello there", {}),
     ("32k context window", {}),
     ("300W电源够吗", {}),
-    ("€800 for a gpu", {}),  # a currency the advisor does not price in
-    ("预算5000港币", {}),
+    ("€800 for a gpu", {"budget": (800, "EUR")}),  # converted to a priced currency by the scorer
+    ("预算5000港币", {"budget": (5000, "HKD")}),
     ("4k显示器", {}),
 ]
 
@@ -153,9 +154,9 @@ def _budget(b: Budget | None):
 def test_phrasings(catalog, text, expected):
     q = parse(text, catalog, TODAY)
     got = {
-        "budget": _budget(q.budget), "workload": q.workload, "finetune_method": q.finetune_method,
-        "model_size_b": q.model_size_b, "precision_bits": q.precision_bits, "gpu_count": q.gpu_count, "used": q.used,
-        "vendor": q.vendor, "as_of": q.as_of, "min_vram_gb": q.min_vram_gb, "gpus": q.gpus or None,
+        "budget": _budget(q.need.budget), "workload": q.need.workload, "finetune_method": q.need.finetune_method,
+        "model_size_b": q.need.model_size_b, "precision_bits": q.need.precision_bits, "gpu_count": q.need.gpu_count, "used": q.need.used,
+        "vendor": q.need.vendor, "as_of": q.need.as_of, "min_vram_gb": q.need.min_vram_gb, "gpus": q.gpus or None,
     }
     want = {k: None for k in SLOTS}
     for k, v in expected.items():
@@ -183,34 +184,34 @@ def test_traditional_reads_like_simplified(catalog):
 
 
 def test_approximate_and_range_flags(catalog):
-    assert parse("5k左右", catalog, TODAY).budget.approximate
-    assert parse("around $800", catalog, TODAY).budget.approximate
-    assert not parse("$800", catalog, TODAY).budget.approximate
-    b = parse("5000-8000元", catalog, TODAY).budget
+    assert parse("5k左右", catalog, TODAY).need.budget.approximate
+    assert parse("around $800", catalog, TODAY).need.budget.approximate
+    assert not parse("$800", catalog, TODAY).need.budget.approximate
+    b = parse("5000-8000元", catalog, TODAY).need.budget
     assert (b.low, b.amount, b.currency) == (5000, 8000, "CNY")
 
 
 @pytest.mark.parametrize("text", ["4090", "RTX 3090 vs 4090", "2080ti", "7B", "70b", "A100", "3060 12G"])
 def test_names_and_sizes_are_not_numbers(catalog, text):
     q = parse(text, catalog, TODAY)
-    assert q.budget is None and q.bare_number is None
+    assert q.need.budget is None and q.bare_number is None
 
 
 def test_budget_next_to_gpu_names(catalog):
     q = parse("预算8000，4090还是3090", catalog, TODAY)
-    assert q.budget == Budget(8000, "CNY") and q.gpus == ("GeForce RTX 4090", "GeForce RTX 3090")
+    assert q.need.budget == Budget(8000, "CNY") and q.gpus == ("GeForce RTX 4090", "GeForce RTX 3090")
     q = parse("$1,500 budget: 4060 Ti 16GB or a used 3090?", catalog, TODAY)
-    assert q.budget == Budget(1500, "USD") and q.used is True and len(q.gpus) == 2
+    assert q.need.budget == Budget(1500, "USD") and q.need.used is True and len(q.gpus) == 2
 
 
 def test_bare_number_is_not_a_budget(catalog):
     q = parse("5000", catalog, TODAY)
-    assert q.budget is None and q.bare_number == 5000
+    assert q.need.budget is None and q.bare_number == 5000
 
 
 def test_current_year_is_not_a_past_date(catalog):
-    assert parse(f"in {TODAY.year}", catalog, TODAY).as_of is None
-    assert parse(f"{TODAY.year + 1}年", catalog, TODAY).as_of is None
+    assert parse(f"in {TODAY.year}", catalog, TODAY).need.as_of is None
+    assert parse(f"{TODAY.year + 1}年", catalog, TODAY).need.as_of is None
 
 
 @pytest.mark.parametrize(("text", "digits"), [("八千", "8千"), ("一万五", "1.5万"), ("三千五", "3.5千"), ("两张", "2张"),
@@ -245,17 +246,17 @@ def test_parse_never_raises(catalog, text):
     # the inner parser, so that a bug is not hidden by parse's own safety net
     q = nlu._parse(text, nlu.detect_language(text), catalog, TODAY)
     assert q.lang in ("zh", "en")
-    if q.budget is not None:
-        assert 0 < q.budget.amount <= 1e8
-        assert q.budget.currency in ("CNY", "USD")
-    if q.model_size_b is not None:
-        assert 0.05 <= q.model_size_b <= 5000
-    if q.gpu_count is not None:
-        assert 1 <= q.gpu_count <= 64
+    if q.need.budget is not None:
+        assert 0 < q.need.budget.amount <= 1e8
+        assert q.need.budget.currency in CURRENCIES
+    if q.need.model_size_b is not None:
+        assert 0.05 <= q.need.model_size_b <= 5000
+    if q.need.gpu_count is not None:
+        assert 1 <= q.need.gpu_count <= 64
     assert parse(text, catalog, TODAY) == q
 
 
 def test_parse_without_catalog_and_odd_types():
-    assert parse("预算5000").budget == Budget(5000, "CNY")
+    assert parse("预算5000").need.budget == Budget(5000, "CNY")
     assert parse(None).lang in ("zh", "en")  # type: ignore[arg-type]
     assert parse(12345).lang == "en"  # type: ignore[arg-type]

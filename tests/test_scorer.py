@@ -11,15 +11,26 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.nlu import WORKLOADS, Budget
-from bot.scorer import Needs, load_workloads, memory_needed, rank, workload_spec
+from bot.need import WORKLOADS, Budget, Need
+from bot.scorer import load_workloads, memory_needed, rank, workload_spec
 
 from .conftest import KNOWLEDGE, ROOT, TODAY
 
 SEED_DATE = date(2019, 4, 3)  # Dettmers' 2019 guide, the one the seed article summarises
 
+
+
+def _need(workload: str, currency: str = "USD", max_tdp_w: float | None = None, **kw) -> Need:
+    """A Need priced in `currency` (a buyer in mainland China sees CNY prices, one in the US USD prices)."""
+    return Need(workloads=(workload,), region="cn" if currency == "CNY" else "us", max_power_w=max_tdp_w, **kw)
+
+
+def _cur(need: Need) -> str:
+    return "CNY" if need.region == "cn" else "USD"
+
+
 _needs = st.builds(
-    Needs,
+    _need,
     workload=st.sampled_from(WORKLOADS),
     budget=st.none(),
     model_size_b=st.one_of(st.none(), st.sampled_from([0.5, 1.5, 3, 7, 8, 13, 14, 32, 70, 405]),
@@ -39,8 +50,8 @@ _amounts = st.one_of(st.floats(min_value=50, max_value=300_000, allow_nan=False)
 PROPERTY = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def _with_budget(needs: Needs, amount: float) -> Needs:
-    return replace(needs, budget=Budget(amount, needs.currency))
+def _with_budget(needs: Need, amount: float) -> Need:
+    return replace(needs, budget=Budget(amount, _cur(needs)))
 
 
 @PROPERTY
@@ -49,7 +60,7 @@ def test_never_over_budget(catalog, needs, amount, on):
     r = rank(catalog, _with_budget(needs, amount), KNOWLEDGE, as_of=on)
     for c in r.candidates:
         assert c.total <= amount + 1e-9
-        assert c.price.currency == needs.currency
+        assert c.price.currency == _cur(needs)
     for p in r.picks:
         assert p.candidate.total <= amount + 1e-9
 
@@ -67,8 +78,8 @@ def test_never_below_required_memory(catalog, needs, budget, on):
         assert c.count == needs.gpu_count
         if needs.vendor:
             assert c.gpu.vendor == needs.vendor
-        if needs.max_tdp_w:
-            assert c.gpu.tdp_w is None or c.gpu.tdp_w <= needs.max_tdp_w
+        if needs.max_power_w:
+            assert c.gpu.tdp_w is None or c.gpu.tdp_w <= needs.max_power_w
     if not r.picks:
         assert r.suggestions  # nothing fits: say what to do instead
 
@@ -113,7 +124,7 @@ def test_best_pick_is_the_fastest_that_fits(catalog, needs, amount, on):
 
 def test_budget_currency_wins_over_needs_currency(catalog):
     """A USD budget compared with CNY prices would be a 7x error: the budget's own currency is used."""
-    r = rank(catalog, Needs("cnn", budget=Budget(800, "USD"), currency="CNY"), KNOWLEDGE, as_of=TODAY)
+    r = rank(catalog, _need("cnn", "CNY", budget=Budget(800, "USD")), KNOWLEDGE, as_of=TODAY)
     assert r.picks and all(p.candidate.price.currency == "USD" and p.candidate.total <= 800 for p in r.picks)
 
 
@@ -126,7 +137,7 @@ _NOT_FOR_INDIVIDUALS = re.compile(r"tesla|quadro|titan", re.IGNORECASE)
 def test_2019_picks_from_specs_and_prices(catalog, currency):
     """Dettmers 2019 (as the seed article reports): best overall RTX 2070, most cost-efficient RTX 2060, and no
     Tesla / Quadro / TITAN card for individuals."""
-    r = rank(catalog, Needs("cnn", currency=currency), KNOWLEDGE, as_of=SEED_DATE)
+    r = rank(catalog, _need("cnn", currency), KNOWLEDGE, as_of=SEED_DATE)
     roles = {p.role: p.gpu.name for p in r.picks}
     assert roles["overall"] == "GeForce RTX 2070"
     assert roles["value"] == "GeForce RTX 2060"
@@ -140,7 +151,7 @@ def test_2019_picks_through_the_conversation(scorer_engine, text, currency):
     """What `gpu-advisor ask --as-of 2019-04-03` does: a session pinned to that date."""
     from bot.dialogue import Conversation, Session
 
-    reply = Conversation(scorer_engine, Session(as_of=SEED_DATE)).turn(text)
+    reply = Conversation(scorer_engine, Session(need=Need(as_of=SEED_DATE))).turn(text)
     assert reply.intent == "recommend"
     roles = {r.role: r.gpu for r in reply.recommendations}
     assert roles["overall"] == "GeForce RTX 2070" and roles["value"] == "GeForce RTX 2060"
@@ -160,7 +171,7 @@ def test_no_gpu_names_in_the_scoring_code(catalog):
 # --- hard constraints -----------------------------------------------------------------------------------------------
 
 def test_70b_fp16_inference_on_a_small_budget_has_no_picks(catalog):
-    needs = Needs("llm_inference", budget=Budget(10000, "CNY"), model_size_b=70, precision_bits=16, currency="CNY")
+    needs = _need("llm_inference", "CNY", budget=Budget(10000, "CNY"), model_size_b=70, precision_bits=16)
     r = rank(catalog, needs, KNOWLEDGE, as_of=TODAY)
     assert not r.picks and not r.candidates
     assert r.required_vram_gb > 140
@@ -171,27 +182,27 @@ def test_70b_fp16_inference_on_a_small_budget_has_no_picks(catalog):
 
 
 def test_70b_4bit_inference_needs_a_big_card_or_two(catalog):
-    one = rank(catalog, Needs("llm_inference", model_size_b=70, precision_bits=4, currency="USD"), KNOWLEDGE,
+    one = rank(catalog, _need("llm_inference", "USD", model_size_b=70, precision_bits=4), KNOWLEDGE,
                as_of=TODAY)
     assert one.picks and all(p.gpu.vram_gb >= 40 for p in one.picks)
-    two = rank(catalog, Needs("llm_inference", model_size_b=70, precision_bits=4, gpu_count=2, currency="USD",
+    two = rank(catalog, _need("llm_inference", "USD", model_size_b=70, precision_bits=4, gpu_count=2,
                               used=True), KNOWLEDGE, as_of=TODAY)
     assert two.required_vram_gb == pytest.approx(one.required_vram_gb / 2, abs=0.1)
     assert any(c.gpu.vram_gb == 24 for c in two.candidates)  # 2 x 24 GB works (used RTX 3090s)
 
 
 def test_vendor_filter(catalog):
-    default = rank(catalog, Needs("cnn", currency="USD"), KNOWLEDGE, as_of=TODAY)
+    default = rank(catalog, _need("cnn", "USD"), KNOWLEDGE, as_of=TODAY)
     assert default.candidates and {c.gpu.vendor for c in default.candidates} == {"NVIDIA"}
-    amd = rank(catalog, Needs("cnn", vendor="AMD", currency="USD"), KNOWLEDGE, as_of=TODAY)
+    amd = rank(catalog, _need("cnn", "USD", vendor="AMD"), KNOWLEDGE, as_of=TODAY)
     assert amd.candidates and {c.gpu.vendor for c in amd.candidates} == {"AMD"}
-    intel = rank(catalog, Needs("learning", vendor="Intel", currency="USD"), KNOWLEDGE, as_of=TODAY)
+    intel = rank(catalog, _need("learning", "USD", vendor="Intel"), KNOWLEDGE, as_of=TODAY)
     assert intel.candidates and {c.gpu.vendor for c in intel.candidates} == {"Intel"}
 
 
 def test_used_market_uses_used_prices(catalog):
-    new = rank(catalog, Needs("transformer", budget=Budget(800, "USD"), currency="USD"), KNOWLEDGE, as_of=TODAY)
-    used = rank(catalog, Needs("transformer", budget=Budget(800, "USD"), currency="USD", used=True), KNOWLEDGE,
+    new = rank(catalog, _need("transformer", "USD", budget=Budget(800, "USD")), KNOWLEDGE, as_of=TODAY)
+    used = rank(catalog, _need("transformer", "USD", budget=Budget(800, "USD"), used=True), KNOWLEDGE,
                 as_of=TODAY)
     assert all(c.price.market == "new" for c in new.candidates)
     by_name = {c.gpu.name: c for c in used.candidates}
@@ -206,8 +217,8 @@ def test_used_market_uses_used_prices(catalog):
 def test_two_cards_double_the_price_and_scale_the_speed(catalog, knowledge_dir):
     from bot.perf import load_perf_model
 
-    one = rank(catalog, Needs("cnn", currency="USD"), KNOWLEDGE, as_of=TODAY)
-    two = rank(catalog, Needs("cnn", currency="USD", gpu_count=2), KNOWLEDGE, as_of=TODAY)
+    one = rank(catalog, _need("cnn", "USD"), KNOWLEDGE, as_of=TODAY)
+    two = rank(catalog, _need("cnn", "USD", gpu_count=2), KNOWLEDGE, as_of=TODAY)
     singles = {c.gpu.name: c for c in one.candidates}
     scale = load_perf_model(knowledge_dir).scaling("cnn", 2)
     assert 1.8 <= scale < 2
@@ -217,7 +228,7 @@ def test_two_cards_double_the_price_and_scale_the_speed(catalog, knowledge_dir):
         assert c.count == 2
         assert c.total == pytest.approx(2 * s.total)
         assert c.perf == pytest.approx(s.perf * scale)
-    budget = rank(catalog, Needs("cnn", currency="USD", gpu_count=2, budget=Budget(1000, "USD")), KNOWLEDGE,
+    budget = rank(catalog, _need("cnn", "USD", gpu_count=2, budget=Budget(1000, "USD")), KNOWLEDGE,
                   as_of=TODAY)
     assert all(p.candidate.total <= 1000 and p.candidate.price.amount <= 500 for p in budget.picks)
 
@@ -231,10 +242,10 @@ def test_transformers_scale_worse_than_cnns(knowledge_dir):
 
 
 def test_llm_finetune_memory_follows_the_method(catalog):
-    need = {m: rank(catalog, Needs("llm_finetune", model_size_b=7, finetune_method=m, currency="USD"), KNOWLEDGE,
+    need = {m: rank(catalog, _need("llm_finetune", "USD", model_size_b=7, finetune_method=m), KNOWLEDGE,
                     as_of=TODAY).required_vram_gb for m in ("qlora", "lora", "full")}
     assert need["qlora"] < need["lora"] < need["full"]
-    default = rank(catalog, Needs("llm_finetune", model_size_b=7, currency="USD"), KNOWLEDGE, as_of=TODAY)
+    default = rank(catalog, _need("llm_finetune", "USD", model_size_b=7), KNOWLEDGE, as_of=TODAY)
     assert default.required_vram_gb == need["lora"]  # workloads.yaml: default_method lora
 
 
@@ -248,15 +259,15 @@ def test_every_workload_has_a_spec_in_every_era():
 
 
 def test_as_of_hides_later_cards_and_prices(catalog):
-    r = rank(catalog, Needs("cnn", currency="USD"), KNOWLEDGE, as_of=date(2020, 6, 1))
+    r = rank(catalog, _need("cnn", "USD"), KNOWLEDGE, as_of=date(2020, 6, 1))
     assert r.candidates
     assert all(c.gpu.release_date <= date(2020, 6, 1) and c.price.on <= date(2020, 6, 1) for c in r.candidates)
 
 
 def test_faster_than_and_power_limits(catalog):
-    base = rank(catalog, Needs("cnn", currency="USD"), KNOWLEDGE, as_of=TODAY)
+    base = rank(catalog, _need("cnn", "USD"), KNOWLEDGE, as_of=TODAY)
     top = base.candidates[len(base.candidates) // 2]
-    faster = rank(catalog, Needs("cnn", currency="USD", min_perf=top.perf), KNOWLEDGE, as_of=TODAY)
+    faster = rank(catalog, _need("cnn", "USD", min_perf=top.perf), KNOWLEDGE, as_of=TODAY)
     assert all(c.perf > top.perf for c in faster.candidates)
-    cool = rank(catalog, Needs("cnn", currency="USD", max_tdp_w=200), KNOWLEDGE, as_of=TODAY)
+    cool = rank(catalog, _need("cnn", "USD", max_tdp_w=200), KNOWLEDGE, as_of=TODAY)
     assert cool.candidates and all(c.gpu.tdp_w <= 200 for c in cool.candidates)

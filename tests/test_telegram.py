@@ -165,11 +165,11 @@ async def test_lang_and_reset(bot):
     assert "中文" in done.text
     [ans] = await bot.say(21, "$1500, training CNNs")
     assert "预算" in ans.text  # Chinese although the question was English
-    assert bot.advisor.store.get(21).budget is not None
+    assert bot.advisor.store.get(21).need.budget is not None
     [reset] = await bot.say(21, "/new")
     assert "重新开始" in reset.text
     s = bot.advisor.store.get(21)
-    assert s.budget is None and s.last_picks == [] and s.lang_locked == "zh"
+    assert s.need.budget is None and s.last_picks == [] and s.lang_locked == "zh"
 
 
 # --- the dialogue ----------------------------------------------------------------------------------------------------------
@@ -224,7 +224,7 @@ async def test_recommend_flow_gives_the_typed_answer(bot):
     assert [c.text for c in answer] == [c.text for c in typed]
     assert "预算 ¥10,000" in answer[0].text and "CNN" in answer[0].text
     s = bot.advisor.store.get(201)
-    assert (s.workload, s.used, s.budget.amount) == ("cnn", False, 10000)
+    assert (s.need.workload, s.need.used, s.need.budget.amount) == ("cnn", False, 10000)
 
 
 @aio
@@ -242,8 +242,8 @@ async def test_two_chats_interleaved_do_not_share_state(bot):
     assert f"previous top pick's ${_prices(b[0].text)[0]:,.0f}" in b[1].text
     assert f"在上次首选 {_picks(a[0].text)[0]}" in a[1].text
     s1, s2 = bot.advisor.store.get(301), bot.advisor.store.get(302)
-    assert (s1.workload, s1.budget.currency) == ("cnn", "CNY")
-    assert (s2.workload, s2.budget.currency) == ("transformer", "USD")
+    assert (s1.need.workload, s1.need.budget.currency) == ("cnn", "CNY")
+    assert (s2.need.workload, s2.need.budget.currency) == ("transformer", "USD")
     assert s1.last_picks != s2.last_picks and s1.last_picks[0] == _picks(a[1].text)[0]
 
 
@@ -552,24 +552,25 @@ def test_env_example_lists_the_telegram_settings_with_their_defaults(monkeypatch
 # --- persistence -----------------------------------------------------------------------------------------------------------
 def test_store_keeps_chats_apart_and_survives_reopen(tmp_path):
     from bot.dialogue import Session
-    from bot.nlu import Budget
+    from bot.need import Budget, Need
     from bot.store import SessionStore
 
     path = tmp_path / "s.sqlite3"
     store = SessionStore(path)
-    store.put(1, Session(lang="zh", budget=Budget(8000, "CNY"), workload="cnn", last_picks=["A", "B"]))
-    key = store.put(2, Session(lang="en", workload="rnn"), {"s": ["why?"], "c": [], "h": [], "session": {}})
+    store.put(1, Session(lang="zh", need=Need(budget=Budget(8000, "CNY"), workloads=("cnn",)), last_picks=["A", "B"]))
+    key = store.put(2, Session(lang="en", need=Need(workloads=("rnn",))), {"s": ["why?"], "c": [], "h": [], "session": {}})
     assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     store.close()  # (no explicit flush needed: every put is committed)
     again = SessionStore(path)
-    assert again.get(1).budget == Budget(8000, "CNY") and again.get(1).last_picks == ["A", "B"]
-    assert again.get(2).workload == "rnn" and again.get(2).budget is None
-    assert again.get(3).workload is None
+    assert again.get(1).need.budget == Budget(8000, "CNY") and again.get(1).last_picks == ["A", "B"]
+    assert again.get(2).need.workload == "rnn" and again.get(2).need.budget is None
+    assert again.get(3).need.workload is None
     assert again.keyboard(2, key)["s"] == ["why?"] and again.keyboard(1, key) is None
 
 
 def test_corrupt_store_is_moved_aside(tmp_path, caplog):
     from bot.dialogue import Session
+    from bot.need import Need
     from bot.store import SessionStore
 
     path = tmp_path / "telegram.sqlite3"
@@ -579,12 +580,12 @@ def test_corrupt_store_is_moved_aside(tmp_path, caplog):
     assert any("corrupt" in r.getMessage() for r in caplog.records)
     aside = list(tmp_path.glob("telegram.sqlite3.corrupt-*"))
     assert len(aside) == 1 and aside[0].read_bytes().startswith(b"this is not")
-    store.put(7, Session(workload="cnn"))
-    assert store.get(7).workload == "cnn"
+    store.put(7, Session(need=Need(workloads=("cnn",))))
+    assert store.get(7).need.workload == "cnn"
 
     # a row that no longer reads as a Session: that chat starts over, the others are unaffected
     store._conn.execute("UPDATE sessions SET data = '{\"budget\": 5}' WHERE chat_id = 7")
-    assert store.get(7).workload is None
+    assert store.get(7).need.workload is None
 
 
 def test_run_needs_a_token_and_a_writable_data_dir(settings, tmp_path, capsys):
@@ -641,7 +642,7 @@ def test_kill_9_between_question_and_follow_up_loses_nothing(tmp_path):
         db = SessionStore(data / "telegram.sqlite3")  # what the killed process left
         stored = db.get(1201)
         db.close()
-        assert stored.budget.amount == 8000 and stored.last_picks, stored
+        assert stored.need.budget.amount == 8000 and stored.last_picks, stored
 
         mark = fake.mark()
         proc = start()
@@ -687,8 +688,8 @@ def test_every_guided_choice_reads_as_typed(catalog):
                 for m in range(len(MARKETS)):
                     text = recommend_sentence(lang, b, w, m)
                     q = parse(text, catalog)
-                    assert (q.lang, q.workload, q.used) == (lang, workload[0], m == 1), text
-                    assert q.budget.currency == ("CNY" if lang == "zh" else "USD"), text
+                    assert (q.lang, q.need.workload, q.need.used) == (lang, workload[0], m == 1), text
+                    assert q.need.budget.currency == ("CNY" if lang == "zh" else "USD"), text
                     assert len(f"r:{lang}:{b}:{w}:{m}".encode()) <= 64
 
 

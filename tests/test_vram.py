@@ -1,4 +1,4 @@
-"""The memory model (bot/vram.py) against published figures (/work/shared/reference/facts.md), and the reply that
+"""The memory model (bot/vram.py) against published figures (Hugging Face and EleutherAI memory guides, QLoRA paper), and the reply that
 must state the assumption behind its number."""
 
 from __future__ import annotations

@@ -1,0 +1,66 @@
+"""Engine: the loaded things a conversation needs (catalog, knowledge, index, act model), shared by every chat."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from bot.acts import ActModel
+from bot.catalog import Catalog
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Engine:
+    """The loaded things a conversation needs. Retrieval loads lazily: a budget question never imports torch."""
+
+    catalog: Catalog
+    knowledge_dir: Path
+    index_dir: Path
+    model_path_fn: object  # () -> str
+    min_relevance: float
+    max_input_chars: int = 2000
+    today: date | None = None
+    _index: object = None
+    _acts: object = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def index(self):
+        """Loaded (or rebuilt) on first use, once, even when several threads ask at the same time."""
+        if self._index is None:
+            with self._lock:
+                if self._index is None:
+                    from bot import index as index_mod
+
+                    self._index = index_mod.ensure(self.index_dir, self.knowledge_dir, self.catalog,
+                                                   self.model_path_fn())
+        return self._index
+
+    @property
+    def acts(self) -> ActModel | None:
+        """The dialogue-act model saved with the index (trained now if missing or stale); None without data."""
+        if self._acts is None:
+            with self._lock:
+                if self._acts is None:
+                    from bot import acts
+
+                    try:
+                        self._acts = acts.ensure(self.knowledge_dir / "intents", self.index_dir, self.catalog) or False
+                    except Exception:  # the rules still understand; never take a chat down for this
+                        log.exception("act model unavailable; using the word rules alone")
+                        self._acts = False
+        return self._acts or None
+
+    @classmethod
+    def from_settings(cls, settings=None) -> Engine:
+        from bot.catalog import load_catalog
+        from bot.config import get_settings
+
+        s = settings or get_settings()
+        return cls(load_catalog(s.knowledge_dir, s.catalog), s.knowledge_dir, s.index_dir, s.model_path,
+                   s.min_relevance, s.max_input_chars)

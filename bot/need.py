@@ -1,0 +1,115 @@
+"""Need: what the user wants, as one value shared by the parser, the session and the scorer.
+
+A turn's parsed Need is merged into the conversation's Need with `Need.merge`; the scorer ranks from a Need.
+Slots the user has not stated are None (or empty): nothing here guesses."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from datetime import date
+
+# ISO codes the advisor understands in a message; prices in the catalog are in CNY or USD.
+CURRENCIES = ("CNY", "USD", "TWD", "HKD", "EUR", "GBP", "JPY")
+PRICING_CURRENCIES = ("CNY", "USD")
+CURRENCY_SYMBOLS = {"CNY": "¥", "USD": "$", "TWD": "NT$", "HKD": "HK$", "EUR": "€", "GBP": "£", "JPY": "JP¥"}
+
+WORKLOADS = ("cnn", "transformer", "rnn", "llm_inference", "llm_finetune", "diffusion", "video", "rl", "speech",
+             "recsys", "scientific", "kaggle", "learning", "inference", "general")
+LLM_WORKLOADS = ("llm_inference", "llm_finetune")
+FINETUNE_METHODS = ("full", "lora", "qlora")
+DIRECTIONS = ("cheaper", "faster", "more_memory", "less_power")
+REGIONS = ("cn", "tw", "hk", "us", "eu", "uk", "jp")
+
+
+def format_money(amount: float, currency: str) -> str:
+    """'¥8,000', '$1,500', '€2,000', 'JP¥150,000'."""
+    return f"{CURRENCY_SYMBOLS.get(currency, currency + ' ')}{amount:,.0f}"
+
+
+@dataclass(frozen=True)
+class Budget:
+    amount: float  # the upper bound
+    currency: str  # an ISO code from CURRENCIES
+    low: float | None = None  # a range's lower end ("5000-8000")
+    approximate: bool = False  # "左右", "around": a little over is still in the spirit
+
+    def __str__(self) -> str:
+        if self.low:
+            return f"{format_money(self.low, self.currency)}–{format_money(self.amount, self.currency)}"
+        return format_money(self.amount, self.currency)
+
+
+@dataclass(frozen=True)
+class Need:
+    """What the user wants. Every front end, the parser and the scorer speak this one type."""
+
+    budget: Budget | None = None
+    workloads: tuple[str, ...] = ()
+    model_size_b: float | None = None
+    finetune_method: str | None = None
+    precision_bits: int | None = None
+    gpu_count: int | None = None
+    used: bool | None = None
+    vendor: str | None = None
+    as_of: date | None = None
+    min_vram_gb: float | None = None
+    max_power_w: float | None = None
+    psu_w: float | None = None
+    region: str | None = None
+    form_factor: str | None = None
+    min_perf: float | None = None  # strictly faster than this relative speed ("faster?" after a pick)
+
+    @property
+    def workload(self) -> str | None:
+        """The main workload (the first one named)."""
+        return self.workloads[0] if self.workloads else None
+
+    def is_empty(self) -> bool:
+        return self == Need()
+
+    def stated(self) -> dict:
+        """The slots that hold a value."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) not in (None, ())}
+
+    def merge(self, turn: Need) -> Need:
+        """This conversation's need after a turn that states `turn`.
+
+        What the turn states wins. A turn that states a budget and a workload together is a new need: only where
+        the user is (region) carries over. A new workload drops what belonged to the old one (model size, method,
+        precision, memory asked for it) and the vendor filter; a new budget drops a 'faster than' floor."""
+        if turn.is_empty():
+            return self
+        if turn.budget is not None and turn.workloads:
+            base = Need(region=self.region)
+        else:
+            base = self
+            if turn.workloads and turn.workloads != self.workloads:
+                llm_before = bool(set(self.workloads) & set(LLM_WORKLOADS))
+                llm_now = bool(set(turn.workloads) & set(LLM_WORKLOADS))
+                drop = {"vendor": None, "min_perf": None, "min_vram_gb": None}
+                if llm_before != llm_now:
+                    drop.update(model_size_b=None, finetune_method=None, precision_bits=None)
+                elif "llm_finetune" not in turn.workloads:
+                    drop.update(finetune_method=None)
+                base = replace(base, **drop)
+            if turn.budget is not None:
+                base = replace(base, min_perf=None)
+        return replace(base, **turn.stated())
+
+    # --- JSON (the session store, `--json`) ------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["workloads"] = list(self.workloads)
+        d["as_of"] = self.as_of.isoformat() if self.as_of else None
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict | None) -> Need:
+        known = {f.name for f in fields(cls)}
+        d = {k: v for k, v in (d or {}).items() if k in known}
+        if d.get("budget"):
+            d["budget"] = Budget(**d["budget"])
+        if d.get("as_of"):
+            d["as_of"] = date.fromisoformat(d["as_of"])
+        d["workloads"] = tuple(d.get("workloads") or ())
+        return cls(**d)

@@ -1,0 +1,41 @@
+"""Session: one conversation's memory (the need so far, the last picks, the card in focus), as plain JSON-able data."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+from bot.need import Need
+
+
+@dataclass
+class Session:
+    """One conversation's memory. Plain data, so it can be stored as JSON and survive a restart."""
+
+    lang: str | None = None
+    lang_locked: str | None = None
+    need: Need = field(default_factory=Need)
+    awaiting: str | None = None  # "budget" | "workload": the question we asked
+    last_picks: list[str] = field(default_factory=list)
+    focus: str | None = None  # the card last talked about: what "it" / "这张" means
+    last_act: str | None = None
+    last_topic: str | None = None
+    turns: int = 0
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["need"] = self.need.to_dict()
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Session:
+        d = dict(d or {})
+        if "need" not in d:  # a session saved before the Need value: its slots were flat
+            flat = {k: d.get(k) for k in ("budget", "model_size_b", "finetune_method", "precision_bits", "gpu_count",
+                                          "used", "vendor", "as_of", "min_vram_gb", "min_perf")}
+            flat["workloads"] = [d["workload"]] if d.get("workload") else []
+            flat["max_power_w"] = d.get("max_tdp_w")
+            d["need"] = flat
+        known = {f.name for f in fields(cls)}
+        d = {k: v for k, v in d.items() if k in known}
+        d["need"] = Need.from_dict(d.get("need"))
+        return cls(**d)

@@ -1,0 +1,136 @@
+"""Extractors for the circumstances of a need and for the words a follow-up turns on: dates, used or new, region,
+direction, positions in the last list, a language request, cue words."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from bot.slots.lexicon import words
+from bot.slots.text import has_any, words_pattern
+
+Spans = list[tuple[int, int]]
+
+_DATE = re.compile(r"(?<![\d$¥.])(20[12]\d)(?:\s*年\s*(\d{1,2})\s*月|-(\d{1,2})(?:-(\d{1,2}))?|\s*年|(?![\d.]))")
+_EN_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+              "november", "december")
+_EN_MONTH_DATE = re.compile(r"\b(" + "|".join(m[:3] + r"[a-z]*" for m in _EN_MONTHS) + r")\.?\s+(20[12]\d)\b")
+_MONEY_AFTER_YEAR = re.compile(r"\s*(?:[kw](?![a-z])|千|万|块|元|刀|dollars|bucks|usd|欧|euros?)")
+
+
+def as_of(text: str, today: date) -> tuple[date | None, Spans]:
+    """'in 2019', '2020年', '2019年4月', '2019-04-03', 'April 2019' -> a date in the past (None for this year on)."""
+    found, spans = None, []
+    for m in _DATE.finditer(text):
+        if _MONEY_AFTER_YEAR.match(text, m.end(1)) or re.search(r"[$¥€£]\s*$", text[:m.start(1)]):
+            continue  # "$2020", "2020元": money
+        y, month, day = int(m[1]), int(m[2] or m[3] or 0), int(m[4] or 0)
+        spans.append(m.span())
+        try:
+            d = date(y, month, day or 1) if month else date(y, 7, 1)
+        except ValueError:
+            continue
+        if y < 2012 or d >= today or (y >= today.year and not month):
+            continue
+        found = d
+    for m in _EN_MONTH_DATE.finditer(text):
+        month = next(i for i, name in enumerate(_EN_MONTHS, 1) if name.startswith(m[1][:3]))
+        d = date(int(m[2]), month, 1)
+        spans.append(m.span())
+        if d < today:
+            found = d
+    return found, spans
+
+
+_NOT_USED = re.compile(r"(?<!为什么)(?<!为啥)(?<!why)(?:别|不要|不想|不买|不考虑|不接受|避免|避开|avoid|no|not|don't|do not|never|without|rather not)\s*"
+                       r"(?:买|要|用|考虑|buy|buying|get|want|consider)?\s*(?:a\s+|any\s+)?"
+                       r"(?:二手|矿卡|拆机|used|second[\s-]?hand|refurb\w*)")
+_USED_WORD = re.compile(r"(?:(?:buy|buying|go|get|getting|consider|considering|allow|allowing|including|include|new or|"
+                        r"or|ok with|fine with|open to|a|some|any|cheap)\s+used\b|\bused\s+(?:@|cards?\b|gpus?\b|"
+                        r"market\b|prices?\b|ones?\b|is\b|ok\b|okay\b|fine\b|allowed\b|or\b|graphics\b|rtx\b|gtx\b|"
+                        r"tesla\b|too\b|instead\b|server\b|workstation\b|datacenter\b|enterprise\b|quadro\b|radeon\b|amd\b|"
+                        r"nvidia\b|的|也|ok|okay)|(?:[\d@,;(?]|^)\s*used\b|\bused\s*[?？]|\bused\s*$)")
+
+
+_USED_CJK = re.compile(r"\bused(?=\s*(?:的|也|卡|可以|行|吗))")
+
+
+def used(text: str) -> bool | None:
+    """True: second-hand is wanted or allowed; False: new only; None: not said. ('used' alone is usually a verb.)"""
+    new = has_any(text, words("slots", "new_only")) or _NOT_USED.search(text) is not None
+    plain = [w for w in words("slots", "used") if w != "used"]
+    old = has_any(text, plain) or _USED_WORD.search(text) is not None or _USED_CJK.search(text) is not None
+    if new and old and _NOT_USED.search(text) is None:
+        return None  # "二手3090 vs 全新4070": both are on the table
+    return False if new else True if old else None
+
+
+def region(text: str) -> str | None:
+    for code, ws in words("slots", "region").items():
+        if has_any(text, ws):
+            return code
+    return None
+
+
+def direction(text: str) -> str | None:
+    """cheaper / faster / more_memory / less_power, when the message asks to move that way (the first one said:
+    '凉快一点' is cooler, not '快一点')."""
+    found = []
+    for name, ws in words("slots", "direction").items():
+        m = words_pattern(ws).search(text)
+        if m:
+            found.append((m.start(), -len(m.group()), name))
+    return min(found)[2] if found else None
+
+
+_ORDINALS_EN = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "3rd": 3,
+                "4th": 4, "5th": 5}
+_ORDINAL_ZH = re.compile(r"第\s*(\d{1,2})\s*(?:个|张|款|名|种|和|跟|与|、)?|(?<![\d.])(\d{1,2})\s*号(?:卡)?")
+_ORDINAL_HASH = re.compile(r"#\s*(\d{1,2})(?!\d)|\bno\.\s*(\d)\b|\bnumber\s+(\d|one|two|three)\b|\boption\s+(\d)\b")
+_PAIR_OF_POSITIONS = re.compile(r"(?:compare|between|比较|对比|比一下|比)\s*#?(\d)\s*(?:and|&|vs\.?|with|和|与|跟|、)\s*"
+                                r"#?(\d)(?![\d.])|(?:options?|picks?|numbers?)\s*(\d)\s*(?:and|&|vs\.?)\s*(\d)(?![\d.])")
+_FIRST_N = re.compile(r"(?:前|first|top)\s*(\d{1,2}|two|three)\s*(?:个|张|款|名|ones|picks|cards|gpus)?")
+_AND_ORDINAL = re.compile(r"第\s*\d{1,2}\s*(?:个|张)?\s*(?:和|跟|与|、|,|，)\s*(?:第\s*)?(\d{1,2})(?:\s*个|\s*张)?")
+_NOT_ORDINAL = re.compile(r"(?:per|a|each|one|tokens?/)\s*second|seconds|second[\s-]?hand|last (?:year|gen\w*|time|month|week)|at first|first time|first gpu|"
+                          r"my first|first of all|at last")
+_WORD_NUM = {"one": 1, "two": 2, "three": 3}
+
+
+def ordinals(text: str) -> tuple[int, ...]:
+    """Positions in the last list: 'the first two' (1, 2), '#3', '第一和第三个' (1, 3), 'the last one' (-1)."""
+    out: list[int] = []
+    m = _FIRST_N.search(text)
+    if m and not re.search(r"第", text[max(0, m.start() - 1):m.start()]):
+        k = _WORD_NUM.get(m[1]) or int(m[1])
+        out = list(range(1, min(k, 5) + 1))
+    else:
+        for m in _ORDINAL_ZH.finditer(text):
+            out.append(int(m[1] or m[2]))
+        for m in _AND_ORDINAL.finditer(text):
+            out.append(int(m[1]))
+        for m in _PAIR_OF_POSITIONS.finditer(text):
+            out += [int(m[1] or m[3]), int(m[2] or m[4])]
+        for m in _ORDINAL_HASH.finditer(text):
+            v = next(g for g in m.groups() if g)
+            out.append(_WORD_NUM.get(v) or int(v))
+        plain = _NOT_ORDINAL.sub(" ", text)
+        for word, k in _ORDINALS_EN.items():
+            if re.search(r"(?<![a-z0-9])" + word + r"(?![a-z0-9])", plain):
+                out.append(k)
+        if has_any(text, ("最后一个", "最后那个", "the last one", "最后一张", "最后1个", "最后1张", "the last card",
+                          "the last pick", "last one", "the last option")):
+            out.append(-1)
+    return tuple(o for o in dict.fromkeys(out) if -1 <= o <= 10 and o != 0)
+
+
+def language_request(text: str) -> str | None:
+    """'in English please' -> 'en'; '用中文' -> 'zh'."""
+    for lang, ws in words("slots", "language").items():
+        if has_any(text, ws):
+            return lang
+    return None
+
+
+def cues(text: str) -> frozenset[str]:
+    """The follow-up words a message carries (why, compare, rent, power, …): the dialogue policy's conditions."""
+    return frozenset(name for name, ws in words("slots", "cues").items() if has_any(text, ws))

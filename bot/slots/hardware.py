@@ -1,0 +1,128 @@
+"""Extractors for the hardware a message names or asks for: cards, count, vendor, memory, power, form factor."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from bot.slots.lexicon import words
+from bot.slots.text import find_any, has_any
+
+if TYPE_CHECKING:
+    from bot.catalog import Catalog
+
+Spans = list[tuple[int, int]]
+
+_MONEY_AFTER = re.compile(r"\s*(?:元|块钱|块(?!\s*(?:卡|显卡|@))|刀|美元|美金|人民币|dollars?\b|bucks\b|yuan\b|rmb\b|"
+                          r"usd\b|欧|€|£|英镑)")
+
+
+def gpus(text: str, catalog: Catalog | None) -> tuple[tuple[str, ...], Spans]:
+    """Catalog cards named in the text, in order ('1080元' and '$2080' are money, not cards)."""
+    if catalog is None:
+        return (), []
+    names: list[str] = []
+    spans: Spans = []
+    for start, end, g in catalog.find_mentions(text):
+        if _MONEY_AFTER.match(text, end) or re.search(r"[$¥€£]\s*$", text[:start]):
+            continue
+        spans.append((start, end))
+        if g.name not in names:
+            names.append(g.name)
+    return tuple(names), spans
+
+
+# "2张", "4 gpus", "@ x2" (a card name reads "@"), "4卡", "8-gpu"
+_COUNT = re.compile(r"(?<![\d.第])(\d{1,3})\s*(?:(?=@)|张(?!\s*(?:图|照|片|纸|表|票|脸|画|样本))|块(?=\s*(?:@|卡|显卡))|块卡|卡|"
+                    r"x\s*(?=@)|×\s*(?=@)|\*\s*(?=@)|-?gpus?\b|cards\b|graphics cards\b|块显卡|路|台(?=\s*@))")
+_COUNT_AFTER = re.compile(r"@\s*(?:[x×*]\s*(\d{1,2})(?![\d.])|\s*(?:,|，)?\s*(\d{1,2})\s*(?:张|块|片))")
+_COUNT_NUMBER_WORDS = re.compile(r"\b(one|two|three|four|five|six|seven|eight|single)\s+(?:@|(?:[a-z\-]+\s+){0,2}"
+                                 r"(?:gpus|cards|graphics cards)\b)|(?<![\d.])(\d{1,2})\s+(?:of them|of those|of these)\b|"
+                                 r"\b(two|three|four|eight) of (?:them|those|these)\b")
+_NUMBER_WORDS = {"one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+
+
+def gpu_count(text: str) -> tuple[int | None, Spans]:
+    """How many cards: '双卡', 'a pair of 3090s', '4x @', '8-GPU node' (card names read '@' here)."""
+    for m in _COUNT.finditer(text):
+        n = int(m[1])
+        if 2 <= n <= 64:  # "一张卡" / "a card" is an article, not a count: only 单卡 / "a single card" say 1
+            return n, [m.span()]
+    for m in _COUNT_AFTER.finditer(text):
+        n = int(m[1] or m[2])
+        if 1 <= n <= 16:
+            return n, [m.span()]
+    m = _COUNT_NUMBER_WORDS.search(text)
+    if m:
+        n = int(m[2]) if m[2] else _NUMBER_WORDS[m[1] or m[3]]
+        if 1 <= n <= 64:
+            return n, [m.span()]
+    for n in ("8", "4", "2", "1"):
+        spans = find_any(text, words("slots", "count_words", n))
+        if spans:
+            return int(n), spans
+    return None, []
+
+
+def vendor(text: str) -> str | None:
+    """Only when exactly one vendor is asked for ('AMD vs NVIDIA?' sets none). Card names must be masked."""
+    named = [v for v, ws in words("slots", "vendor").items() if has_any(text, ws)]
+    return named[0] if len(named) == 1 else None
+
+
+_MEMORY = re.compile(r"(?<![a-z0-9.])(\d{1,4}(?:\.\d+)?)\s*(gb|g|gib|gigs?)(?![a-z])\s*(显存|vram|memory|ram|以上|及以上|"
+                     r"or more|\+|起步|at least|的显存|of vram|of memory|cards?\b|gpus?\b|min\b|minimum\b|的卡|"
+                     r"显卡|起|or bigger|or larger|or above|and up)?")
+_MEMORY_MIN_BEFORE = re.compile(r"(?:至少|最少|起码|不少于|at least|minimum|min\.?|need|needs|需要|要|want|with|has|have|"
+                                r"大于|超过|more than|over|显存|~|about|around|>=|≥|大概|约)\s*$")
+
+
+def min_vram(text: str) -> tuple[float | None, Spans]:
+    """Memory the user asks for: 'I need 48 GB', '至少16G显存', '24G以上'. A size with no ask ('4060 Ti 16G' is a
+    card) is masked but not a need."""
+    found, spans = None, []
+    for m in _MEMORY.finditer(text):
+        v = float(m[1])
+        asks = m[3] or _MEMORY_MIN_BEFORE.search(text[max(0, m.start() - 12):m.start()])
+        if 1 <= v <= 4096 and asks:
+            found = max(found or 0, v)
+        spans.append(m.span())
+    return found, spans
+
+
+_WATTS = re.compile(r"(?<![\d.])(\d{2,4})\s*(?:w|瓦|watts?|瓦特)(?![a-z])")
+_PSU_NEAR = re.compile(r"电源|psu|power supply|供电|金牌|白金|铜牌|电供|火牛|\bi have\b|\bmy\b|我的|i've got|got a")
+_PSU_BARE = re.compile(r"(?:电源|电供|psu)\s*(?:是|只有|才|有)?\s*(\d{3,4})(?![\d.w瓦])")
+_CAP_NEAR = re.compile(r"最多|不超过|以内|以下|under|below|at most|max|less than|up to|<|≤|cap|limit|限制|不要超过|只能")
+
+
+def power(text: str) -> tuple[float | None, float | None, Spans]:
+    """(max GPU power in W, the PSU the user has in W): '最多 250 瓦' caps the card; 'my PSU is 550 W' is a PSU."""
+    cap = psu = None
+    spans: Spans = []
+    for m in _WATTS.finditer(text):
+        w = float(m[1])
+        if not 30 <= w <= 3000:
+            continue
+        around = text[max(0, m.start() - 16):m.end() + 8]
+        if _PSU_NEAR.search(around):
+            psu = w
+        elif _CAP_NEAR.search(text[max(0, m.start() - 14):m.start()]) or "功耗" in around or "tdp" in around or \
+                "power" in around:
+            cap = w
+        else:
+            continue
+        spans.append(m.span())
+    if psu is None:
+        m = _PSU_BARE.search(text)
+        if m and 200 <= int(m[1]) <= 3000:
+            psu = float(m[1])
+            spans.append(m.span(1))
+    return cap, psu, spans
+
+
+def form_factor(text: str) -> str | None:
+    for name, ws in words("slots", "form_factor").items():
+        if has_any(text, ws):
+            return name
+    return None

@@ -1,0 +1,33 @@
+"""The word lists of knowledge/lexicon/*.yaml, loaded once."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+LEXICON_DIR = Path(__file__).resolve().parents[2] / "knowledge" / "lexicon"
+
+
+@lru_cache(maxsize=8)
+def load(name: str) -> dict:
+    """One lexicon file (`slots`, `workloads`, `money`) as a dict; keys are strings."""
+    data = yaml.safe_load((LEXICON_DIR / f"{name}.yaml").read_text(encoding="utf-8")) or {}
+    return _stringify(data)
+
+
+def _stringify(value):
+    if isinstance(value, dict):
+        return {str(k): _stringify(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return tuple(str(x).lower() for x in value)
+    return value
+
+
+def words(name: str, *path: str) -> tuple[str, ...]:
+    """The word list at `path` in lexicon `name`, e.g. words('slots', 'direction', 'cheaper')."""
+    node = load(name)
+    for key in path:
+        node = node[key]
+    return node

@@ -1,0 +1,118 @@
+"""Extractors for the job: model size, precision, fine-tuning method and the workloads."""
+
+from __future__ import annotations
+
+import re
+
+from bot.need import LLM_WORKLOADS, WORKLOADS
+from bot.slots.lexicon import load, words
+from bot.slots.text import has_any, words_pattern
+
+Spans = list[tuple[int, int]]
+
+_MODEL_SIZE = re.compile(r"(?<![a-z0-9.$¥€£])(\d{1,4}(?:\.\d+)?)\s*(b|billion|亿)(?![a-z])(?:\s*(?:参数|params?\b|"
+                         r"parameters?\b))?")
+_MOE = re.compile(r"(?<![a-z0-9.])(\d{1,3})\s*x\s*(\d{1,4}(?:\.\d+)?)\s*b(?![a-z])")
+_MOE_ACTIVE = re.compile(r"(?<![a-z0-9.])(\d{1,4})b[-\s]?a(\d{1,3}(?:\.\d+)?)b(?![a-z])")  # qwen3-30b-a3b
+
+
+def model_size(text: str) -> tuple[float | None, Spans]:
+    """Billions of parameters: '14B', '70亿参数' (7), '8x7b' (56), 'qwen3-30b-a3b' (30). '$1.5 billion' and
+    '预算一亿' are money."""
+    for rx in (_MOE_ACTIVE, _MOE):
+        m = rx.search(text)
+        if m:
+            size = float(m[1]) if rx is _MOE_ACTIVE else float(m[1]) * float(m[2])
+            return (size if 0.05 <= size <= 5000 else None), [m.span()]
+    for m in _MODEL_SIZE.finditer(text):
+        before = text[max(0, m.start() - 3):m.start()]
+        if re.search(r"[$¥€£]\s*$", before) or re.match(r"\s*(?:dollars|usd|美元|rmb|元|euros?)", text[m.end():]):
+            continue  # "$1.5 billion" is money talk, not a model
+        if m[2] == "亿" and not m.group(0).rstrip().endswith("参数") and \
+                re.search(r"预算|块|元|钱|花", text[max(0, m.start() - 6):m.end() + 3]):
+            continue  # "预算一亿": money; "70亿参数" is a model
+        v = float(m[1])
+        size = v / 10 if m[2] == "亿" else v
+        return (size if 0.05 <= size <= 5000 else None), [m.span()]
+    return None, []
+
+
+def precision(text: str) -> int | None:
+    """4, 8 or 16 bits when the message states it ('Q4_K_M', 'AWQ', 'fp16', '不量化')."""
+    for bits, ws in words("slots", "precision").items():
+        if has_any(text, ws):
+            return int(bits)
+    return None
+
+
+def finetune_method(text: str) -> str | None:
+    """The method named first ('full finetune instead of lora' is full)."""
+    found = []
+    for method in ("qlora", "lora", "full"):
+        m = words_pattern(words("slots", "finetune_method", method)).search(text)
+        if m:
+            found.append((m.start(), -len(m.group()), method))
+    return min(found)[2] if found else None
+
+
+_DOMAINS = ("diffusion", "video", "speech", "rl", "recsys", "scientific", "rnn", "cnn", "kaggle")
+_PLATFORM_NAMES = re.compile(r"vast\.ai|ai\s*studio|lambda\s*labs|together\.ai|replicate\.com")
+
+
+def _first_match(text: str, ws: tuple[str, ...]) -> int | None:
+    m = words_pattern(ws).search(text)
+    return m.start() if m else None
+
+
+def workloads(text: str, size: float | None, method: str | None) -> tuple[str, ...]:
+    """The workloads the text names, in the order it names them. Generic words ('微调', 'inference') mean LLM work
+    only when an LLM is meant (an LLM word or a model size); 'deep learning' alone is `general`."""
+    text = _PLATFORM_NAMES.sub(" ", text)
+    lex = load("workloads")
+    spans = {w: m.span() for w in WORKLOADS if w in lex and (m := words_pattern(lex[w]).search(text))}
+    # a word inside a longer one names nothing of its own ("图像" in "图像生成" is not computer vision)
+    at = {w: a for w, (a, b) in spans.items()
+          if not any(o != w and oa <= a and b <= ob and (ob - oa) > (b - a) for o, (oa, ob) in spans.items())}
+    llm_pos = _first_match(text, words("slots", "llm_words"))
+    llm = llm_pos is not None or bool(size and size >= 0.5)
+    runs = has_any(text, words("slots", "run_words"))
+    trains = has_any(text, words("slots", "cues", "train_words"))
+    domains = [d for d in at if d in _DOMAINS]
+    found: dict[str, int] = {}
+    first = min(at.values(), default=0)
+    if (method or "llm_finetune" in at) and (llm or domains):
+        # a method alone ("改成LoRA", "5090训练LoRA") names no job: the conversation's workload stands
+        found["llm_finetune" if llm else domains[0]] = at.get("llm_finetune", first)
+    strong_inference = has_any(text, words("slots", "cues", "inference_strong"))
+    if "llm_inference" in at and "llm_finetune" in found and not strong_inference:
+        del at["llm_inference"]  # "跑大模型微调": running a fine-tune, not serving a model
+    if "llm_inference" in at:
+        if llm:
+            found.setdefault("llm_inference", at["llm_inference"])
+        elif not domains:
+            found["inference"] = at["llm_inference"]
+    if "inference" in at and not llm:
+        found.setdefault("inference", at["inference"])
+    if not method and "llm_finetune" not in at and not domains and size and size >= 1 and \
+            (runs or llm_pos is not None):
+        found.setdefault("llm_inference", llm_pos if llm_pos is not None else first)
+    if "transformer" in at:
+        llm_work = set(found) & set(LLM_WORKLOADS)
+        explicit = _first_match(text, tuple(w for w in lex["transformer"] if w not in words("slots", "llm_words")))
+        if explicit is not None and not (size and size >= 1 and not has_any(text, ("bert", "vit"))):
+            found["transformer"] = explicit  # "train small transformers and play with LLMs": both
+        elif size and size >= 1 and not has_any(text, ("bert", "vit")) and not llm_work:
+            found["llm_inference" if runs or not trains else "transformer"] = at["transformer"]
+        elif llm and not llm_work and not trains:
+            found["llm_inference"] = at["transformer"]  # "what about for LLMs?": running one, unless training
+        elif not llm_work:
+            found["transformer"] = at["transformer"]
+    for w in at:
+        if w in ("llm_finetune", "llm_inference", "inference", "general", "transformer") or w in found:
+            continue
+        if w in _DOMAINS and "llm_finetune" in found and not llm and w == next(iter(found)):
+            continue
+        found[w] = at[w]
+    if not found and "general" in at:
+        found["general"] = at["general"]
+    return tuple(w for w, _ in sorted(found.items(), key=lambda kv: kv[1]))

@@ -1,0 +1,130 @@
+"""Text plumbing the extractors share: normalisation, Chinese numerals, word lists as regexes, masking."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+def detect_language(text: str) -> str:
+    """'zh' when the text has Chinese characters in meaningful share, else 'en'."""
+    cjk = len(CJK.findall(text))
+    latin_words = len(re.findall(r"[A-Za-z]{2,}", text))
+    if cjk == 0:
+        return "en"
+    return "zh" if cjk >= 2 or cjk >= latin_words else "en"
+
+
+def is_traditional(text: str) -> bool:
+    """True when the Chinese in `text` is written in Traditional characters (it changes under conversion to
+    Simplified, and does not under conversion to Traditional)."""
+    if not CJK.search(text):
+        return False
+    zhconv = _zhconv()
+    return zhconv.convert(text, "zh-cn") != text and zhconv.convert(text, "zh-tw") == text
+
+
+@lru_cache(maxsize=1)
+def _zhconv():
+    import zhconv
+
+    return zhconv
+
+
+def normalise(text: str) -> str:
+    """Full-width to half-width, Traditional to Simplified, control characters to spaces, lower-case."""
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(" " if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co") else c for c in text)
+    if CJK.search(text):
+        text = _zhconv().convert(text, "zh-cn")
+    return text.lower()
+
+
+@lru_cache(maxsize=512)
+def words_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One regex for a word list: Chinese (and symbol-led) words as substrings, English words on word boundaries."""
+    parts = []
+    for w in sorted(words, key=len, reverse=True):
+        head = r"(?<![a-z0-9])" if w[:1].isascii() and w[:1].isalnum() else ""
+        tail = r"(?![a-z0-9])" if w[-1:].isascii() and w[-1:].isalnum() else ""
+        parts.append(head + re.escape(w) + tail)
+    return re.compile("|".join(parts) or r"(?!)")
+
+
+def has_any(text: str, words) -> bool:
+    return words_pattern(tuple(words)).search(text) is not None
+
+
+def find_any(text: str, words) -> list[tuple[int, int]]:
+    return [m.span() for m in words_pattern(tuple(words)).finditer(text)]
+
+
+def mask(text: str, spans, fill: str = " ") -> str:
+    """Blank out spans (the first character of each becomes `fill`), keeping every offset."""
+    chars = list(text)
+    for a, b in spans:
+        for i in range(a, b):
+            chars[i] = fill if i == a else " "
+    return "".join(chars)
+
+
+# --- Chinese numerals ----------------------------------------------------------------------------------------------
+
+_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_RUN = re.compile(r"(?<![万千百亿])[零〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*")
+_CN_PAIR = re.compile(r"([一二两三四五六七八九])([二两三四五六七八九])([十百千万])")
+
+
+@lru_cache(maxsize=1)
+def _cn2an():
+    import logging
+
+    import cn2an
+
+    logging.getLogger("cn2an").setLevel(logging.ERROR)  # it warns on every conversion it finds ambiguous
+    return cn2an
+
+
+def _cn_value(run: str) -> float | None:
+    """The value of a run of Chinese numerals, spoken short forms included ('一万五' = 15000, '三千五' = 3500)."""
+    if len(run) > 12:  # no amount, size or count anyone types is this long
+        return None
+    try:
+        value = float(_cn2an().cn2an(run, "smart"))
+    except (ValueError, KeyError, IndexError, OverflowError):  # '一二' and other runs that are not one number
+        return None
+    return value if value > 0 else None
+
+
+def _cn_render(run: str, value: float) -> str:
+    """Digits with the run's own largest scale word kept, so the money extractor still sees '万'/'千'/'亿'."""
+    for word, size in (("亿", 1e8), ("万", 1e4), ("千", 1e3)):
+        if word in run and value >= size:
+            return f"{value / size:.15g}{word}"
+    return f"{value:.15g}"  # never '1e+06': the money extractor reads plain digits
+
+
+def chinese_numerals_to_digits(text: str) -> str:
+    """'八千块' -> '8千块', '一万五' -> '1.5万', '第一个' -> '第1个', '三四千' -> '3千-4千'; words that only look
+    numeric ('千万别', '万一') are left alone because a number starts with a digit or 十."""
+    text = _CN_PAIR.sub(lambda m: (f"{m[1]}{m[3]}-{m[2]}{m[3]}" if _CN_DIGITS[m[2]] == _CN_DIGITS[m[1]] + 1
+                                   else m.group()), text)
+
+    def one(m: re.Match) -> str:
+        value = _cn_value(m.group())
+        if value is None:
+            return m.group()
+        out = _cn_render(m.group(), value)
+        # never glue digits onto a neighbour's: "4090一小时" is "4090 1小时", not "40901小时"
+        if m.start() > 0 and (m.string[m.start() - 1].isdigit() or m.string[m.start() - 1].isascii()
+                              and m.string[m.start() - 1].isalpha()):
+            out = " " + out
+        return out
+
+    text = _CN_RUN.sub(one, text)
+    # mixed forms: '1万5' = 15000, '3千5' = 3500, '1w5' = 15000
+    return re.sub(r"(?<![\d.])(\d+)([万千w])([1-9])(?![\d.千百万a-z])",
+                  lambda m: f"{int(m[1]) + int(m[3]) / 10:g}{m[2]}", text)

@@ -1,0 +1,112 @@
+"""The import contract of docs/architecture.md: data flows one way, the answer path stays light, and nothing in the
+repository depends on files outside it."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BOT = ROOT / "bot"
+
+# module -> the bot modules it may import (anywhere in the file, functions included). Front ends are unrestricted.
+ALLOWED: dict[str, set[str]] = {
+    "need": set(),
+    "i18n": {"need"},
+    "slots": {"need", "slots"},
+    "nlu": {"need", "slots", "catalog"},
+    "acts": {"nlu"},
+    "config": set(),
+    "catalog": {"need", "config"},
+    "perf": {"catalog"},
+    "vram": {"catalog"},
+    "scorer": {"catalog", "perf", "vram", "need", "i18n"},
+    "knowledge": {"catalog", "config"},
+    "index": {"catalog", "knowledge", "config"},
+    "retrieval": {"index", "knowledge", "catalog", "config", "slots", "nlu"},
+    "reply": {"knowledge"},
+    "answers": {"scorer", "catalog", "knowledge", "retrieval", "vram", "perf", "need", "reply", "i18n", "slots"},
+    "session": {"need"},
+    "engine": {"acts", "catalog", "config", "index"},
+    "dialogue": {"answers", "acts", "engine", "i18n", "need", "nlu", "reply", "scorer", "session", "slots"},
+    "render": {"reply", "knowledge", "i18n"},
+    "charts": {"reply", "engine", "session", "scorer", "perf", "need", "i18n", "catalog"},
+    "store": {"session", "need"},
+}
+FRONT_ENDS = {"cli", "chat", "telegram", "__main__", "__init__"}
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(BOT)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def _runtime_nodes(tree: ast.AST):
+    """Every node but those under `if TYPE_CHECKING:` (type hints are not a dependency at run time)."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            continue
+        yield node
+        yield from _runtime_nodes(node)
+
+
+def _bot_imports(path: Path) -> set[str]:
+    out = set()
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and (node.module == "bot" or node.module.startswith("bot.")):
+            parts = node.module.split(".")
+            if len(parts) == 1:
+                out.update(a.name for a in node.names)
+            else:
+                out.add(parts[1])
+        elif isinstance(node, ast.Import):
+            out.update(a.name.split(".")[1] for a in node.names if a.name.startswith("bot."))
+    return out
+
+
+MODULES = sorted(p for p in BOT.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(BOT)))
+def test_imports_follow_the_layers(path):
+    name = _module_name(path)
+    if name in FRONT_ENDS:
+        return
+    assert name in ALLOWED, f"{path.name}: add it to the contract in docs/architecture.md and this test"
+    extra = _bot_imports(path) - ALLOWED[name] - {name}
+    assert not extra, f"bot/{path.relative_to(BOT)} imports {sorted(extra)}, which its layer may not"
+
+
+def test_answers_and_store_do_not_need_the_dialogue():
+    for name in ("answers.py", "store.py", "charts.py", "scorer.py"):
+        assert "dialogue" not in _bot_imports(BOT / name), name
+
+
+HEAVY = ("torch", "transformers", "sentence_transformers", "sklearn", "langchain_huggingface")
+
+
+@pytest.mark.parametrize("module", ["bot.dialogue", "bot.answers", "bot.nlu", "bot.acts", "bot.engine", "bot.cli"])
+def test_no_heavy_import_at_module_level(module):
+    """Importing the answer path must not import a deep-learning framework or scikit-learn."""
+    code = (f"import sys, {module}; heavy = [m for m in {HEAVY!r} if m in sys.modules]; "
+            "print(','.join(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "", f"{module} pulls in {out.stdout.strip()}"
+
+
+def test_nothing_refers_to_files_outside_the_repository():
+    tracked = subprocess.run(["git", "ls-files"], capture_output=True, text=True, cwd=ROOT).stdout.split()
+    offenders = []
+    for rel in tracked:
+        path = ROOT / rel
+        if path.suffix not in (".py", ".md", ".yaml", ".toml", ".cfg", ".txt", "") or not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="ignore")
+        if "../shared" in text or "/work/shared" in text:
+            offenders.append(rel)
+    assert not offenders, f"these files cite paths outside the repository: {offenders}"
