@@ -52,6 +52,8 @@ def features(q) -> list[str]:
         out.append(f"§dir_{q.direction}")
     if q.ordinals:
         out.append("§ordinal")
+    if "pronoun" in q.cues:
+        out.append("§pronoun")
     out += [f"§cue_{c}" for c in sorted(q.cues) if c not in ("domain", "offtopic")]
     out.append("§domain" if "domain" in q.cues or q.gpus or not n.is_empty() else "§no_domain")
     if "offtopic" in q.cues:

@@ -12,7 +12,7 @@ from bot.i18n import Text, money
 from bot.knowledge import Source
 from bot.need import Need
 from bot.reply import Recommendation, Reply, Table
-from bot.scorer import Candidate, Ranking, price_for, psu_for, workload_spec
+from bot.scorer import Candidate, Ranking, assumed_precision, price_for, psu_for, workload_spec
 
 if TYPE_CHECKING:
     from bot.catalog import GPU
@@ -132,7 +132,14 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
                    f"{spec.label.zh}，预算 {shown}{market}{when}")
     else:
         title = _t(lang, f"{spec.label.en}{market}{when}", f"{spec.label.zh}{market}{when}")
-    paragraphs = [n.get(lang) for n in notes]
+    paragraphs = [n.get(lang) for n in notes] + [n.get(lang) for n in r.notes]
+    bits = assumed_precision(r.need, engine.knowledge_dir, r.as_of)
+    if bits:
+        paragraphs.append(_t(lang, f"Assumed {bits}-bit quantisation (GGUF Q4_K_M / AWQ class), which is how people run "
+                                   f"{r.need.model_size_b:g}B models locally; say \"8-bit\" or \"16-bit\" for more "
+                                   "memory-hungry, slightly better-quality options.",
+                             f"按 {bits} 位量化估算（GGUF Q4_K_M / AWQ 一类），本地跑 {r.need.model_size_b:g}B 模型通常这样做；"
+                             "想要更高精度可以说“8 位”或“16 位”（更吃显存）。"))
     if r.budget and r.need.budget and r.need.budget.currency != r.budget.currency:
         paragraphs.append(_t(lang, f"Your {r.need.budget} is about {r.budget} at the latest dated exchange rate in "
                                    f"my data; prices below are {r.currency} prices.",

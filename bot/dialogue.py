@@ -16,7 +16,7 @@ from bot import acts, answers
 from bot.acts import ActGuess
 from bot.engine import Engine
 from bot.i18n import Text
-from bot.need import Budget, Need
+from bot.need import LLM_WORKLOADS, Budget, Need
 from bot.nlu import Query, parse
 from bot.reply import Reply
 from bot.scorer import candidate_for, rank_or_used
@@ -29,8 +29,9 @@ log = logging.getLogger(__name__)
 __all__ = ["POLICY", "Conversation", "Engine", "Rule", "Session", "Turn", "rule_act"]
 
 # Below this the classifier's act is not trusted on its own: the word rules decide.
-MIN_ACT_CONFIDENCE = 0.45
-MIN_GUESS_OVER_DEFAULT = 0.25
+MIN_ACT_CONFIDENCE = 0.45  # over a rule that only guessed from what is stated ("refine" when slots appear)
+MIN_GUESS_OVER_DEFAULT = 0.25  # over the rules' catch-all "question"
+MIN_GUESS_OVER_CUE = 0.7  # over a rule that found a word naming the act ("psu", "why not", "compare", "rent")
 SHORT = 40  # characters: a message this short that carries a command word is that command
 COMMANDS = ("language", "reset", "help", "greeting")
 _SMALL_CUES = {"reset", "help", "greeting", "thanks", "bye"}
@@ -80,7 +81,9 @@ def _states_a_need(q: Query, confidence: float) -> bool:
     n = q.need
     if n.workloads and n.workloads != ("general",) or n.model_size_b or n.finetune_method or n.min_vram_gb:
         return True
-    return confidence < 0.75 and bool(q.gpus or n.budget or n.gpu_count or q.direction)
+    if "offtopic" in q.cues:
+        return False  # "4090 for 4K gaming?", "phone under $800": the card or the budget is not for deep learning
+    return confidence < 0.6 and bool(q.gpus or n.budget or n.gpu_count or q.direction)
 
 
 def rule_act(q: Query, s: Session) -> str:
@@ -95,17 +98,22 @@ def rule_act_and_strength(q: Query, s: Session) -> tuple[str, str]:
     act = _rule_act(q, s)
     if act in COMMANDS:
         return act, "command"
+    if act == "gpu_info" and "pronoun" in q.cues and q.cues & {"memory_question", "more_info"} and \
+            q.need.is_empty() and not q.direction:
+        return act, "command"  # "它显存多大", "tell me more about it": a question about the card in focus
     if act in ("question", "refine", "recommend", "gpu_info") and not _cue_for(act, q):
         return act, "default"
     return act, "cue"
 
 
 def _cue_for(act: str, q: Query) -> bool:
-    return (act == "recommend" and "pick_request" in q.cues) or (act == "refine" and q.direction is not None)
+    return (act == "recommend" and "pick_request" in q.cues) or (act == "refine" and q.direction is not None) or \
+        (act == "gpu_info" and bool(q.cues & {"memory_question", "more_info"}))
 
 
 def _rule_act(q: Query, s: Session) -> str:
     n, t = q.need, normalise(q.text)
+    pronoun = has_any(t, words("slots", "cues", "pronoun")) and bool(s.focus or s.last_picks)
     short = len(q.text.strip()) <= SHORT
     stated = not n.is_empty() or q.bare_number is not None
     if q.lang_request and short and not stated:
@@ -117,7 +125,8 @@ def _rule_act(q: Query, s: Session) -> str:
         return "why_not"
     if "why" in q.cues and not stated:
         return "why"
-    if "compare" in q.cues and (len(q.gpus) >= 2 or len(q.ordinals) >= 2 or s.last_picks):
+    if ("compare" in q.cues and (len(q.gpus) >= 2 or len(q.ordinals) >= 2 or s.last_picks)) or \
+            (len(q.ordinals) >= 2 and s.last_picks):
         return "compare"
     if "rent" in q.cues:
         return "rent"
@@ -125,10 +134,16 @@ def _rule_act(q: Query, s: Session) -> str:
         return "where_to_buy"
     if "power" in q.cues and not n.max_power_w:
         return "power"
-    if (q.gpus or has_any(t, words("slots", "cues", "pronoun"))) and n.model_size_b:
+    if (q.gpus or pronoun) and (n.model_size_b or (pronoun and (n.precision_bits or n.workloads) and
+                                                    has_any(t, words("slots", "run_words")))):
         return "fit"
+    if (pronoun or (q.ordinals and s.last_picks)) and ("memory_question" in q.cues or "more_info" in q.cues) \
+            and not n.model_size_b:
+        return "gpu_info"
     if n.model_size_b and "memory_question" in q.cues and not n.budget:
         return "memory"
+    if len(q.gpus) == 1 and not n.budget and not q.direction and not n.gpu_count and "pick_request" not in q.cues:
+        return "gpu_info"  # "二手3090值得买吗", "is a used 3090 still worth it for deep learning?"
     if stated or q.direction:
         return "refine" if (s.last_picks or not s.need.is_empty()) and not (n.budget and n.workloads) else "recommend"
     if "pick_request" in q.cues and not q.gpus:
@@ -169,35 +184,63 @@ class Conversation:
         if model is not None:
             guess = model.predict(acts.model_input(q))
         act, strength = rule_act_and_strength(q, s)
-        if strength == "command":
-            pass  # "hi", "start over", "help", "in English": a short message with only that word in it
-        elif guess and (guess.confidence >= MIN_ACT_CONFIDENCE or
-                        (strength == "default" and guess.confidence >= MIN_GUESS_OVER_DEFAULT)):
+        needed = {"command": 2.0, "cue": MIN_GUESS_OVER_CUE,
+                  "default": MIN_GUESS_OVER_DEFAULT if act == "question" else MIN_ACT_CONFIDENCE}[strength]
+        if guess and guess.act == "out_of_scope" and "offtopic" in q.cues and not _states_a_need(q, 1.0):
+            needed = min(needed, MIN_GUESS_OVER_DEFAULT)  # words of another topic back the guess
+        if guess and guess.confidence >= needed:
+            # "hi", "start over", "help", "in English" (a short message with only that word) are never overruled
             if guess.act != "out_of_scope" or not _states_a_need(q, guess.confidence):
                 act = guess.act  # an out-of-scope guess never refuses a message that states a GPU need
         need = self._need_in_context(q, lang)
+        referred = self._referred(q, act)
+        act = self._act_in_context(q, need, act, referred)
+        return Turn(q, act, guess, lang, tuple(self._referred(q, act)), need)
+
+    def _act_in_context(self, q: Query, need: Need, act: str, referred: list[str]) -> str:
+        """What the act means in this conversation: a fit question without a card is a request for one, a memory
+        question about a named card is about that card, a bare modifier after a fit or memory answer continues
+        it, and a need message starts or refines a recommendation."""
+        s = self.session
+        if act == "fit" and not referred:
+            act = "recommend"  # "I want to run Llama 3 70B at home": what to buy for it
+        if act == "memory" and referred and not need.model_size_b:
+            act = "gpu_info"  # "how much memory does it have?"
+        if act == "power" and need.psu_w and (need.budget or need.workloads):
+            act = "recommend"  # "I have a 650 W PSU and $1000 for CV": a need with a power limit
+        modifier_only = not need.budget and set(need.workloads) <= set(LLM_WORKLOADS) and bool(
+            need.precision_bits or need.finetune_method or need.model_size_b or q.gpus or need.gpu_count)
+        if act in ("recommend", "refine") and s.last_act in ("fit", "memory") and modifier_only and \
+                "pick_request" not in q.cues:
+            return s.last_act  # "4-bit 量化呢", "那4060 Ti 16G呢" after "can a 3060 run 14B?"
         if act in ("recommend", "refine"):
             act = self._new_or_refined(q, need, act)
-        return Turn(q, act, guess, lang, tuple(self._referred(q, act)), need)
+        return act
 
     def _new_or_refined(self, q: Query, need: Need, act: str) -> str:
         """A need message starts a new recommendation or refines the one on screen: that is the conversation's
         state, not the classifier's call."""
         s = self.session
+        if need.budget and (need.workloads or "pick_request" in q.cues):
+            return "recommend"  # a whole new need
+        if s.awaiting:
+            return "refine"  # the answer to the question we asked
         if s.need.is_empty() and not s.last_picks:
             return "recommend"
-        if need.budget and need.workloads:
-            return "recommend"  # a whole new need
         return act
 
     def _need_in_context(self, q: Query, lang: str) -> Need:
         """The message's need, with a bare number read as a budget when it can only be one: the answer to our
         budget question, or a short follow-up ("5000呢？", "what about 1200?"), in the chat's currency."""
         s, need = self.session, q.need
+        chat_currency = s.need.budget.currency if s.need.budget else None
         if need.budget is None and q.bare_number and not q.gpus and (
                 s.awaiting == "budget" or len(q.text.strip()) <= 16 or not s.need.is_empty()):
-            currency = s.need.budget.currency if s.need.budget else ("CNY" if lang == "zh" else "USD")
-            need = replace(need, budget=Budget(q.bare_number, currency))
+            need = replace(need, budget=Budget(q.bare_number, chat_currency or ("CNY" if lang == "zh" else "USD")))
+        elif need.budget and not q.currency_written and chat_currency and chat_currency != need.budget.currency:
+            need = replace(need, budget=replace(need.budget, currency=chat_currency))  # "what about 1500?" after €
+        if not need.workloads and "finetune" in q.cues and set(s.need.workloads) & set(LLM_WORKLOADS):
+            need = replace(need, workloads=("llm_finetune",))  # "what about for fine-tuning?" of the LLM at hand
         return need
 
     def _turn(self, text: str) -> Reply:
@@ -210,11 +253,18 @@ class Conversation:
             s.lang_locked = t.q.lang_request
         s.lang = t.lang
         s.turns += 1
+        if t.act in ("fit", "memory", "gpu_info", "compare") and not t.need.is_empty():
+            # the job a user asks about is their context: "can a 3060 run 14B?" then "what should I buy?"
+            s.need = s.need.merge(replace(t.need, gpu_count=None, budget=t.need.budget))
+        if "now" in t.q.cues and t.act == "refine" and s.need.as_of:
+            s.need = replace(s.need, as_of=None)  # "and today?"
         rule = next(r for r in POLICY if (not r.acts or t.act in r.acts) and r.when(self, t))
         log.debug("turn %d: act=%s (%s) rule=%s", s.turns, t.act,
                   f"{t.guess.act} {t.guess.confidence:.2f}" if t.guess else "rules", rule.name)
         reply = rule.answer(self, t)
         self._remember(t, reply)
+        if rule.answer is not POLICY_RECOMMEND and self.session.awaiting and t.act not in ("greeting", "help"):
+            self.session.awaiting = None  # the question we asked was passed over
         if truncated:
             note = Text(f"(Your message was longer than {self.engine.max_input_chars:,} characters; I read the "
                         "beginning.)", f"（消息超过 {self.engine.max_input_chars:,} 个字符，我只读了开头部分。）").get(t.lang)
@@ -384,6 +434,12 @@ def _says_generic(q: Query) -> bool:
     return "general" in q.need.workloads
 
 
+def _has_a_job(c: Conversation, t: Turn) -> bool:
+    """A model or workload to check a card against: this message's, or the conversation's."""
+    n, s = t.need, c.session.need
+    return bool(n.model_size_b or n.workloads or s.model_size_b or s.workloads)
+
+
 def _has_picks(c: Conversation, t: Turn) -> bool:
     return bool(c.session.last_picks)
 
@@ -431,11 +487,11 @@ POLICY: tuple[Rule, ...] = (
     Rule("where-to-buy", _acts("where_to_buy"), lambda c, t: bool(t.referred), lambda c, t: c._where_to_buy(t)),
     Rule("power", _acts("power"), lambda c, t: bool(t.referred or c.session.last_picks),
          lambda c, t: c._power(t)),
-    Rule("fit", _acts("fit", "gpu_info", "memory"),
-         lambda c, t: bool(t.referred) and bool(t.q.need.model_size_b or t.q.need.workloads) and not t.q.need.budget,
-         lambda c, t: c._fit(t)),
-    Rule("memory", _acts("memory", "fit"), lambda c, t: bool(t.q.need.model_size_b) and not t.q.need.budget,
-         lambda c, t: answers.memory_question(c.engine, t.q.need, t.lang)),
+    Rule("fit", _acts("fit", "memory"),
+         lambda c, t: bool(t.referred) and _has_a_job(c, t) and not t.need.budget, lambda c, t: c._fit(t)),
+    Rule("memory", _acts("memory", "fit"),
+         lambda c, t: bool(t.need.model_size_b or c.session.need.model_size_b) and not t.need.budget,
+         lambda c, t: answers.memory_question(c.engine, c.session.need, t.lang)),
     Rule("recommend", _acts("recommend", "refine"), _always, lambda c, t: c._recommend(t)),
     Rule("a-need-in-passing", _acts(), lambda c, t: bool(t.need.budget) or (
         c.session.awaiting is not None and bool(t.need.workloads)),
@@ -445,3 +501,4 @@ POLICY: tuple[Rule, ...] = (
                                                                        t.lang)),
     Rule("question", _acts(), _always, lambda c, t: c._guide_question(t)),
 )
+POLICY_RECOMMEND = next(r.answer for r in POLICY if r.name == "recommend")

@@ -34,6 +34,7 @@ class Query:
     traditional: bool = False  # written in Traditional Chinese
     bare_number: float | None = None  # a number with no unit ("5000"): a budget only if the dialogue asked for one
     rejected_money: tuple[str, float] | None = None  # ("negative" | "zero" | "too_large", amount)
+    currency_written: bool = False  # the budget's currency is written, not assumed from the language
     gpus: tuple[str, ...] = ()
     ordinals: tuple[int, ...] = ()
     direction: str | None = None
@@ -106,7 +107,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
                 psu_w=psu_w, region=context.region(t), form_factor=hardware.form_factor(t))
     return Query(
         text=raw, lang=lang, need=need, traditional=is_traditional(raw), bare_number=found.bare_number,
-        rejected_money=found.rejected, gpus=gpus, ordinals=context.ordinals(n),
+        rejected_money=found.rejected, currency_written=found.currency_written, gpus=gpus, ordinals=context.ordinals(n),
         direction=context.direction(t) if len(gpus) < 2 else None,
         cues=context.cues(t), lang_request=context.language_request(t),
         delexicalised=re.sub(r"\d+(?:[.,]\d+)*", "9", mask(n, gpu_spans, "@")).strip())

@@ -34,6 +34,7 @@ class WorkloadSpec:
     default_method: str | None
     default_precision_bits: int | None
     caveat: Text | None = None
+    quantised_default: tuple[int, float] | None = None  # (bits, from this many billion parameters)
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,9 @@ def workload_spec(knowledge_dir: Path, workload: str | None, on: date) -> Worklo
     return WorkloadSpec(workload, Text(data["label"]["en"], data["label"]["zh"]), data["family"], float(era["min"]),
                         float(era["comfortable"]), era.get("source", ""), data.get("default_method"),
                         data.get("default_precision_bits"),
-                        Text(data["caveat"]["en"], data["caveat"]["zh"]) if data.get("caveat") else None)
+                        Text(data["caveat"]["en"], data["caveat"]["zh"]) if data.get("caveat") else None,
+                        (int(data["quantised_default"]["bits"]), float(data["quantised_default"]["from_params_b"]))
+                        if data.get("quantised_default") else None)
 
 
 def memory_needed(need: Need, spec: WorkloadSpec, knowledge_dir: Path, on: date | None = None
@@ -115,13 +118,30 @@ def memory_needed(need: Need, spec: WorkloadSpec, knowledge_dir: Path, on: date 
     if llm and need.model_size_b:
         llm_spec = spec if spec.name == llm else workload_spec(knowledge_dir, llm, on or date.today())
         method = "inference" if llm == "llm_inference" else (need.finetune_method or llm_spec.default_method)
-        bits = need.precision_bits or llm_spec.default_precision_bits
+        bits = need.precision_bits or default_bits(llm_spec, need.model_size_b)
         est = estimate(need.model_size_b, method, bits, knowledge_dir)
         # model weights split across cards (tensor/pipeline parallel) for inference and LoRA/QLoRA
         needed = max(needed, est.total_gb / max(1, need.gpu_count or 1))
     if need.min_vram_gb:
         needed = max(needed, need.min_vram_gb)
     return needed, est
+
+
+def default_bits(spec: WorkloadSpec, params_b: float | None) -> int | None:
+    """The precision assumed when the user states none: 4-bit for local LLM inference of large models."""
+    q = spec.quantised_default
+    if q and params_b and params_b >= q[1]:
+        return q[0]
+    return spec.default_precision_bits
+
+
+def assumed_precision(need: Need, knowledge_dir: Path, on: date) -> int | None:
+    """The bits the ranking assumed for the need's model, when the user did not say (None when they did)."""
+    if need.precision_bits or need.workload != "llm_inference" or not need.model_size_b:
+        return None
+    spec = workload_spec(knowledge_dir, "llm_inference", on)
+    bits = default_bits(spec, need.model_size_b)
+    return bits if bits != spec.default_precision_bits else None
 
 
 def pricing(need: Need, catalog: Catalog, on: date, lang: str = "en") -> tuple[str, Budget | None]:
@@ -213,10 +233,16 @@ def rank_or_used(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
     """`rank`, and when no new card meets the need and the user has not ruled used cards out, the used market:
     the nearest path, flagged so the reply says so and follow-ups carry on from it."""
     r = rank(catalog, need, knowledge_dir, as_of, lang=lang)
+    if not r.picks and need.workload == "llm_finetune" and need.finetune_method is None and need.model_size_b:
+        q = rank(catalog, replace(need, finetune_method="qlora"), knowledge_dir, as_of, lang=lang)
+        if q.picks:  # LoRA does not fit the budget: QLoRA (4-bit base weights) is what people then use
+            r = replace(q, notes=q.notes + (Text("LoRA on this model does not fit the budget, so these are for QLoRA "
+                                                 "(4-bit base weights, a little slower, nearly the same quality).",
+                                                 "这个模型做 LoRA 在预算内装不下，下面按 QLoRA（4 位基座权重，稍慢，效果接近）推荐。"),))
     if r.picks or need.used is not None:
         return r
-    used = rank(catalog, replace(need, used=True), knowledge_dir, as_of, lang=lang)
-    return replace(used, used_fallback=True) if used.picks else r
+    used = rank(catalog, replace(r.need, used=True), knowledge_dir, as_of, lang=lang)
+    return replace(used, used_fallback=True, notes=r.notes + used.notes) if used.picks else r
 
 
 def candidate_for(catalog: Catalog, r: Ranking, name: str, knowledge_dir: Path) -> Candidate | None:

@@ -49,7 +49,7 @@ _USED_WORD = re.compile(r"(?:(?:buy|buying|go|get|getting|consider|considering|a
                         r"or|ok with|fine with|open to|a|some|any|cheap)\s+used\b|\bused\s+(?:@|cards?\b|gpus?\b|"
                         r"market\b|prices?\b|ones?\b|is\b|ok\b|okay\b|fine\b|allowed\b|or\b|graphics\b|rtx\b|gtx\b|"
                         r"tesla\b|too\b|instead\b|server\b|workstation\b|datacenter\b|enterprise\b|quadro\b|radeon\b|amd\b|"
-                        r"nvidia\b|的|也|ok|okay)|(?:[\d@,;(?]|^)\s*used\b|\bused\s*[?？]|\bused\s*$)")
+                        r"nvidia\b|options?\b|choices?\b|deals?\b|listings?\b|units?\b|versions?\b|stuff\b|的|也|ok|okay)|(?:[\d@,;(?]|^)\s*used\b|\bused\s*[?？]|\bused\s*$)")
 
 
 _USED_CJK = re.compile(r"\bused(?=\s*(?:的|也|卡|可以|行|吗))")

@@ -55,6 +55,7 @@ def finetune_method(text: str) -> str | None:
     return min(found)[2] if found else None
 
 
+_GENERIC_FINETUNE = ("微调", "fine-tune", "fine tune", "finetune", "fine-tuning", "finetuning", "fine tuning", "sft")
 _DOMAINS = ("diffusion", "video", "speech", "rl", "recsys", "scientific", "rnn", "cnn", "kaggle")
 _PLATFORM_NAMES = re.compile(r"vast\.ai|ai\s*studio|lambda\s*labs|together\.ai|replicate\.com")
 
@@ -80,9 +81,11 @@ def workloads(text: str, size: float | None, method: str | None) -> tuple[str, .
     domains = [d for d in at if d in _DOMAINS]
     found: dict[str, int] = {}
     first = min(at.values(), default=0)
-    if (method or "llm_finetune" in at) and (llm or domains):
-        # a method alone ("改成LoRA", "5090训练LoRA") names no job: the conversation's workload stands
-        found["llm_finetune" if llm else domains[0]] = at.get("llm_finetune", first)
+    generic = has_any(text, _GENERIC_FINETUNE)
+    if (method or "llm_finetune" in at) and (llm or domains or generic):
+        # a method alone ("改成LoRA", "5090训练LoRA") names no job: the conversation's workload stands; "LoRA微调"
+        # with no other domain is an LLM fine-tune
+        found["llm_finetune" if llm or not domains else domains[0]] = at.get("llm_finetune", first)
     strong_inference = has_any(text, words("slots", "cues", "inference_strong"))
     if "llm_inference" in at and "llm_finetune" in found and not strong_inference:
         del at["llm_inference"]  # "跑大模型微调": running a fine-tune, not serving a model

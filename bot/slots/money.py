@@ -43,6 +43,7 @@ class MoneyFinding:
     bare_number: float | None = None  # a unit-less number (>= 50): a budget only if the dialogue asked for one
     rejected: tuple[str, float] | None = None  # ("negative" | "zero" | "too_large", value): stated, but no budget
     spans: tuple[Span, ...] = ()  # the amounts read, so other extractors skip them
+    currency_written: bool = False  # the budget's currency is in the text, not the message language's default
 
 
 # --- the lexicon as regexes ----------------------------------------------------------------------------------------
@@ -331,10 +332,12 @@ class _Reading:
     budget: Budget | None = None
     rejected: tuple[str, float] | None = None
     bare: float | None = None
+    written: bool = False  # its currency is written in the text
 
 
 def _classify(value: float, negative: bool, currency: str | None, evidence: bool, lang: str, span: Span,
-              approximate: bool, low: float | None = None, default: str | None = None) -> _Reading | None:
+              approximate: bool, low: float | None = None, default: str | None = None,
+              named: str | None = None) -> _Reading | None:
     """What an amount of `value` (a range's upper end) is, given its currency and whether a scale or a budget word
     says it is money. With no currency written it is in `default`, else the message's (CNY for zh, USD for en)."""
     cur = currency or default or ("CNY" if lang == "zh" else "USD")
@@ -347,7 +350,8 @@ def _classify(value: float, negative: bool, currency: str | None, evidence: bool
     if too_large(value, cur):
         return _Reading(span, rejected=("too_large", value)) if stated else None
     if currency or (evidence and value >= BARE_MIN):
-        return _Reading(span, budget=Budget(value, cur, low=low or None, approximate=approximate))
+        return _Reading(span, budget=Budget(value, cur, low=low or None, approximate=approximate),
+                        written=bool(currency) or (named is not None and cur == named))
     if value >= BARE_MIN and low is None:
         return _Reading(span, bare=value)
     return None
@@ -386,7 +390,7 @@ def _range(a: _Amount, b: _Amount, text: str, lang: str, g: _Grammar, named: str
     if not currency and not evidence and (hi < 100 or (lo == int(lo) and hi == int(hi) and 1900 <= lo < hi <= 2100)):
         return _NOT_MONEY  # "2019-2021": years
     return _classify(hi, False, currency, True, lang, (a.start, b.end), approximate, low=lo,
-                     default=_scale_currency(b.scale or a.scale, g) or named)
+                     default=_scale_currency(b.scale or a.scale, g) or named, named=named)
 
 
 def _range_and(between: str, a: _Amount, b: _Amount, text: str, g: _Grammar) -> bool:
@@ -411,7 +415,7 @@ def _single(a: _Amount, text: str, lang: str, g: _Grammar, named: str | None) ->
             return None
     evidence = cue or approximate or bool(a.scale or named)
     return _classify(a.value, a.negative, a.currency, evidence, lang, span, approximate,
-                     default=_scale_currency(a.scale, g) or named)
+                     default=_scale_currency(a.scale, g) or named, named=named)
 
 
 def _scale_currency(scale: str | None, g: _Grammar) -> str | None:
@@ -467,12 +471,13 @@ def extract_money(text: str, lang: str) -> MoneyFinding:
         after = _currency_after(text, m.end(), g)
         code = after[1] if after else None
         end = after[2] if after else m.end()
-        r = _classify(g.idiom_values[m.group()], False, code, True, lang, (m.start(), end), True, default=named)
+        r = _classify(g.idiom_values[m.group()], False, code, True, lang, (m.start(), end), True, default=named, named=named)
         if r is not None and code != UNSUPPORTED:
             readings.append(r)
     readings.sort(key=lambda r: r.span)
-    budget = next((r.budget for r in readings if r.budget), None)
+    first = next((r for r in readings if r.budget), None)
+    budget = first.budget if first else None
     rejected = None if budget else next((r.rejected for r in readings if r.rejected), None)
     bare = None if budget or rejected else next((r.bare for r in readings if r.bare is not None), None)
     return MoneyFinding(budget=budget, bare_number=bare, rejected=rejected,
-                        spans=tuple(sorted({r.span for r in readings})))
+                        spans=tuple(sorted({r.span for r in readings})), currency_written=bool(first and first.written))

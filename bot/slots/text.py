@@ -50,6 +50,8 @@ def words_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
     for w in sorted(words, key=len, reverse=True):
         head = r"(?<![a-z0-9])" if w[:1].isascii() and w[:1].isalnum() else ""
         tail = r"(?![a-z0-9])" if w[-1:].isascii() and w[-1:].isalnum() else ""
+        if tail and w[-1:].isalpha() and w[-1:] not in "s" and len(w) > 2 and " " not in w[-4:]:
+            tail = r"(?:s|es)?" + tail  # "resnets", "transformers", "gpus": plurals name the same thing
         parts.append(head + re.escape(w) + tail)
     return re.compile("|".join(parts) or r"(?!)")
 
