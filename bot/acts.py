@@ -127,18 +127,26 @@ class ActModel:
         return ActGuess(self.classes[order[0]], float(p[order[0]]), self.classes[order[1]], float(p[order[1]]))
 
     def save(self, path: Path) -> None:
-        data = {"format": 1, "data_hash": self.data_hash, "classes": self.classes, "vocabulary": self.vocabulary,
-                "idf": [round(float(x), 6) for x in self.idf],
-                "coef": [[round(float(x), 6) for x in row] for row in self.coef],
-                "intercept": [round(float(x), 6) for x in self.intercept]}
+        """`acts.json` (vocabulary, classes, data hash) and `acts.npz` (the weights, no pickle) side by side."""
+        import numpy as np
+
+        data = {"format": 2, "data_hash": self.data_hash, "classes": self.classes, "vocabulary": self.vocabulary}
+        weights = path.with_suffix(".npz")
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, idf=self.idf.astype("float32"), coef=self.coef.astype("float32"),
+                 intercept=self.intercept.astype("float32"))
+        tmp.replace(weights)
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-        tmp.replace(path)
+        tmp.replace(path)  # written last: a model whose weights are missing is never taken for a whole one
 
     @classmethod
     def load(cls, path: Path) -> ActModel:
+        import numpy as np
+
         d = json.loads(path.read_text(encoding="utf-8"))
-        return cls(d["vocabulary"], d["idf"], d["coef"], d["intercept"], d["classes"], d["data_hash"])
+        with np.load(path.with_suffix(".npz"), allow_pickle=False) as w:
+            return cls(d["vocabulary"], w["idf"], w["coef"], w["intercept"], d["classes"], d["data_hash"])
 
 
 # --- the labelled set ----------------------------------------------------------------------------------------------
@@ -166,7 +174,7 @@ def data_hash(intents_dir: Path) -> str:
     for path in sorted(intents_dir.glob("*.yaml")):
         h.update(path.name.encode())
         h.update(path.read_bytes())
-    h.update(Path(__file__).read_bytes())  # the features are defined here
+    h.update(Path(__file__).read_bytes())  # the features and the file format are defined here
     return h.hexdigest()[:16]
 
 
@@ -221,6 +229,6 @@ def ensure(intents_dir: Path, out_dir: Path, catalog) -> ActModel | None:
             model = ActModel.load(path)
             if model.data_hash == want:
                 return model
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, EOFError):
             log.warning("act model at %s is unreadable; retraining", path)
     return build(intents_dir, out_dir, catalog)

@@ -1,0 +1,213 @@
+"""Understanding v2, one test per pattern of failure that users hit (each in Chinese and English): ordinary follow-ups
+are answered, counts / power / second workloads / many currencies are read, a budget with a generic need is enough
+to answer, new workloads are recognised, and a question that names a card is answered as what it asks."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.dialogue import Conversation
+from bot.render import plain
+from bot.slots import hardware
+from bot.slots.text import chinese_numerals_to_digits, normalise
+
+REFUSED = ("out_of_scope", "unknown")
+
+
+def chat(engine, *turns):
+    conv = Conversation(engine)
+    return conv, [conv.turn(t) for t in turns]
+
+
+# --- ordinary follow-ups are never refused --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("opening", "follow_up", "kind"), [
+    ("$1500 for training CNNs", "can we look at second-hand cards?", "recommend"),
+    ("预算8000训练CNN", "二手的能看看吗", "recommend"),
+    ("$1500 for training CNNs", "any place to rent that?", "rent"),
+    ("预算8000训练CNN", "有地方能租这张卡吗", "rent"),
+    ("$2500 for deep learning", "does it sell in mainland China?", "where_to_buy"),
+    ("预算两万做深度学习", "这张国内能买到吗", "where_to_buy"),
+    ("$2500 for deep learning", "what about the PSU?", "power"),
+    ("预算8000训练CNN", "那电源呢", "power"),
+    ("$1500 for training CNNs", "compare the first and the third", "compare"),
+    ("预算8000训练CNN", "把第一和第三个比一下", "compare"),
+])
+def test_follow_ups_are_answered_as_what_they_ask(scorer_engine, opening, follow_up, kind):
+    conv, (first, reply) = chat(scorer_engine, opening, follow_up)
+    assert first.recommendations
+    assert reply.intent == kind, (reply.query.get("act"), reply.query.get("rule"), plain(reply))
+    if kind == "compare":
+        picks = conv.session.last_picks
+        assert picks[0] in plain(reply) and picks[2] in plain(reply)
+
+
+@pytest.mark.parametrize("text", ["hello", "hi there", "你好", "謝謝", "thanks!", "哈喽"])
+def test_small_talk_is_answered_not_refused(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.intent == "greeting", plain(reply)
+
+
+def test_thanks_after_picks_keeps_the_thread(scorer_engine):
+    conv, (first, thanks, cheaper) = chat(scorer_engine, "$1500 for training CNNs", "thanks", "cheaper?")
+    assert thanks.intent == "greeting" and conv.session.last_picks
+    assert cheaper.recommendations and all(r.price < first.recommendations[0].price
+                                           for r in cheaper.recommendations)
+
+
+# --- needs that used to be dropped ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "slots"), [
+    ("预算三万，双卡训练", {"gpu_count": 2}),
+    ("實驗室要買四卡伺服器做大模型微調", {"gpu_count": 4}),
+    ("a pair of 3090s for a 70B model", {"gpu_count": 2, "gpus": ["GeForce RTX 3090"]}),
+    ("we're speccing an 8-GPU node for pretraining", {"gpu_count": 8}),
+    ("显卡功耗最多 250 瓦，预算五千", {"max_power_w": 250}),
+    ("my PSU is 550 W, $600 for CNNs", {"psu_w": 550}),
+    ("我的電源只有650W", {"psu_w": 650}),
+    ("$2000, SD and a 13B chat model", {"workloads": ["diffusion", "llm_inference"]}),
+    ("预算一万，跑SD也跑13B聊天模型", {"workloads": ["diffusion", "llm_inference"]}),
+    ("$1200, mostly CV", {"workloads": ["cnn"]}),
+    ("预算六千，主要做CV", {"workloads": ["cnn"]}),
+])
+def test_counts_power_and_second_workloads_are_read(scorer_engine, text, slots):
+    turn = Conversation(scorer_engine).understand(text)
+    got = turn.slots()
+    for k, v in slots.items():
+        assert got.get(k) == v, (k, got)
+
+
+def test_a_psu_limits_the_cards(scorer_engine):
+    _, (reply,) = chat(scorer_engine, "my PSU is 550 W, $1500 for training CNNs")
+    tdp = {g.name: g.tdp_w for g in scorer_engine.catalog}
+    assert reply.recommendations and all(tdp[r.gpu] <= 550 / 1.25 - 250 for r in reply.recommendations)
+
+
+# --- money in every currency people write ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "amount", "currency", "low"), [
+    ("NT$30000 for deep learning", 30000, "TWD", None),
+    ("預算台幣三萬，做深度學習", 30000, "TWD", None),
+    ("HK$8000 for CNNs", 8000, "HKD", None),
+    ("预算港币八千训练CNN", 8000, "HKD", None),
+    ("€1,500 for a deep learning GPU", 1500, "EUR", None),
+    ("预算1500欧元做深度学习", 1500, "EUR", None),
+    ("£1200 budget for deep learning", 1200, "GBP", None),
+    ("budget ¥150,000 for deep learning", 150000, "JPY", None),
+    ("two grand for deep learning", 2000, "USD", None),
+    ("1.5w 做深度学习", 15000, "CNY", None),
+    ("3k-4k for training transformers", 4000, "USD", 3000),
+    ("预算三四千 入门", 4000, "CNY", 3000),
+])
+def test_money_in_many_currencies(scorer_engine, text, amount, currency, low):
+    conv, (reply,) = chat(scorer_engine, text)
+    b = conv.session.need.budget
+    assert (b.amount, b.currency, b.low) == (amount, currency, low)
+    assert reply.recommendations, plain(reply)
+    if currency not in ("CNY", "USD"):  # priced in a catalog currency, shown in both
+        text_out = plain(reply)
+        assert ("$" in text_out or "¥" in text_out) and str(b).split("–")[-1] in text_out
+
+
+@pytest.mark.parametrize(("text", "says"), [("预算-5000训练CNN", "负"), ("my budget is -$500 for CNNs", "negative"),
+                                            ("预算0元", "免费"), ("$0 for deep learning", "free")])
+def test_negative_and_zero_budgets_get_a_clear_reply(scorer_engine, text, says):
+    conv, (reply,) = chat(scorer_engine, text)
+    assert not reply.recommendations and says in plain(reply)
+    assert conv.session.need.budget is None
+
+
+# --- a generic need is enough to answer -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["best GPU for deep learning under $900", "预算六千，做深度学习用什么卡",
+                                  "I need 48 GB to train big models, $6,500", "我需要48G显存训练大模型，预算五万"])
+def test_generic_asks_are_answered_with_assumptions(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.intent == "recommend" and reply.recommendations, plain(reply)
+    assert reply.suggestions
+
+
+# --- workloads the parser did not know ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "workload"), [
+    ("$1000 for reinforcement learning", "rl"), ("预算五千做强化学习", "rl"),
+    ("$3000 for video generation", "video"), ("预算两万做视频生成", "video"),
+    ("$800 for speech recognition", "speech"), ("预算四千做语音识别", "speech"),
+    ("$5000 to train recommendation models", "recsys"), ("预算三万训练推荐系统", "recsys"),
+    ("$600, just inference", "inference"), ("预算三千，只做推理", "inference"),
+    ("$8000 for scientific computing", "scientific"), ("预算五万做科学计算", "scientific"),
+])
+def test_new_workloads_are_recognised(scorer_engine, text, workload):
+    conv, (reply,) = chat(scorer_engine, text)
+    assert conv.session.need.workload == workload
+    assert reply.recommendations
+
+
+def test_scientific_computing_warns_about_fp64(scorer_engine):
+    _, (reply,) = chat(scorer_engine, "$8000 for scientific computing")
+    assert "FP64" in plain(reply)
+
+
+# --- a question that names a card is answered as what it asks --------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("is a 4080 enough for SDXL?", "fit"), ("4080够跑SDXL吗", "fit"),
+    ("can a 3060 12GB run a 14B model?", "fit"), ("3060 12G 能跑 14B 吗", "fit"),
+    ("is the 4090 worth it over the 3090?", "compare"), ("4090比3090值得多花钱吗", "compare"),
+    ("can I buy a 5090 in China?", "where_to_buy"), ("国内能买到5090吗", "where_to_buy"),
+])
+def test_questions_naming_a_card(scorer_engine, text, kind):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.intent == kind, (reply.query.get("act"), plain(reply))
+
+
+@pytest.mark.parametrize(("opening", "follow_up"), [("$3000 for deep learning", "PSU for two of them?"),
+                                                    ("预算两万做深度学习", "两张的话电源要多大")])
+def test_power_for_several_cards(scorer_engine, opening, follow_up):
+    conv, (first, reply) = chat(scorer_engine, opening, follow_up)
+    assert reply.intent == "power"
+    tdp = next(g.tdp_w for g in scorer_engine.catalog if g.name == conv.session.last_picks[0])
+    assert f"{2 * tdp:.0f} W" in plain(reply)
+
+
+def test_the_policy_rule_is_visible(scorer_engine):
+    _, (reply,) = chat(scorer_engine, "预算8000训练CNN")
+    assert reply.query["act"] == "recommend" and reply.query["rule"] == "recommend"
+    assert 0 < reply.query["act_confidence"] <= 1
+
+
+def test_pronouns_mean_the_card_in_focus(scorer_engine):
+    conv, (first, info, power) = chat(scorer_engine, "$1500 for training CNNs", "tell me more about #2", "is it loud?")
+    second = conv.session.last_picks[1]
+    assert info.intent == "gpu" and info.title == second
+    assert power.intent == "power" and second in plain(power)
+
+
+# --- the count extractor, fuzzed -------------------------------------------------------------------------------------
+
+_EN_WORDS = {2: ["two", "a pair of", "dual"], 3: ["three"], 4: ["four", "quad"], 8: ["eight"]}
+_ZH_DIGITS = {2: "两", 3: "三", 4: "四", 5: "五", 6: "六", 7: "七", 8: "八"}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(min_value=2, max_value=8), form=st.sampled_from(["digits_en", "word_en", "x", "zh_digit",
+                                                                      "zh_word", "node"]),
+       card=st.sampled_from(["3090", "4090", "A100 80GB", "4060 Ti 16GB"]))
+def test_count_round_trip(scorer_engine, n, form, card):
+    if form == "word_en" and n not in _EN_WORDS:
+        form = "digits_en"
+    text = {"digits_en": f"{n} {card}s for training", "word_en": f"{_EN_WORDS.get(n, ['two'])[0]} {card}s please",
+            "x": f"{n}x {card} build", "zh_digit": f"{n}张{card}训练", "zh_word": f"{_ZH_DIGITS[n]}张{card}够吗",
+            "node": f"an {n}-GPU node of {card}"}[form]
+    turn = Conversation(scorer_engine).understand(text)
+    assert turn.need.gpu_count == n, (text, turn.slots())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=120))
+def test_count_extractor_never_raises_and_stays_in_range(text):
+    n, spans = hardware.gpu_count(chinese_numerals_to_digits(normalise(text)))
+    assert n is None or 1 <= n <= 64
+    assert all(0 <= a < b for a, b in spans)
