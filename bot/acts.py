@@ -33,6 +33,9 @@ def split_of(key: str) -> str:
 
 
 FEATURE_WEIGHT = 3  # each structural feature counts as this many n-grams
+_YES_NO = re.compile(r"[吗嗎麼么][?？!！。\s]*$|是否|能不能|可不可以|行不行|值不值|划不划算|有没有必要|"
+                     r"^(?:is|are|does|do|can|could|should|would|will|was|were)\b")
+_WH = re.compile(r"什么|什麼|哪|怎么|怎麼|如何|为什么|為什麼|为啥|多少|几|幾|\b(?:how|what|which|why|where|when)\b")
 
 
 def features(q) -> list[str]:
@@ -54,10 +57,17 @@ def features(q) -> list[str]:
         out.append("§ordinal")
     if "pronoun" in q.cues:
         out.append("§pronoun")
-    out += [f"§cue_{c}" for c in sorted(q.cues) if c not in ("domain", "offtopic")]
+    out += [f"§cue_{c}" for c in sorted(q.cues) if c not in ("domain", "offtopic", "dl")]
     out.append("§domain" if "domain" in q.cues or q.gpus or not n.is_empty() else "§no_domain")
+    if "dl" in q.cues:
+        out.append("§ml")
     if "offtopic" in q.cues:
         out.append("§offtopic")
+    text = q.text.strip().lower()
+    if _YES_NO.search(text):
+        out.append("§yes_no")  # "划算吗？", "is it worth it": asks, does not state
+    if _WH.search(text):
+        out.append("§wh")
     length = len(q.text.strip())
     out.append(f"§len{0 if length <= 8 else 1 if length <= 20 else 2 if length <= 50 else 3}")
     return out

@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 __all__ = ["POLICY", "Conversation", "Engine", "Rule", "Session", "Turn", "rule_act"]
 
 # Below this the classifier's act is not trusted on its own: the word rules decide.
-MIN_ACT_CONFIDENCE = 0.45  # over a rule that only guessed from what is stated ("refine" when slots appear)
+MIN_ACT_CONFIDENCE = 0.35  # over a rule that only guessed from what is stated ("refine" when slots appear)
 MIN_GUESS_OVER_DEFAULT = 0.25  # over the rules' catch-all "question"
 MIN_GUESS_OVER_CUE = 0.7  # over a rule that found a word naming the act ("psu", "why not", "compare", "rent")
 SHORT = 40  # characters: a message this short that carries a command word is that command
@@ -72,6 +72,28 @@ class Rule:
     acts: frozenset[str]  # empty: any act
     when: Callable[[Conversation, Turn], bool]
     answer: Callable[[Conversation, Turn], Reply]
+
+
+def _ml_evidence(q: Query) -> bool:
+    """The message is about machine learning: a workload, a model, a method, or words of the field."""
+    n = q.need
+    return bool(n.workloads or n.model_size_b or n.finetune_method or n.precision_bits or n.min_vram_gb
+                or "dl" in q.cues)
+
+
+def _off_topic_gate(q: Query, act: str, guess: ActGuess | None) -> str:
+    """A request about another topic ("机械键盘推荐", "what gpu for fortnite?", "NVDA earnings?") is declined, not
+    answered with GPU picks: words of another topic and none of machine learning. A refinement that states nothing
+    ("whats 2+2") is no refinement."""
+    if act in COMMANDS or act == "out_of_scope":
+        return act
+    if "offtopic" in q.cues and not _ml_evidence(q):
+        if act in ("recommend", "refine") or (guess and "out_of_scope" in (guess.act, guess.runner_up)):
+            return "out_of_scope"
+    if act == "refine" and q.need.is_empty() and q.bare_number is None and not q.direction and not q.cues - {
+            "domain", "offtopic", "dl"} and not q.gpus and not q.ordinals:
+        act = "question"
+    return act
 
 
 def _states_a_need(q: Query, confidence: float) -> bool:
@@ -195,6 +217,7 @@ class Conversation:
         need = self._need_in_context(q, lang)
         referred = self._referred(q, act)
         act = self._act_in_context(q, need, act, referred)
+        act = _off_topic_gate(q, act, guess)
         return Turn(q, act, guess, lang, tuple(self._referred(q, act)), need)
 
     def _act_in_context(self, q: Query, need: Need, act: str, referred: list[str]) -> str:
