@@ -91,7 +91,7 @@ _PAIR_OF_POSITIONS = re.compile(r"(?:compare|between|比较|对比|比一下|比
                                 r"#?(\d)(?![\d.])|(?:options?|picks?|numbers?)\s*(\d)\s*(?:and|&|vs\.?)\s*(\d)(?![\d.])")
 _FIRST_N = re.compile(r"(?:前|first|top)\s*(\d{1,2}|two|three)\s*(?:个|张|款|名|ones|picks|cards|gpus)?")
 _AND_ORDINAL = re.compile(r"第\s*\d{1,2}\s*(?:个|张)?\s*(?:和|跟|与|、|,|，)\s*(?:第\s*)?(\d{1,2})(?:\s*个|\s*张)?")
-_NOT_ORDINAL = re.compile(r"(?:per|a|each|one|tokens?/)\s*second|seconds|second[\s-]?hand|last (?:year|gen\w*|time|month|week)|at first|first time|first gpu|"
+_NOT_ORDINAL = re.compile(r"(?:per|a|each|one|tokens?/)\s*second|seconds|second[\s-]?hand|third[\s-]?party|last (?:year|gen\w*|time|month|week)|at first|first time|first gpu|"
                           r"my first|first of all|at last")
 _WORD_NUM = {"one": 1, "two": 2, "three": 3}
 
@@ -117,6 +117,8 @@ def ordinals(text: str) -> tuple[int, ...]:
         for word, k in _ORDINALS_EN.items():
             if re.search(r"(?<![a-z0-9])" + word + r"(?![a-z0-9])", plain):
                 out.append(k)
+        if has_any(text, ("top pick", "the top one", "your top pick", "首选", "第一推荐")):
+            out.append(1)
         if has_any(text, ("最后一个", "最后那个", "the last one", "最后一张", "最后1个", "最后1张", "the last card",
                           "the last pick", "last one", "the last option")):
             out.append(-1)

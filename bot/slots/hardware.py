@@ -91,8 +91,10 @@ def min_vram(text: str) -> tuple[float | None, Spans]:
 
 
 _WATTS = re.compile(r"(?<![\d.])(\d{2,4})\s*(?:w|瓦|watts?|瓦特)(?![a-z])")
-_PSU_NEAR = re.compile(r"电源|psu|power supply|供电|金牌|白金|铜牌|电供|火牛|\bi have\b|\bmy\b|我的|i've got|got a")
-_PSU_BARE = re.compile(r"(?:电源|电供|psu)\s*(?:是|只有|才|有)?\s*(\d{3,4})(?![\d.w瓦])")
+_PSU_NEAR = re.compile(r"电源|psu|power supply|供电|金牌|白金|铜牌|电供|火牛|\bunit\b|\bgold\b|\bplatinum\b|\bi have\b|\bmy\b|我的|i've got|got a")
+_PSU_BARE = re.compile(r"(?:电源|电供|psu)\s*(?:是|只有|才|有)?\s*(\d{3,4})(?![\d.w瓦])|"
+                       r"(?<![\d.$¥€£])(\d{3,4})\s*(?:gold|platinum|bronze|titanium|金牌|白金|铜牌)?\s*"
+                       r"(?:unit\b|psu\b|power supply|电源)")
 _CAP_NEAR = re.compile(r"最多|不超过|以内|以下|under|below|at most|max|less than|up to|<|≤|cap|limit|限制|不要超过|只能")
 
 
@@ -115,9 +117,9 @@ def power(text: str) -> tuple[float | None, float | None, Spans]:
         spans.append(m.span())
     if psu is None:
         m = _PSU_BARE.search(text)
-        if m and 200 <= int(m[1]) <= 3000:
-            psu = float(m[1])
-            spans.append(m.span(1))
+        if m and 200 <= int(m[1] or m[2]) <= 3000:
+            psu = float(m[1] or m[2])
+            spans.append(m.span(1) if m[1] else m.span(2))
     return cap, psu, spans
 
 
