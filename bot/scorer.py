@@ -18,6 +18,8 @@ from bot.need import LLM_WORKLOADS, PRICING_CURRENCIES, Budget, Need
 from bot.perf import PerfModel, load_perf_model
 from bot.vram import MemoryEstimate, estimate
 
+MODULE_FORM_FACTORS = ("SXM", "OAM")
+MULTI_CARD_COUNTS = (2, 4)  # setups tried when no single card holds an LLM job
 DEFAULT_WORKLOAD = "general"  # "deep learning" with nothing more specific
 SYSTEM_POWER_W = 250  # CPU, board, drives: what a PSU feeds besides the cards
 PSU_HEADROOM = 1.25  # a PSU sized 25% over the steady draw rides out the cards' transient spikes
@@ -199,11 +201,14 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     candidates: list[Candidate] = []
     too_small: list[Candidate] = []
     over_budget: list[Candidate] = []
+    modules_ok = need.form_factor == "server" or count >= 8
     for g in catalog:
         if g.release_date and g.release_date > on:
             continue
         if vendors and g.vendor not in vendors:
             continue
+        if g.form_factor in MODULE_FORM_FACTORS and not modules_ok:
+            continue  # an SXM/OAM module needs a server board: only for those who ask for servers
         if cap and g.tdp_w and g.tdp_w > cap:
             continue
         price = price_for(g, currency, need.used, on, catalog)
@@ -228,21 +233,43 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
                    exclusions, suggestions)
 
 
+_QLORA_NOTE = Text("LoRA on this model does not fit the budget, so these are for QLoRA (4-bit base weights, a little "
+                   "slower, nearly the same quality).",
+                   "这个模型做 LoRA 在预算内装不下，下面按 QLoRA（4 位基座权重，稍慢，效果接近）推荐。")
+
+
+def _split_note(n: int) -> Text:
+    return Text(f"No single card holds this within the budget, so these are {n}-card setups: the model is split across "
+                "the cards (memory adds up, speed does not multiply), and consumer cards talk over PCIe.",
+                f"单张卡在预算内装不下，下面是 {n} 卡方案：模型按层切分到各张卡上（显存相加，速度不会成倍增加），消费级卡之间走 PCIe。")
+
+
+def _alternatives(need: Need):
+    """What an expert tries, in order, when nothing meets the need as asked: the used market, QLoRA instead of LoRA,
+    the model split over two or four identical cards. Each with the note the reply makes of it."""
+    markets = (need.used,) if need.used is not None else (None, True)
+    for used in markets:
+        yield replace(need, used=used), ()
+    if need.workload == "llm_finetune" and need.finetune_method is None and need.model_size_b:
+        for used in markets:
+            yield replace(need, finetune_method="qlora", used=used), (_QLORA_NOTE,)
+    if need.gpu_count is None and need.workload in LLM_WORKLOADS and need.model_size_b:
+        for n in MULTI_CARD_COUNTS:
+            for used in markets:
+                yield replace(need, gpu_count=n, used=used), (_split_note(n),)
+
+
 def rank_or_used(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None = None,
                  lang: str = "en") -> Ranking:
-    """`rank`, and when no new card meets the need and the user has not ruled used cards out, the used market:
-    the nearest path, flagged so the reply says so and follow-ups carry on from it."""
-    r = rank(catalog, need, knowledge_dir, as_of, lang=lang)
-    if not r.picks and need.workload == "llm_finetune" and need.finetune_method is None and need.model_size_b:
-        q = rank(catalog, replace(need, finetune_method="qlora"), knowledge_dir, as_of, lang=lang)
-        if q.picks:  # LoRA does not fit the budget: QLoRA (4-bit base weights) is what people then use
-            r = replace(q, notes=q.notes + (Text("LoRA on this model does not fit the budget, so these are for QLoRA "
-                                                 "(4-bit base weights, a little slower, nearly the same quality).",
-                                                 "这个模型做 LoRA 在预算内装不下，下面按 QLoRA（4 位基座权重，稍慢，效果接近）推荐。"),))
-    if r.picks or need.used is not None:
-        return r
-    used = rank(catalog, replace(r.need, used=True), knowledge_dir, as_of, lang=lang)
-    return replace(used, used_fallback=True, notes=r.notes + used.notes) if used.picks else r
+    """`rank`, and when nothing meets the need as asked, the first alternative that has picks (`_alternatives`):
+    flagged and noted so the reply says what changed and follow-ups carry on from it."""
+    first = None
+    for alt, notes in _alternatives(need):
+        r = rank(catalog, alt, knowledge_dir, as_of, lang=lang)
+        first = first or r
+        if r.picks:
+            return replace(r, notes=r.notes + notes, used_fallback=bool(alt.used) and need.used is None)
+    return first
 
 
 def candidate_for(catalog: Catalog, r: Ranking, name: str, knowledge_dir: Path) -> Candidate | None:

@@ -80,6 +80,8 @@ def test_never_below_required_memory(catalog, needs, budget, on):
             assert c.gpu.vendor == needs.vendor
         if needs.max_power_w:
             assert c.gpu.tdp_w is None or c.gpu.tdp_w <= needs.max_power_w
+        if needs.form_factor != "server" and c.count < 8:
+            assert c.gpu.form_factor not in ("SXM", "OAM")  # a module needs a server board
     if not r.picks:
         assert r.suggestions  # nothing fits: say what to do instead
 
@@ -271,3 +273,32 @@ def test_faster_than_and_power_limits(catalog):
     assert all(c.perf > top.perf for c in faster.candidates)
     cool = rank(catalog, _need("cnn", "USD", max_tdp_w=200), KNOWLEDGE, as_of=TODAY)
     assert cool.candidates and all(c.gpu.tdp_w <= 200 for c in cool.candidates)
+
+
+# --- what an expert tries when nothing fits as asked ------------------------------------------------------------------
+
+def test_a_model_no_single_card_holds_gets_a_two_card_setup(catalog):
+    from bot.scorer import rank_or_used
+
+    r = rank_or_used(catalog, _need("llm_inference", "USD", budget=Budget(2000, "USD"), model_size_b=70,
+                                    precision_bits=4), KNOWLEDGE, as_of=TODAY)
+    assert r.picks and r.count == 2
+    assert all(p.candidate.total <= 2000 and p.gpu.vram_gb >= r.required_vram_gb for p in r.picks)
+    assert any("2-card" in n.en for n in r.notes) and any("2 卡" in n.zh for n in r.notes)
+
+
+def test_lora_that_does_not_fit_becomes_qlora_and_says_so(catalog):
+    from bot.scorer import rank_or_used
+
+    r = rank_or_used(catalog, _need("llm_finetune", "USD", budget=Budget(500, "USD"), model_size_b=13, used=False),
+                     KNOWLEDGE, as_of=TODAY)
+    assert r.picks and r.need.finetune_method == "qlora"
+    assert any("QLoRA" in n.en for n in r.notes)
+
+
+def test_the_used_market_comes_before_changing_the_method(catalog):
+    from bot.scorer import rank_or_used
+
+    r = rank_or_used(catalog, _need("llm_finetune", "USD", budget=Budget(1500, "USD"), model_size_b=7), KNOWLEDGE,
+                     as_of=TODAY)
+    assert r.picks and r.need.finetune_method is None and r.used_fallback
