@@ -355,6 +355,12 @@ def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
                               _t(lang, f"where can I rent a {_short(g)}?", f"哪里能租 {_short(g)}？")))
 
 
+def with_advice(card: Reply, guide: Reply) -> Reply:
+    """A card's sheet led by the guide's advice on the question asked about it ("is a used 3090 worth it?")."""
+    return replace(card, paragraphs=guide.paragraphs[:1] + card.paragraphs,
+                   sources=tuple(OrderedDict((x.url, x) for x in guide.sources + card.sources).values()))
+
+
 def _short(g: GPU) -> str:
     return g.name.replace("GeForce ", "")
 
@@ -407,7 +413,8 @@ def _priority(family: str, lang: str) -> str:
     return zh if lang == "zh" else en
 
 
-def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: str) -> Reply:
+def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: str, asked: str = "why_not") -> Reply:
+    """Why a card is not among the picks ("why not the 4090?"), or how it does for this need ("4090呢？")."""
     g = engine.catalog.get(name)
     if g is None:
         return unknown(lang)
@@ -424,8 +431,17 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
     elif g.vendor not in vendors and r.need.vendor is None and g.vendor != "NVIDIA":
         reasons.append(_t(lang, f"It's a {g.vendor} card; I only consider NVIDIA unless you ask (CUDA support).",
                           f"这是 {g.vendor} 的卡；除非你指定，我默认只考虑 NVIDIA（CUDA 生态）。"))
+    elif price is None and (used := g.price(r.currency, "used", r.as_of, engine.catalog.fx)) is not None:
+        over = r.budget is not None and used.amount * r.count > r.budget.amount
+        reasons.append(_t(lang, f"It is no longer sold new; used it goes for about {used} ({used.on:%Y-%m})"
+                                + (f", over your budget of {r.budget}." if over else
+                                   ". Say \"used?\" to rank it with the other used cards."),
+                          f"它已不再作为新卡销售；二手价约 {used}（{used.on:%Y-%m}）"
+                          + (f"，超出预算 {r.budget}。" if over else "。想把它和其他二手卡一起比较，可以说“二手的可以吗？”。")))
     elif price is None:
         launch = min((p for p in g.prices if p.market == "new"), key=lambda p: p.on, default=None)
+        if launch is not None and launch.currency != r.currency:
+            launch = g.price(r.currency, "new", launch.on, engine.catalog.fx) or launch
         since = _t(lang, f" It launched at {launch} ({launch.on:%Y-%m}).", f"它 {launch.on:%Y-%m} 首发价 {launch}。") \
             if launch else ""
         market = _t(lang, "used", "二手") if r.need.used else _t(lang, "new", "新卡")
@@ -453,7 +469,9 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
     if g.segment == "datacenter":
         reasons.append(_t(lang, "It's a data-centre card: passive cooling and pricing meant for servers.",
                           "它是数据中心卡：被动散热，价格面向服务器。"))
-    return Reply("recommend", lang, title=_t(lang, f"Why not {g.name}?", f"为什么不推荐 {g.name}？"),
+    title = _t(lang, f"Why not {g.name}?", f"为什么不推荐 {g.name}？") if asked == "why_not" else \
+        _t(lang, f"{g.name} for this need", f"{g.name} 适合这个需求吗")
+    return Reply("recommend", lang, title=title,
                  paragraphs=tuple(reasons),
                  sources=tuple(Source(f"{g.name} — specs / price", u) for u in g.sources[:2]), focus=g.name,
                  suggestions=(_t(lang, f"compare {_short(g)} with the top pick", f"对比 {_short(g)} 和首选"),))

@@ -96,7 +96,7 @@ def _off_topic_gate(q: Query, act: str, guess: ActGuess | None) -> str:
     return act
 
 
-def _states_a_need(q: Query, confidence: float) -> bool:
+def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool:
     """The message states something only a deep-learning GPU question would: a workload, a model size, a method.
     A card, a budget or a count alone ("4090 for Cyberpunk?", "phone under $800") counts only when the classifier
     is unsure."""
@@ -105,6 +105,8 @@ def _states_a_need(q: Query, confidence: float) -> bool:
         return True
     if "offtopic" in q.cues:
         return False  # "4090 for 4K gaming?", "phone under $800": the card or the budget is not for deep learning
+    if follow_up and (not n.is_empty() or q.gpus or q.direction or q.ordinals):
+        return True  # "nevermind, show me nvidia again" after picks
     return confidence < 0.6 and bool(q.gpus or n.budget or n.gpu_count or q.direction)
 
 
@@ -156,9 +158,8 @@ def _rule_act(q: Query, s: Session) -> str:
         return "where_to_buy"
     if "power" in q.cues and not n.max_power_w:
         return "power"
-    if (q.gpus or pronoun) and (n.model_size_b or (pronoun and (n.precision_bits or n.workloads) and
-                                                    has_any(t, words("slots", "run_words")))):
-        return "fit"
+    if (q.gpus or pronoun) and (n.model_size_b or (pronoun and (n.precision_bits or n.workloads) and not n.budget)):
+        return "fit"  # "can it run it in 4-bit?", "is it good for LLMs too?"
     if (pronoun or (q.ordinals and s.last_picks)) and ("memory_question" in q.cues or "more_info" in q.cues) \
             and not n.model_size_b:
         return "gpu_info"
@@ -212,7 +213,7 @@ class Conversation:
             needed = min(needed, MIN_GUESS_OVER_DEFAULT)  # words of another topic back the guess
         if guess and guess.confidence >= needed:
             # "hi", "start over", "help", "in English" (a short message with only that word) are never overruled
-            if guess.act != "out_of_scope" or not _states_a_need(q, guess.confidence):
+            if guess.act != "out_of_scope" or not _states_a_need(q, guess.confidence, bool(s.last_picks)):
                 act = guess.act  # an out-of-scope guess never refuses a message that states a GPU need
         need = self._need_in_context(q, lang)
         referred = self._referred(q, act)
@@ -229,7 +230,7 @@ class Conversation:
             act = "recommend"  # "I want to run Llama 3 70B at home": what to buy for it
         if act == "memory" and referred and not need.model_size_b:
             act = "gpu_info"  # "how much memory does it have?"
-        if act == "power" and need.psu_w and (need.budget or need.workloads):
+        if act == "power" and need.psu_w and (need.budget or need.workloads or "pick_request" in q.cues):
             act = "recommend"  # "I have a 650 W PSU and $1000 for CV": a need with a power limit
         modifier_only = not need.budget and set(need.workloads) <= set(LLM_WORKLOADS) and bool(
             need.precision_bits or need.finetune_method or need.model_size_b or q.gpus or need.gpu_count)
@@ -278,7 +279,7 @@ class Conversation:
         s.turns += 1
         if t.act in ("fit", "memory", "gpu_info", "compare") and not t.need.is_empty():
             # the job a user asks about is their context: "can a 3060 run 14B?" then "what should I buy?"
-            s.need = s.need.merge(replace(t.need, gpu_count=None, budget=t.need.budget))
+            s.need = s.need.merge(t.need)
         if "now" in t.q.cues and t.act == "refine" and s.need.as_of:
             s.need = replace(s.need, as_of=None)  # "and today?"
         rule = next(r for r in POLICY if (not r.acts or t.act in r.acts) and r.when(self, t))
@@ -359,11 +360,11 @@ class Conversation:
             return answers.ask_which_to_compare(t.lang, names)
         return answers.compare(self.engine, self.session.need, names[:4], t.lang)
 
-    def _why_not(self, t: Turn) -> Reply:
+    def _why_not(self, t: Turn, asked: str = "why_not") -> Reply:
         s = self.session
         name = next((g for g in t.referred if g not in s.last_picks[:1]), t.referred[0])
         r = self._ranking(s.need, t.lang)
-        return answers.why_not(self.engine, r, s.last_picks, name, t.lang)
+        return answers.why_not(self.engine, r, s.last_picks, name, t.lang, asked=asked)
 
     def _guide_question(self, t: Turn) -> Reply:
         """The guide answers; when it has nothing, the cards named still get their numbers."""
@@ -373,6 +374,13 @@ class Conversation:
         if len(t.q.gpus) >= 2:
             return answers.compare(self.engine, self.session.need, list(t.q.gpus[:4]), t.lang)
         return answers.gpu_card(self.engine, self.session.need, t.q.gpus[0], t.lang)
+
+    def _card_advice(self, t: Turn) -> Reply:
+        card = answers.gpu_card(self.engine, self.session.need, t.q.gpus[0], t.lang)
+        guide = answers.question(self.engine, t.q.text, t.lang)
+        if guide.intent != "question" or guide.focus:
+            return card  # the guide has nothing better than the card's own numbers
+        return answers.with_advice(card, guide)
 
     def _fit(self, t: Turn) -> Reply:
         s = self.session
@@ -412,7 +420,9 @@ class Conversation:
                 notes.append(Text(f"Asking for more than {top.gpu.vram_gb:g} GB.",
                                   f"要求显存超过 {top.gpu.vram_gb:g} GB。"))
             elif d == "faster":
-                need = replace(need, min_perf=top.perf, budget=None)
+                # budget aside, but still priced where the user buys
+                region = need.region or (_REGION_OF_CURRENCY.get(need.budget.currency) if need.budget else None)
+                need = replace(need, min_perf=top.perf, budget=None, region=region)
                 notes.append(Text(f"Looking for cards faster than {top.gpu.name}, budget aside.",
                                   f"不看预算，找比 {top.gpu.name} 更快的卡。"))
             elif d == "less_power" and top.gpu.tdp_w:
@@ -435,6 +445,22 @@ class Conversation:
             return answers.ask_workload(lang, need)
         assumed = need.workload is None
         r = self._ranking(need, lang)
+        if d == "cheaper" and previous is None and need.budget is None and r.candidates:
+            # "the cheapest card that runs a 7B model": the cheap end of what does the job
+            low = min(c.total for c in r.candidates)
+            need = replace(need, budget=Budget(round(low * 1.3), r.currency, approximate=True))
+            s.need = need
+            r = self._ranking(need, lang)
+            notes.append(Text(f"Looking at the cheapest cards that do the job (up to about {need.budget}).",
+                              f"只看能胜任的最便宜的卡（约 {need.budget} 以内）。"))
+        if need.form_factor == "laptop":
+            notes.append(Text("My catalog has desktop cards; a laptop GPU of the same name draws less power and often "
+                              "has less memory, so take these as an upper bound.",
+                              "我的目录里是台式机显卡；同名的笔记本显卡功耗更低、显存常常更小，下面的结果只能当上限参考。"))
+        if need.vendor == "Apple":
+            notes.append(Text("I don't have Apple Silicon Macs in my catalog yet: for LLM inference their unified "
+                              "memory (64–192 GB) is an option, for CUDA training they are not.",
+                              "我的目录里还没有苹果 M 系列 Mac：它们的统一内存（64–192 GB）适合大模型推理，但不能用 CUDA 训练。"))
         if r.used_fallback:
             s.need = replace(s.need, used=True)  # follow-ups ("cheaper?", "faster?") continue from what was shown
             notes.append(Text("No new card fits, so these include used-market prices.",
@@ -451,6 +477,9 @@ class Conversation:
         s = self.session
         r = self._ranking(s.need, lang)
         return candidate_for(self.engine.catalog, r, s.last_picks[0], self.engine.knowledge_dir)
+
+
+_REGION_OF_CURRENCY = {"CNY": "cn", "USD": "us", "TWD": "tw", "HKD": "hk", "EUR": "eu", "GBP": "uk", "JPY": "jp"}
 
 
 def _says_generic(q: Query) -> bool:
@@ -515,10 +544,16 @@ POLICY: tuple[Rule, ...] = (
     Rule("memory", _acts("memory", "fit"),
          lambda c, t: bool(t.need.model_size_b or c.session.need.model_size_b) and not t.need.budget,
          lambda c, t: answers.memory_question(c.engine, c.session.need, t.lang)),
+    Rule("card-in-context", _acts("refine", "recommend"), lambda c, t: len(t.q.gpus) == 1 and t.need.is_empty() and
+         bool(c.session.last_picks) and bool(c.session.need.workload),
+         lambda c, t: c._why_not(t, asked="what_about")),  # "4090呢？" after picks: that card against this need
     Rule("recommend", _acts("recommend", "refine"), _always, lambda c, t: c._recommend(t)),
     Rule("a-need-in-passing", _acts(), lambda c, t: bool(t.need.budget) or (
         c.session.awaiting is not None and bool(t.need.workloads)),
          lambda c, t: c._recommend(t)),
+    Rule("card-advice", _acts("gpu_info"), lambda c, t: bool(t.q.gpus) and (
+        t.need.used is not None or t.need.vendor is not None or t.cue("software")),
+         lambda c, t: c._card_advice(t)),  # "二手矿卡3090能买吗", "7900 XTX with ROCm ok?": the guide's advice + the card
     Rule("gpu-card", _acts("gpu_info", "fit", "memory", "where_to_buy", "power", "why_not", "compare", "rent"),
          lambda c, t: bool(t.referred), lambda c, t: answers.gpu_card(c.engine, c.session.need, t.referred[0],
                                                                        t.lang)),

@@ -10,8 +10,9 @@ from bot.slots.text import has_any, words_pattern
 
 Spans = list[tuple[int, int]]
 
-_MODEL_SIZE = re.compile(r"(?<![a-z0-9.$¥€£])(\d{1,4}(?:\.\d+)?)\s*(b|billion|亿)(?![a-z])(?:\s*(?:参数|params?\b|"
-                         r"parameters?\b))?")
+_MODEL_SIZE = re.compile(r"(?:(?<![a-z0-9.$¥€£])|(?<=glm)|(?<=qwen)|(?<=llama)|(?<=gemma)|(?<=phi)|(?<=yi)|"
+                         r"(?<=mistral)|(?<=deepseek)|(?<=baichuan)|(?<=internlm))"
+                         r"(\d{1,4}(?:\.\d+)?)\s*(b|billion|亿)(?![a-z])(?:\s*(?:参数|params?\b|parameters?\b))?")
 _MOE = re.compile(r"(?<![a-z0-9.])(\d{1,3})\s*x\s*(\d{1,4}(?:\.\d+)?)\s*b(?![a-z])")
 _MOE_ACTIVE = re.compile(r"(?<![a-z0-9.])(\d{1,4})b[-\s]?a(\d{1,3}(?:\.\d+)?)b(?![a-z])")  # qwen3-30b-a3b
 
