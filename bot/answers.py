@@ -5,6 +5,7 @@ Every sentence exists in both languages (Text); numbers come from the catalog, t
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING
 
