@@ -303,6 +303,7 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str) -> Reply:
                  footer=(_t(lang, f"Speed relative to one {_ref_name(engine)} (= 1.00), from specs.",
                             f"速度以一张 {_ref_name(engine)} 为 1.00，按规格估算。"),),
                  sources=sources, chart_gpus=tuple(g.name for g in gpus), topic="compare",
+                 focus=gpus[0].name if gpus else None,
                  suggestions=(_t(lang, "which is better value?", "哪个性价比高？"),
                               _t(lang, "where can I rent them?", "去哪租？")))
 

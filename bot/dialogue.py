@@ -140,7 +140,8 @@ def _rule_act(q: Query, s: Session) -> str:
     pronoun = has_any(t, words("slots", "cues", "pronoun")) and bool(s.focus or s.last_picks)
     short = len(q.text.strip()) <= SHORT
     stated = not n.is_empty() or q.bare_number is not None
-    if q.lang_request and short and not stated:
+    if q.lang_request and short and not stated and not q.ordinals and not q.gpus and \
+            not (q.cues - _SMALL_CUES - {"domain", "dl", "offtopic", "pronoun"}):
         return "language"
     for act in ("reset", "help", "greeting"):
         if act in q.cues and short and not stated and not q.gpus and q.cues <= _SMALL_CUES:
@@ -221,6 +222,19 @@ class Conversation:
         act = _off_topic_gate(q, act, guess)
         return Turn(q, act, guess, lang, tuple(self._referred(q, act)), need)
 
+    def _relative_budget(self, q: Query, need: Need) -> Need:
+        """"再加一千呢", "$500 more", "少两千": the amount moves the budget on the table, it is not a new budget."""
+        old = self.session.need.budget
+        if old is None or need.budget is None or "加到" in q.text:
+            return need
+        up, down = "budget_up" in q.cues, "budget_down" in q.cues
+        if up == down or need.budget.amount >= old.amount and not up:
+            return need
+        delta = need.budget.amount if need.budget.currency == old.currency else self.engine.catalog.fx.convert(
+            need.budget.amount, need.budget.currency, old.currency, self.engine.today or date.today())
+        amount = old.amount + delta if up else old.amount - delta
+        return replace(need, budget=Budget(round(amount, 2), old.currency)) if amount > 0 else need
+
     def _act_in_context(self, q: Query, need: Need, act: str, referred: list[str]) -> str:
         """What the act means in this conversation: a fit question without a card is a request for one, a memory
         question about a named card is about that card, a bare modifier after a fit or memory answer continues
@@ -263,6 +277,7 @@ class Conversation:
             need = replace(need, budget=Budget(q.bare_number, chat_currency or ("CNY" if lang == "zh" else "USD")))
         elif need.budget and not q.currency_written and chat_currency and chat_currency != need.budget.currency:
             need = replace(need, budget=replace(need.budget, currency=chat_currency))  # "what about 1500?" after €
+        need = self._relative_budget(q, need)
         if not need.workloads and "finetune" in q.cues and set(s.need.workloads) & set(LLM_WORKLOADS):
             need = replace(need, workloads=("llm_finetune",))  # "what about for fine-tuning?" of the LLM at hand
         return need
@@ -545,7 +560,7 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: bool(t.need.model_size_b or c.session.need.model_size_b) and not t.need.budget,
          lambda c, t: answers.memory_question(c.engine, c.session.need, t.lang)),
     Rule("card-in-context", _acts("refine", "recommend"), lambda c, t: len(t.q.gpus) == 1 and t.need.is_empty() and
-         bool(c.session.last_picks) and bool(c.session.need.workload),
+         bool(c.session.last_picks) and bool(c.session.need.workload) and not t.cue("compare"),
          lambda c, t: c._why_not(t, asked="what_about")),  # "4090呢？" after picks: that card against this need
     Rule("recommend", _acts("recommend", "refine"), _always, lambda c, t: c._recommend(t)),
     Rule("a-need-in-passing", _acts(), lambda c, t: bool(t.need.budget) or (

@@ -79,6 +79,7 @@ def parse(text: str, catalog: Catalog | None = None, today: date | None = None) 
 def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     t = normalise(raw)
     t = re.sub(r"(?<=\d)\s*(vs\.?|versus)\s*(?=[a-z]*\s*\d)", r" \1 ", t)  # "4090vs3090"
+    t = re.sub(r"(?<=[a-z0-9])[\s-]?ish\b", " ", t)  # "2000ish", "two thousand-ish": about that much
     n = chinese_numerals_to_digits(t)  # numbers, names and sizes are read from here; words from `t`
 
     gpus, gpu_spans = hardware.gpus(n, catalog)

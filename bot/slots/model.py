@@ -117,6 +117,8 @@ def workloads(text: str, size: float | None, method: str | None) -> tuple[str, .
         if w in _DOMAINS and "llm_finetune" in found and not llm and w == next(iter(found)):
             continue
         found[w] = at[w]
+    if not found and size and size >= 0.1 and trains and not domains:
+        found["transformer"] = first  # "training a 1B model from scratch"
     if not found and "general" in at:
         found["general"] = at["general"]
     return tuple(w for w, _ in sorted(found.items(), key=lambda kv: kv[1]))
