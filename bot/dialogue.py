@@ -16,7 +16,7 @@ from bot import acts, answers
 from bot.acts import ActGuess
 from bot.engine import Engine
 from bot.i18n import Text
-from bot.need import LLM_WORKLOADS, Budget, Need
+from bot.need import LLM_WORKLOADS, Budget, Need, format_money
 from bot.nlu import Query, parse
 from bot.reply import Reply
 from bot.scorer import candidate_for, rank_or_used
@@ -428,15 +428,19 @@ class Conversation:
             top = previous
             if d == "cheaper":
                 need = replace(need, budget=Budget(top.total - 0.01, top.price.currency), min_perf=None)
-                notes.append(Text(f"Looking below your previous top pick's {top.price} ({top.gpu.name}).",
-                                  f"在上次首选 {top.gpu.name}（{top.price}）的价格以下找。"))
+                paid = format_money(top.total, top.price.currency)
+                setup = f"{top.count}× {top.gpu.name}" if top.count > 1 else top.gpu.name
+                notes.append(Text(f"Looking below your previous top pick's {paid} ({setup}).",
+                                  f"在上次首选 {setup}（{paid}）的价格以下找。"))
             elif d == "more_memory":
                 need = replace(need, min_vram_gb=top.gpu.vram_gb + 0.5)
                 notes.append(Text(f"Asking for more than {top.gpu.vram_gb:g} GB.",
                                   f"要求显存超过 {top.gpu.vram_gb:g} GB。"))
             elif d == "faster":
-                # budget aside, but still priced where the user buys
+                # budget aside (kept for the next refinement), but still priced where the user buys
                 region = need.region or (_REGION_OF_CURRENCY.get(need.budget.currency) if need.budget else None)
+                if need.budget:
+                    s.budget_aside = asdict(need.budget)
                 need = replace(need, min_perf=top.perf, budget=None, region=region)
                 notes.append(Text(f"Looking for cards faster than {top.gpu.name}, budget aside.",
                                   f"不看预算，找比 {top.gpu.name} 更快的卡。"))
@@ -444,6 +448,11 @@ class Conversation:
                 need = replace(need, max_power_w=top.gpu.tdp_w - 1)
                 notes.append(Text(f"Looking for cards under {top.gpu.tdp_w:.0f} W.",
                                   f"找功耗低于 {top.gpu.tdp_w:.0f} W 的卡。"))
+        if d != "faster" and turn_need.budget is None and need.budget is None and s.budget_aside:
+            need = replace(need, budget=Budget(**s.budget_aside), min_perf=None)
+            notes.append(Text(f"Back within your budget of {need.budget}.", f"回到你的预算 {need.budget} 以内。"))
+        if d != "faster":
+            s.budget_aside = None
         if turn_need.region == "cn" and need.budget and need.budget.currency == "USD" and turn_need.budget is None:
             on = need.as_of or e.today or date.today()
             converted = e.catalog.fx.convert(need.budget.amount, "USD", "CNY", on)

@@ -17,6 +17,7 @@ class Session:
     awaiting: str | None = None  # "budget" | "workload": the question we asked
     last_picks: list[str] = field(default_factory=list)
     focus: str | None = None  # the card last talked about: what "it" / "这张" means
+    budget_aside: dict | None = None  # the budget "faster?" set aside, restored by the next refinement
     last_act: str | None = None
     last_topic: str | None = None
     turns: int = 0
