@@ -34,7 +34,7 @@ def gpus(text: str, catalog: Catalog | None) -> tuple[tuple[str, ...], Spans]:
 
 # "2张", "4 gpus", "@ x2" (a card name reads "@"), "4卡", "8-gpu"
 _COUNT = re.compile(r"(?<![\d.第])(\d{1,3})\s*(?:(?=@)|张(?!\s*(?:图|照|片|纸|表|票|脸|画|样本))|块(?=\s*(?:@|卡|显卡))|块卡|卡|"
-                    r"x\s*(?=@)|×\s*(?=@)|\*\s*(?=@)|-?gpus?\b|cards\b|graphics cards\b|块显卡|路|台(?=\s*@))")
+                    r"x\s*(?=@)|×\s*(?=@)|\*\s*(?=@)|-?gpus?\b|cards?\b|graphics cards\b|块显卡|路|台(?=\s*@))")
 _COUNT_AFTER = re.compile(r"@\s*(?:[x×*]\s*(\d{1,2})(?![\d.])|\s*(?:,|，)?\s*(\d{1,2})\s*(?:张|块|片))")
 _COUNT_NUMBER_WORDS = re.compile(r"\b(one|two|three|four|five|six|seven|eight|single)\s+(?:@|(?:[a-z\-]+\s+){0,2}"
                                  r"(?:gpus|cards|graphics cards)\b)|(?<![\d.])(\d{1,2})\s+(?:of them|of those|of these)\b|"

@@ -58,7 +58,7 @@ def finetune_method(text: str) -> str | None:
 
 _GENERIC_FINETUNE = ("微调", "fine-tune", "fine tune", "finetune", "fine-tuning", "finetuning", "fine tuning", "sft")
 _DOMAINS = ("diffusion", "video", "speech", "rl", "recsys", "scientific", "rnn", "cnn", "kaggle")
-_PLATFORM_NAMES = re.compile(r"vast\.ai|ai\s*studio|lambda\s*labs|together\.ai|replicate\.com")
+_PLATFORM_NAMES = re.compile(r"vast[\s.]?ai|ai\s*studio|lambda\s*labs|together[\s.]ai|replicate\.com")
 
 
 def _first_match(text: str, ws: tuple[str, ...]) -> int | None:
