@@ -60,6 +60,13 @@ def main(argv=None) -> int:
         refused = sum(r.intent == "out_of_scope" for _, r in inscope)
         print(f"out-of-scope answered {answered}/{len(oos)} ({answered / len(oos):.3f}), "
               f"in-scope refused {refused}/{len(inscope)} ({refused / len(inscope):.3f})")
+        if args.show == "refusals":
+            for u, r in oos:
+                if r.intent not in ("out_of_scope", "unknown"):
+                    print(f"  answered ({r.query['act']}/{r.query['rule']}): {u.text}")
+            for u, r in inscope:
+                if r.intent == "out_of_scope":
+                    print(f"  refused ({u.act}): {u.text}")
     print("confusions (gold, predicted):", Counter((u.act, t.act) for u, t, _ in results if t.act != u.act)
           .most_common(12))
     if args.show:

@@ -119,6 +119,9 @@ def rule_act_and_strength(q: Query, s: Session) -> tuple[str, str]:
     """The word rules' act and how much it rests on: "command" (a short message that is only that word), "cue" (a
     word that names the act: why, compare, rent, psu…) or "default" (a guess from what is stated, or the catch-all
     question): the classifier overrules a cue when sure, and a default even when only fairly sure."""
+    if (s.awaiting == "budget" and (q.bare_number or q.need.budget)) or \
+            (s.awaiting == "workload" and q.need.workloads and not q.gpus):
+        return "refine", "command"  # the answer to the question we just asked ("5000", "NLP")
     act = _rule_act(q, s)
     if act in COMMANDS:
         return act, "command"
@@ -132,7 +135,7 @@ def rule_act_and_strength(q: Query, s: Session) -> tuple[str, str]:
 
 def _cue_for(act: str, q: Query) -> bool:
     return (act == "recommend" and "pick_request" in q.cues) or (act == "refine" and q.direction is not None) or \
-        (act == "gpu_info" and bool(q.cues & {"memory_question", "more_info"}))
+        (act == "gpu_info" and bool(q.cues & {"memory_question", "more_info"} or len(q.ordinals) == 1))
 
 
 def _rule_act(q: Query, s: Session) -> str:
