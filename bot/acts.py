@@ -195,7 +195,7 @@ def train(texts: list[str], labels: list[str], hash_: str) -> ActModel:
 
     vec = TfidfVectorizer(analyzer=ngrams, sublinear_tf=True, min_df=1, norm="l2")
     x = vec.fit_transform(texts)
-    clf = LogisticRegression(C=50, max_iter=3000)
+    clf = LogisticRegression(C=50, max_iter=3000, class_weight="balanced")
     clf.fit(x, labels)
     vocab = {k: int(v) for k, v in vec.vocabulary_.items()}
     return ActModel(vocab, vec.idf_, clf.coef_, clf.intercept_, [str(c) for c in clf.classes_], hash_)

@@ -143,6 +143,9 @@ def _rule_act(q: Query, s: Session) -> str:
     pronoun = has_any(t, words("slots", "cues", "pronoun")) and bool(s.focus or s.last_picks)
     short = len(q.text.strip()) <= SHORT
     stated = not n.is_empty() or q.bare_number is not None
+    if stated and len(q.text.strip()) > 15 and q.bare_number is None and \
+            replace(n, region=None, as_of=None, form_factor=None).is_empty():
+        stated = False  # a place or a date alone in a longer message ("best ramen in Hong Kong") is no refinement
     if q.lang_request and short and not stated and not q.ordinals and not q.gpus and \
             not (q.cues - _SMALL_CUES - {"domain", "dl", "offtopic", "pronoun"}):
         return "language"
