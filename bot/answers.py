@@ -4,6 +4,7 @@ Every sentence exists in both languages (Text); numbers come from the catalog, t
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 from dataclasses import replace
 from datetime import date
@@ -722,11 +723,16 @@ def fit(engine: Engine, name: str, need: Need, count: int, lang: str) -> Reply:
                                    f"(~{gb:g} GB).", f"可以：{setup}（{have:g} GB）能用 {label} 微调 {size} 模型（约 {gb:g} GB）。")
         else:
             lightest = options[-1]
+            cards = math.ceil(lightest[2] / g.vram_gb)
+            more = _t(lang, f" {cards}× {g.name} ({cards * g.vram_gb:g} GB) would hold it at {lightest[0]}, split "
+                            "across the cards." if cards <= 16 else "",
+                      f"{cards} 张 {g.name}（共 {cards * g.vram_gb:g} GB）按 {lightest[0]} 切分后能装下。" if cards <= 16
+                      else "")
             verdict = _t(lang, f"No: a {size} model needs about {lightest[2]:g} GB even at {lightest[0]}, and "
-                               f"{setup} has {have:g} GB. Options: a smaller model, more cards, a card with more "
+                               f"{setup} has {have:g} GB.{more} Other options: a smaller model, a card with more "
                                "memory, or renting by the hour.",
                          f"不行：{size} 模型即使用 {lightest[0]} 也要约 {lightest[2]:g} GB，{setup} 只有 {have:g} GB。"
-                         "可以换小一点的模型、加卡、换大显存的卡，或者按小时租。")
+                         f"{more}也可以换小一点的模型、换大显存的卡，或者按小时租。")
         rows = [(label, f"~{gb:g} GB", _t(lang, "fits", "装得下") if gb <= have else _t(lang, "does not fit", "装不下"))
                 for label, _, gb in options]
         if count > 1:

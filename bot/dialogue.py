@@ -434,6 +434,8 @@ class Conversation:
             top = previous
             if d == "cheaper":
                 need = replace(need, budget=Budget(top.total - 0.01, top.price.currency), min_perf=None)
+                if "same_memory" in q.cues:  # "cheaper alternative with the same VRAM"
+                    need = replace(need, min_vram_gb=max(need.min_vram_gb or 0, top.gpu.vram_gb))
                 paid = format_money(top.total, top.price.currency)
                 setup = f"{top.count}× {top.gpu.name}" if top.count > 1 else top.gpu.name
                 notes.append(Text(f"Looking below your previous top pick's {paid} ({setup}).",

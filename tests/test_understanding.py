@@ -211,3 +211,31 @@ def test_count_extractor_never_raises_and_stays_in_range(text):
     n, spans = hardware.gpu_count(chinese_numerals_to_digits(normalise(text)))
     assert n is None or 1 <= n <= 64
     assert all(0 <= a < b for a, b in spans)
+
+
+def test_a_model_too_big_for_one_card_says_how_many_would_hold_it(scorer_engine):
+    _, (reply,) = chat(scorer_engine, "how many 4090s do i need to run llama 405b")
+    assert reply.intent == "fit" and "× GeForce RTX 4090" in plain(reply)
+
+
+@pytest.mark.parametrize(("opening", "follow_up"), [("$2000 for training transformers",
+                                                     "cheaper alternative with the same vram"),
+                                                    ("预算一万五训练Transformer", "便宜点的，显存不能少")])
+def test_cheaper_with_the_same_memory(scorer_engine, opening, follow_up):
+    _, (first, cheaper) = chat(scorer_engine, opening, follow_up)
+    top = first.recommendations[0]
+    assert cheaper.recommendations
+    assert all(r.price < top.price and r.vram_gb >= top.vram_gb for r in cheaper.recommendations)
+
+
+@pytest.mark.parametrize(("opening", "follow_up", "expected"), [("预算3000训练CNN", "再加一千呢", 4000),
+                                                                ("$1500 for training CNNs", "500 more", 2000)])
+def test_a_budget_said_relative_to_the_last(scorer_engine, opening, follow_up, expected):
+    conv, _ = chat(scorer_engine, opening, follow_up)
+    assert conv.session.need.budget.amount == expected
+
+
+def test_faster_sets_the_budget_aside_and_the_next_refinement_restores_it(scorer_engine):
+    conv, (first, faster, two) = chat(scorer_engine, "$3000 for training CNNs", "faster?", "what about two cards")
+    assert faster.recommendations and conv.session.need.budget.amount == 3000
+    assert all(r.price <= 3000 and r.count == 2 for r in two.recommendations)
