@@ -1,10 +1,10 @@
-"""How much GPU memory a job needs, with the assumption stated (formulas from knowledge/, facts.md).
+"""How much GPU memory a job needs, with the assumption stated (formulas and model shapes from knowledge/).
 
 Inference: weights (params x bytes) + KV cache (2 x layers x kv_heads x head_dim x context x batch x bytes) + 20%.
 Fine-tuning: full (mixed-precision AdamW, 18 B/param), LoRA (frozen 16-bit weights + adapters), QLoRA (4-bit weights
 + adapters); activations with gradient checkpointing and the output logits; + 20% overhead.
 
-Checked against published figures in tests/test_vram.py (facts.md): 7B QLoRA ~8 GB, 7B LoRA 16-22 GB, 70B 4-bit
+Checked against published figures in tests/test_vram.py (Hugging Face, EleutherAI, the QLoRA paper): 7B QLoRA ~8 GB, 7B LoRA 16-22 GB, 70B 4-bit
 inference 40-45 GB, 70B QLoRA ~52 GB, full fine-tuning 16-18 bytes per parameter before activations."""
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ def test_lambda_relative_matches_a_reading_by_hand(model):
 
 
 def test_facts_digest_ratios(model):
-    """facts.md: RTX 4090 ≈ 1.44x an RTX 3090 on ResNet-50 and ≈ 1.79x on BERT-large."""
+    """Lambda's measured throughput: RTX 4090 ≈ 1.44x an RTX 3090 on ResNet-50 and ≈ 1.79x on BERT-large."""
     assert lambda_relative(KNOWLEDGE, ("resnet50",), "GeForce RTX 3090")["GeForce RTX 4090"] == pytest.approx(1.44,
                                                                                                               abs=0.02)
     assert lambda_relative(KNOWLEDGE, ("bert_large_squad",), "GeForce RTX 3090")["GeForce RTX 4090"] == pytest.approx(

@@ -12,7 +12,7 @@ from .conftest import KNOWLEDGE
 
 
 def test_7b_qlora_is_about_8_gb():
-    # facts.md: "7B ≈ ... 8 GB QLoRA" (order of magnitude, batch 1, short context)
+    # published figure: "7B ≈ ... 8 GB QLoRA" (order of magnitude, batch 1, short context)
     e = estimate(7, "qlora", None, KNOWLEDGE)
     assert 6 <= e.total_gb <= 10
     assert e.precision_bits == 4 and e.weights_gb == pytest.approx(3.5, abs=0.3)  # ~0.5 B/param
