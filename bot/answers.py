@@ -695,6 +695,35 @@ def _model_memory_rows(engine: Engine, need: Need) -> list[tuple[str, int | None
     return [(f"{b}-bit", b, estimate(size, "inference", b, engine.knowledge_dir).total_gb) for b in bits_list]
 
 
+def workload_verdict(spec, setup: str, have: float, lang: str) -> str:
+    """Is this much memory enough for the workload: comfortable, tight, or not enough (the guide's memory tiers)."""
+    if have >= spec.comfortable_vram_gb:
+        return _t(lang, f"Yes: {setup} has {have:g} GB, comfortable for {spec.label.en} "
+                        f"({spec.comfortable_vram_gb:g} GB is comfortable, {spec.min_vram_gb:g} GB the minimum).",
+                  f"够用：{setup} 有 {have:g} GB 显存，做{spec.label.zh}比较从容（从容需 {spec.comfortable_vram_gb:g} GB，"
+                  f"最低 {spec.min_vram_gb:g} GB）。")
+    if have >= spec.min_vram_gb:
+        return _t(lang, f"Yes, but tight: {setup} has {have:g} GB; {spec.label.en} needs {spec.min_vram_gb:g} GB "
+                        f"and {spec.comfortable_vram_gb:g} GB is comfortable.",
+                  f"能用但偏紧：{setup} 有 {have:g} GB；{spec.label.zh}最少要 {spec.min_vram_gb:g} GB，"
+                  f"{spec.comfortable_vram_gb:g} GB 才从容。")
+    return _t(lang, f"No: {setup} has {have:g} GB, below the {spec.min_vram_gb:g} GB that {spec.label.en} needs.",
+              f"不够：{setup} 只有 {have:g} GB，{spec.label.zh}至少要 {spec.min_vram_gb:g} GB。")
+
+
+def gpu_card_for(engine: Engine, need: Need, name: str, lang: str) -> Reply:
+    """A card's sheet; when the conversation has a job, led by whether the card's memory suits it ("is the 4060 Ti
+    16GB good for deep learning?", "4060ti 16g 值得买吗 跑ai")."""
+    card = gpu_card(engine, need, name, lang)
+    g = engine.catalog.get(name)
+    if g is None or not need.workloads or need.model_size_b:
+        return card
+    spec = workload_spec(engine.knowledge_dir, need.workload, need.as_of or engine.today or date.today())
+    lead = workload_verdict(spec, g.name, g.vram_gb, lang)
+    caveat = (spec.caveat.get(lang),) if spec.caveat and spec.name != "general" else ()  # "general" explains a pick
+    return replace(card, paragraphs=(lead,) + card.paragraphs + caveat)
+
+
 def fit(engine: Engine, name: str, need: Need, count: int, lang: str) -> Reply:
     """Can this card (or N of them) run or train the model / workload: a verdict first, then the numbers."""
     g = engine.catalog.get(name)
@@ -741,19 +770,7 @@ def fit(engine: Engine, name: str, need: Need, count: int, lang: str) -> Reply:
                               "多卡按层切分时显存相加，但速度不会成倍增加；消费级卡之间走 PCIe。"))
     else:
         spec = workload_spec(engine.knowledge_dir, need.workload, need.as_of or engine.today or date.today())
-        if have >= spec.comfortable_vram_gb:
-            verdict = _t(lang, f"Yes: {setup} has {have:g} GB, comfortable for {spec.label.en} "
-                               f"({spec.comfortable_vram_gb:g} GB is comfortable, {spec.min_vram_gb:g} GB the minimum).",
-                         f"够用：{setup} 有 {have:g} GB 显存，做{spec.label.zh}比较从容（从容需 {spec.comfortable_vram_gb:g} GB，"
-                         f"最低 {spec.min_vram_gb:g} GB）。")
-        elif have >= spec.min_vram_gb:
-            verdict = _t(lang, f"Yes, but tight: {setup} has {have:g} GB; {spec.label.en} needs {spec.min_vram_gb:g} GB "
-                               f"and {spec.comfortable_vram_gb:g} GB is comfortable.",
-                         f"能用但偏紧：{setup} 有 {have:g} GB；{spec.label.zh}最少要 {spec.min_vram_gb:g} GB，"
-                         f"{spec.comfortable_vram_gb:g} GB 才从容。")
-        else:
-            verdict = _t(lang, f"No: {setup} has {have:g} GB, below the {spec.min_vram_gb:g} GB that {spec.label.en} "
-                               "needs.", f"不够：{setup} 只有 {have:g} GB，{spec.label.zh}至少要 {spec.min_vram_gb:g} GB。")
+        verdict = workload_verdict(spec, setup, have, lang)
         if spec.caveat:
             bullets.append(spec.caveat.get(lang))
     header = (_t(lang, "Option", "方案"), _t(lang, "Memory", "显存"), _t(lang, "Verdict", "结论"))

@@ -397,7 +397,7 @@ class Conversation:
         return answers.gpu_card(self.engine, self.session.need, t.q.gpus[0], t.lang)
 
     def _card_advice(self, t: Turn) -> Reply:
-        card = answers.gpu_card(self.engine, self.session.need, t.q.gpus[0], t.lang)
+        card = answers.gpu_card_for(self.engine, self.session.need, t.q.gpus[0], t.lang)
         guide = answers.question(self.engine, t.q.text, t.lang)
         if guide.intent != "question" or guide.focus:
             return card  # the guide has nothing better than the card's own numbers
@@ -587,8 +587,8 @@ POLICY: tuple[Rule, ...] = (
         t.need.used is not None or t.need.vendor is not None or t.cue("software")),
          lambda c, t: c._card_advice(t)),  # "二手矿卡3090能买吗", "7900 XTX with ROCm ok?": the guide's advice + the card
     Rule("gpu-card", _acts("gpu_info", "fit", "memory", "where_to_buy", "power", "why_not", "compare", "rent"),
-         lambda c, t: bool(t.referred), lambda c, t: answers.gpu_card(c.engine, c.session.need, t.referred[0],
-                                                                       t.lang)),
+         lambda c, t: bool(t.referred), lambda c, t: answers.gpu_card_for(c.engine, c.session.need, t.referred[0],
+                                                                           t.lang)),
     Rule("question", _acts(), _always, lambda c, t: c._guide_question(t)),
 )
 POLICY_RECOMMEND = next(r.answer for r in POLICY if r.name == "recommend")

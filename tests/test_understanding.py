@@ -239,3 +239,12 @@ def test_faster_sets_the_budget_aside_and_the_next_refinement_restores_it(scorer
     conv, (first, faster, two) = chat(scorer_engine, "$3000 for training CNNs", "faster?", "what about two cards")
     assert faster.recommendations and conv.session.need.budget.amount == 3000
     assert all(r.price <= 3000 and r.count == 2 for r in two.recommendations)
+
+
+@pytest.mark.parametrize(("text", "verdict"), [("Is the 4060 Ti 16GB good for deep learning?", "16 GB"),
+                                               ("4060ti 16g 值得买吗 跑ai", "16 GB")])
+def test_a_verdict_question_about_a_card_leads_with_the_verdict(scorer_engine, text, verdict):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.intent == "gpu" and reply.paragraphs
+    lead = reply.paragraphs[0]
+    assert verdict in lead and any(w in lead for w in ("Yes", "No", "够用", "偏紧", "不够"))
