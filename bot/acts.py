@@ -185,6 +185,12 @@ def data_hash(intents_dir: Path) -> str:
         h.update(path.name.encode())
         h.update(path.read_bytes())
     h.update(Path(__file__).read_bytes())  # the features and the file format are defined here
+    # ... from what the parser reads: a change there changes the features, so the model is retrained
+    here = Path(__file__).resolve().parent
+    for path in [here / "nlu.py", *sorted((here / "slots").glob("*.py")),
+                 *sorted((intents_dir.parent / "lexicon").glob("*.yaml"))]:
+        if path.exists():
+            h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
 

@@ -99,16 +99,20 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     method = model.finetune_method(t)
     workloads = model.workloads(mask(n, gpu_spans), size, method)
     masked = mask(n, spans)
+    cues = context.cues(t)
+    vendor = hardware.vendor(mask(n, gpu_spans))
+    if gpus or ("offtopic" in cues and "dl" not in cues):
+        vendor = None  # "nvidia h100 price" names a card, "nvidia stock" a company: neither asks for a vendor
     used = context.used(t)
     if used is None:
         used = context.used(mask(n, gpu_spans, "@"))
     need = Need(budget=found.budget, workloads=workloads, model_size_b=size, finetune_method=method,
                 precision_bits=model.precision(masked), gpu_count=count, used=used,
-                vendor=hardware.vendor(mask(n, gpu_spans)), as_of=as_of, min_vram_gb=min_vram, max_power_w=cap_w,
+                vendor=vendor, as_of=as_of, min_vram_gb=min_vram, max_power_w=cap_w,
                 psu_w=psu_w, region=context.region(t), form_factor=hardware.form_factor(t))
     return Query(
         text=raw, lang=lang, need=need, traditional=is_traditional(raw), bare_number=found.bare_number,
         rejected_money=found.rejected, currency_written=found.currency_written, gpus=gpus, ordinals=context.ordinals(n),
         direction=context.direction(t) if len(gpus) < 2 else None,
-        cues=context.cues(t), lang_request=context.language_request(t),
+        cues=cues, lang_request=context.language_request(t),
         delexicalised=re.sub(r"\d+(?:[.,]\d+)*", "9", mask(n, gpu_spans, "@")).strip())
