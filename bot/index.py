@@ -19,7 +19,7 @@ from bot.catalog import Catalog
 from bot.knowledge import Passage, Source, content_hash, domain_words, load_passages
 
 log = logging.getLogger(__name__)
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3  # 3: FAISS + JSON metadata (no pickle)
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*|[\u4e00-\u9fff]+")
 _STOP = frozenset("的 了 是 在 和 与 或 吗 呢 吧 啊 我 你 他 她 它 们 这 那 有 也 就 都 要 会 能 可以 什么 怎么 如何 哪 个 "
                   "a an the is are was were be to of in on for and or with what which how do does can i you it my me "
@@ -116,26 +116,19 @@ class Index:
     manifest: Manifest
 
 
-def _faiss_cls():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from langchain_community.vectorstores import FAISS
-        from langchain_community.vectorstores.utils import DistanceStrategy
-    return FAISS, DistanceStrategy
-
-
 def is_fresh(index_dir: Path, knowledge_dir: Path, model_path: str) -> bool:
     m = Manifest.read(index_dir / "manifest.json")
     return (m is not None and m.format == INDEX_FORMAT and m.model == model_id(model_path)
             and m.content_hash == content_hash(knowledge_dir)
-            and all((index_dir / n).exists() for n in ("faiss/index.faiss", "faiss/index.pkl", "bm25", "docs.json")))
+            and all((index_dir / n).exists() for n in ("faiss/index.faiss", "faiss/docs.json", "bm25", "docs.json")))
 
 
 def build(index_dir: Path, knowledge_dir: Path, catalog: Catalog, model_path: str, embedder=None,
           progress: Callable[[str], None] | None = None) -> Manifest:
     """Build into a temporary folder, then swap it in: a crash mid-build never leaves a half-written index."""
     import bm25s
-    from langchain_core.documents import Document
+
+    from bot.vectorstore import FaissJsonStore
 
     logging.getLogger("bm25s").setLevel(logging.WARNING)
     say = progress or (lambda _msg: None)
@@ -143,10 +136,9 @@ def build(index_dir: Path, knowledge_dir: Path, catalog: Catalog, model_path: st
     say(f"{len(passages)} passages from {knowledge_dir}")
     tok = tokenizer(knowledge_dir)
     embedder = embedder or embeddings(model_path)
-    FAISS, DistanceStrategy = _faiss_cls()
-    docs = [Document(page_content=p.search_text, metadata={"id": p.id}, id=p.id) for p in passages]
-    say(f"embedding {len(docs)} passages with {Path(model_path).name}")
-    store = FAISS.from_documents(docs, embedder, distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT)
+    say(f"embedding {len(passages)} passages with {Path(model_path).name}")
+    store = FaissJsonStore.from_texts([p.search_text for p in passages], embedder,
+                                      [{"id": p.id} for p in passages], ids=[p.id for p in passages])
     say("BM25 over jieba tokens")
     bm = bm25s.BM25()
     bm.index([tok(p.search_text) or ["_"] for p in passages], show_progress=False)
@@ -154,7 +146,7 @@ def build(index_dir: Path, knowledge_dir: Path, catalog: Catalog, model_path: st
     index_dir.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=index_dir))
     try:
-        store.save_local(str(tmp / "faiss"))
+        store.save(tmp / "faiss")
         bm.save(str(tmp / "bm25"))
         (tmp / "docs.json").write_text(json.dumps([_passage_json(p) for p in passages], ensure_ascii=False),
                                        encoding="utf-8")
@@ -190,9 +182,10 @@ def _passage_from_json(d: dict) -> Passage:
 def load(index_dir: Path, knowledge_dir: Path, model_path: str, embedder=None) -> Index:
     import bm25s
 
-    FAISS, _ = _faiss_cls()
+    from bot.vectorstore import FaissJsonStore
+
     embedder = embedder or embeddings(model_path)
-    store = FAISS.load_local(str(index_dir / "faiss"), embedder, allow_dangerous_deserialization=True)
+    store = FaissJsonStore.load(index_dir / "faiss", embedder)  # JSON and faiss's own format: nothing unpickled
     bm = bm25s.BM25.load(str(index_dir / "bm25"))
     passages = [_passage_from_json(d) for d in json.loads((index_dir / "docs.json").read_text(encoding="utf-8"))]
     manifest = Manifest.read(index_dir / "manifest.json")

@@ -131,7 +131,8 @@ def _cut_long_line(line: str, limit: int) -> list[str]:
 
 
 def as_json(reply: Reply) -> dict:
-    """The object scripts rely on (design.md): reply, lang, intent, sources, query, recommendations."""
+    """The object scripts rely on (docs/architecture.md, "The JSON interface"): reply, lang, intent, sources, query,
+    recommendations."""
     return {
         "reply": plain(reply),
         "lang": reply.lang,

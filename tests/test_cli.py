@@ -1,4 +1,5 @@
-"""The CLI end to end, as scripts use it: real processes, real index and model, the JSON contract of design.md."""
+"""The CLI end to end, as scripts use it: real processes, real index and model, the JSON contract of
+docs/architecture.md ("The JSON interface")."""
 
 from __future__ import annotations
 

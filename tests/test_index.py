@@ -89,3 +89,21 @@ def test_tokenizer_keeps_domain_words():
     tok = index.tokenizer(KNOWLEDGE)
     tokens = tok("显存带宽和张量核心，RTX 4090 的 fp16")
     assert "显存" in tokens and "张量核心" in tokens and "4090" in tokens and "fp16" in tokens
+
+
+def test_nothing_is_unpickled_and_tampered_metadata_is_refused(small, caplog):
+    kb, out, catalog, model, emb = small
+    index.ensure(out, kb, catalog, model, embedder=emb)
+    assert not list(out.rglob("*.pkl")) and not list(out.rglob("*.pickle"))
+    docs = out / "faiss" / "docs.json"
+    docs.write_text('[{"id": "only-one"}]', encoding="utf-8")  # tampered: disagrees with the vectors
+    idx = index.ensure(out, kb, catalog, model, embedder=emb)
+    assert idx.faiss.index.ntotal == len(idx.passages) == len(idx.faiss.docs)
+    assert any("unreadable" in r.message for r in caplog.records)
+
+
+def test_the_vector_store_searches_like_a_langchain_store(small):
+    kb, out, catalog, model, emb = small
+    idx = index.ensure(out, kb, catalog, model, embedder=emb)
+    hits = idx.faiss.similarity_search_with_score(idx.passages[0].search_text, k=3)
+    assert hits and hits[0][0].id == idx.passages[0].id and hits[0][1] > 0.99
