@@ -331,7 +331,7 @@ def _load_price_log(path: Path) -> dict[str, list[Price]]:
 _FX_COLUMNS = ("date", "currency", "per_usd", "source")
 
 
-def _load_fx(path: Path) -> FxTable:
+def load_fx(path: Path) -> FxTable:
     """knowledge/fx.csv: `date,currency,per_usd,source`, one rate a row (units of `currency` per 1 USD)."""
     from bot.need import CURRENCIES as FX_CURRENCIES
 
@@ -519,7 +519,7 @@ def load_catalog(knowledge_dir: Path, user_catalog: Path | None = None) -> Catal
         gpus[g.name] = replace(g, prices=g.prices + tuple(log.get(g.name, ())))
     if user_catalog is not None:
         gpus = _merge_user_rows(gpus, Path(user_catalog))
-    return Catalog(list(gpus.values()), _load_fx(knowledge_dir / "fx.csv"))
+    return Catalog(list(gpus.values()), load_fx(knowledge_dir / "fx.csv"))
 
 
 _cache: dict[tuple, Catalog] = {}

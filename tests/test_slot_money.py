@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from bot.catalog import CatalogError, FxRate, FxTable, _load_fx
+from bot.catalog import CatalogError, FxRate, FxTable, load_fx
 from bot.i18n import money
 from bot.need import CURRENCIES, Budget
 from bot.nlu import chinese_numerals_to_digits, detect_language, normalise
@@ -440,7 +440,7 @@ def test_never_raises_and_never_a_nonsense_budget(text, lang, normalised):
 # --- exchange rates (knowledge/fx.csv) -------------------------------------------------------------------------------
 
 def test_fx_file_has_every_currency_for_2024_and_2025():
-    fx = _load_fx(KNOWLEDGE / "fx.csv")
+    fx = load_fx(KNOWLEDGE / "fx.csv")
     assert set(fx.currencies) == set(CURRENCIES)
     for year in (2024, 2025):
         on = date(year, 1, 31)
@@ -492,7 +492,7 @@ def test_fx_file_errors_name_the_place(tmp_path, csv, line, column):
     p = tmp_path / "fx.csv"
     p.write_text(csv, encoding="utf-8")
     with pytest.raises(CatalogError) as e:
-        _load_fx(p)
+        load_fx(p)
     assert (e.value.line, e.value.column) == (line, column)
 
 

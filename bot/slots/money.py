@@ -17,9 +17,9 @@ are not money at all."""
 
 from __future__ import annotations
 
-import csv
 import re
 from dataclasses import dataclass, replace
+from datetime import date
 from functools import lru_cache
 
 from bot.need import Budget
@@ -159,21 +159,15 @@ def _grammar() -> _Grammar:
 
 @lru_cache(maxsize=1)
 def _per_usd() -> dict[str, float]:
-    """The latest units of each currency per USD in knowledge/fx.csv, for the dollars'-worth ceiling. (The catalog
-    validates the file; slots may not import it, so this reads the two columns it needs and skips what it cannot.)"""
-    latest: dict[str, tuple[str, float]] = {}
+    """The latest units of each currency per USD, for the dollars'-worth ceiling: the catalog's own reading of
+    knowledge/fx.csv (an unreadable file leaves only the per-currency ceiling)."""
+    from bot.catalog import CatalogError, load_fx
+
     try:
-        with open(LEXICON_DIR.parent / "fx.csv", encoding="utf-8-sig", newline="") as f:
-            for row in csv.DictReader(f):
-                try:
-                    cur, on, rate = row["currency"].strip().upper(), row["date"].strip(), float(row["per_usd"])
-                except (KeyError, AttributeError, TypeError, ValueError):
-                    continue
-                if rate > 0 and on >= latest.get(cur, ("", 0.0))[0]:
-                    latest[cur] = (on, rate)
-    except (OSError, UnicodeDecodeError, csv.Error):
+        fx = load_fx(LEXICON_DIR.parent / "fx.csv")
+    except (CatalogError, OSError):
         return {}
-    return {cur: rate for cur, (_, rate) in latest.items()}
+    return {cur: fx.per_usd(cur, date.max) for cur in fx.currencies}
 
 
 def too_large(amount: float, currency: str) -> bool:
