@@ -231,7 +231,7 @@ class Conversation:
     def _relative_budget(self, q: Query, need: Need) -> Need:
         """"再加一千呢", "$500 more", "少两千": the amount moves the budget on the table, it is not a new budget."""
         old = self.session.need.budget
-        if old is None or need.budget is None or "加到" in q.text:
+        if old is None or need.budget is None or has_any(normalise(q.text), words("slots", "budget_to")):
             return need
         up, down = "budget_up" in q.cues, "budget_down" in q.cues
         if up == down or need.budget.amount >= old.amount and not up:

@@ -58,7 +58,6 @@ def finetune_method(text: str) -> str | None:
 
 _GENERIC_FINETUNE = ("微调", "fine-tune", "fine tune", "finetune", "fine-tuning", "finetuning", "fine tuning", "sft")
 _DOMAINS = ("diffusion", "video", "speech", "rl", "recsys", "scientific", "rnn", "cnn", "kaggle")
-_PLATFORM_NAMES = re.compile(r"vast[\s.]?ai|ai\s*studio|lambda\s*labs|together[\s.]ai|replicate\.com")
 
 
 def _first_match(text: str, ws: tuple[str, ...]) -> int | None:
@@ -69,7 +68,7 @@ def _first_match(text: str, ws: tuple[str, ...]) -> int | None:
 def workloads(text: str, size: float | None, method: str | None) -> tuple[str, ...]:
     """The workloads the text names, in the order it names them. Generic words ('微调', 'inference') mean LLM work
     only when an LLM is meant (an LLM word or a model size); 'deep learning' alone is `general`."""
-    text = _PLATFORM_NAMES.sub(" ", text)
+    text = words_pattern(words("slots", "platform_names")).sub(" ", text)
     lex = load("workloads")
     spans = {w: m.span() for w in WORKLOADS if w in lex and (m := words_pattern(lex[w]).search(text))}
     # a word inside a longer one names nothing of its own ("图像" in "图像生成" is not computer vision)
