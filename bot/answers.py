@@ -729,6 +729,160 @@ def fit(engine: Engine, name: str, need: Need, count: int, lang: str) -> Reply:
     g = engine.catalog.get(name)
     if g is None:
         return unknown(lang)
+    training = need.workload == "llm_finetune" or need.finetune_method
+    if need.model_size_b and not training and need.workload in (None, "llm_inference", "inference", "general"):
+        model = _model_of(engine, need)
+        if model is not None and model.kind == "llm":
+            return _llm_fit(engine, g, model, need, count, lang)
+    if need.model and not training:
+        model = _model_of(engine, need)
+        if model is not None and model.kind != "llm" and model.image_infer_gb:
+            return _image_fit(engine, g, model, count, lang)
+    return _fit_by_memory(engine, g, need, count, lang)
+
+
+def _model_of(engine: Engine, need: Need):
+    from bot.fit import generic_model
+    from bot.models import load_models
+
+    if need.model:
+        m = load_models(engine.knowledge_dir).get(need.model)
+        if m is not None and (not need.model_size_b or abs(m.params_b / need.model_size_b - 1) <= 0.15):
+            return m
+    return generic_model(need.model_size_b, engine.knowledge_dir) if need.model_size_b else None
+
+
+_BASIS = {"measured": Text("measured", "实测"), "calibrated": Text("estimate calibrated on measurements", "按实测校准的估算"),
+          "formula": Text("formula only", "仅公式估算")}
+
+
+def _tps(v: float | None) -> str:
+    """Realistic precision: two significant figures for an estimate ('~35', '~4.2', '~120')."""
+    if v is None:
+        return "?"
+    if v >= 100:
+        return f"{round(v, -1):,.0f}"
+    if v >= 10:
+        return f"{v:.0f}"
+    return f"{v:.1f}"
+
+
+def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -> Reply:
+    """A verdict on running an LLM locally: the format to use and its speed, then every format on the ladder."""
+    from bot.fit import default_quant
+    from bot.fit import fit as estimate_fit
+    from bot.models import load_models
+
+    table = load_models(engine.knowledge_dir)
+    quant = table.quant(need.quant) if need.quant else (table.quant_for_bits(need.precision_bits)
+                                                          if need.precision_bits else None)
+    ans = estimate_fit(g, model, engine.knowledge_dir, count, quant, need.context_tokens)
+    c = ans.chosen
+    q = table.quant(c.quant)
+    setup = f"{count}× {g.name}" if count > 1 else g.name
+    name_en, name_zh = model.label("en"), model.label("zh")
+    basis = _BASIS[c.basis].get(lang)
+    speed_en = f"about {_tps(c.decode_tokens_per_s)} tokens/s when generating ({basis})"
+    speed_zh = f"生成速度约 {_tps(c.decode_tokens_per_s)} tokens/s（{basis}）"
+    usual = next((e for e in ans.ladder if e.quant == default_quant(model, engine.knowledge_dir, table).code), None)
+    if c.fits:
+        squeezed = not ans.asked_quant and q.bits < 4
+        if squeezed:
+            verdict = _t(lang, f"Only just: {setup} ({c.vram_gb:g} GB) fits {name_en} only at {q.label_en} (~{c.total_gb:g} "
+                               f"GB), {speed_en}, and quality drops noticeably at 3-bit and below.",
+                         f"勉强：{setup}（{c.vram_gb:g} GB）只能用 {q.label_zh}（约 {c.total_gb:g} GB）装下 {name_zh}，"
+                         f"{speed_zh}；3 位及以下量化质量下降明显。")
+            if usual and usual.decode_tokens_per_s:
+                uq = table.quant(usual.quant)
+                verdict += _t(lang, f" At the usual {uq.label_en} it needs ~{usual.total_gb:g} GB: {usual.offload_gb:g} GB "
+                                    f"would sit in system RAM and it runs at about {_tps(usual.decode_tokens_per_s)} "
+                                    f"tokens/s. A {_card_size_for(engine, usual.total_gb / count):g} GB card runs it properly.",
+                              f"按常用的 {uq.label_zh} 要约 {usual.total_gb:g} GB：有 {usual.offload_gb:g} GB 得放在内存里，"
+                              f"速度约 {_tps(usual.decode_tokens_per_s)} tokens/s。"
+                              f"{_card_size_for(engine, usual.total_gb / count):g} GB 显存的卡才能跑得舒服。")
+        else:
+            verdict = _t(lang, f"Yes: {setup} ({c.vram_gb:g} GB) runs {name_en} at {q.label_en} (~{c.total_gb:g} GB), "
+                               f"{speed_en}.",
+                         f"可以：{setup}（{c.vram_gb:g} GB）能跑 {name_zh}，{q.label_zh}（约 {c.total_gb:g} GB），{speed_zh}。")
+        better = ans.best_fitting
+        if better and better.quant != c.quant and better.bits_per_weight > c.bits_per_weight:
+            bq = table.quant(better.quant)
+            verdict += _t(lang, f" There is room for {bq.label_en} too (~{better.total_gb:g} GB, "
+                                f"~{_tps(better.decode_tokens_per_s)} tokens/s).",
+                          f"显存还够跑 {bq.label_zh}（约 {better.total_gb:g} GB，约 {_tps(better.decode_tokens_per_s)} tokens/s）。")
+    else:
+        more = ""
+        if ans.cards_needed:
+            n = ans.cards_needed
+            more = _t(lang, f" {n}× {g.name} ({n * g.vram_gb:g} GB) would hold it, split by layers.",
+                      f"{n} 张 {g.name}（共 {n * g.vram_gb:g} GB）按层切分能装下。")
+        offload = ""
+        if c.decode_tokens_per_s:
+            offload = _t(lang, f" With {c.offload_gb:g} GB offloaded to system RAM it still runs, at about "
+                               f"{_tps(c.decode_tokens_per_s)} tokens/s (slow).",
+                         f"把 {c.offload_gb:g} GB 放到内存里（CPU 计算）也能跑，但只有约 {_tps(c.decode_tokens_per_s)} tokens/s，很慢。")
+        verdict = _t(lang, f"No: {name_en} at {q.label_en} needs about {c.total_gb:g} GB and {setup} has "
+                           f"{c.vram_gb:g} GB.{more}{offload} Other options: a smaller model, a card with more memory, "
+                           "or renting by the hour.",
+                     f"不行：{name_zh} 用 {q.label_zh} 也要约 {c.total_gb:g} GB，{setup} 只有 {c.vram_gb:g} GB。"
+                     f"{more}{offload}也可以换小一点的模型、换大显存的卡，或者按小时租。")
+    rows = []
+    for e in ans.ladder:
+        eq = table.quant(e.quant)
+        rows.append((eq.label(lang), f"~{e.total_gb:g} GB",
+                     _t(lang, "fits", "装得下") if e.fits else _t(lang, f"no (+{e.offload_gb:g} GB)", f"装不下（差 {e.offload_gb:g} GB）"),
+                     f"~{_tps(e.decode_tokens_per_s)}" if e.fits and e.decode_tokens_per_s else "—"))
+    header = (_t(lang, "Format", "格式"), _t(lang, "Memory", "显存"), _t(lang, "Fits", "装得下吗"),
+              _t(lang, "tokens/s", "tokens/s"))
+    bullets = []
+    if c.prefill_tokens_per_s:
+        bullets.append(_t(lang, f"Reading the prompt: about {_tps(c.prefill_tokens_per_s)} tokens/s.",
+                          f"读入提示词：约 {_tps(c.prefill_tokens_per_s)} tokens/s。"))
+    if model.licence or model.gated:
+        bullets.append(_t(lang, f"Licence: {model.licence}" + (" (gated: accept the terms on Hugging Face)" if model.gated else ""),
+                          f"许可：{model.licence}" + ("（需在 Hugging Face 上同意条款后下载）" if model.gated else "")))
+    sources = [Source(f"{g.name} — specs", u) for u in g.sources[:1]]
+    sources += [Source(f"{model.name} — config", u) for u in model.sources[:1]]
+    sources += [Source(f"{m.gpu} {m.model} {m.quant} — {m.test}", m.url) for m in c.measured[:2]]
+    sources.append(Source("llama.cpp quantize — bits per weight", q.source))
+    data = c.to_json(lang) | {"ladder": [e.to_json(lang) for e in ans.ladder], "cards_needed": ans.cards_needed}
+    return Reply("fit", lang, title=_t(lang, f"{setup} × {name_en}: will it run?", f"{setup} 跑 {name_zh} 行吗？"),
+                 paragraphs=(verdict,), table=Table(header, tuple(rows)), bullets=tuple(bullets),
+                 footer=tuple(a.get(lang) for a in c.assumptions), sources=tuple(dict.fromkeys(sources)),
+                 focus=g.name, fit=data)
+
+
+def _card_size_for(engine: Engine, gb: float) -> float:
+    """The smallest memory size cards are sold with that holds `gb` (21 GB -> 24 GB)."""
+    return min((g.vram_gb for g in engine.catalog if g.vram_gb >= gb and g.segment != "mac"), default=math.ceil(gb))
+
+
+def _image_fit(engine: Engine, g: GPU, model, count: int, lang: str) -> Reply:
+    """Image and video models: the memory their inference needs at 16-bit against the card (one card: these
+    pipelines do not split across cards easily)."""
+    need_gb = model.image_infer_gb
+    ok = g.vram_gb >= need_gb
+    verdict = _t(lang, f"{'Yes' if ok else 'Not at 16-bit'}: {model.name} needs about {need_gb:g} GB for inference at "
+                       f"16-bit and {g.name} has {g.vram_gb:g} GB." + ("" if ok else " Lower-memory options exist "
+                                                                         "(FP8/NF4 weights, CPU offload): slower."),
+                 f"{'可以' if ok else '16 位跑不下'}：{model.name} 16 位推理约需 {need_gb:g} GB，{g.name} 有 {g.vram_gb:g} GB。"
+                 + ("" if ok else "可以用低显存方案（FP8/NF4 权重、CPU offload），速度会慢。"))
+    bullets = []
+    if model.image_lora_gb:
+        bullets.append(_t(lang, f"LoRA training needs about {model.image_lora_gb:g} GB.",
+                          f"LoRA 训练约需 {model.image_lora_gb:g} GB。"))
+    if model.notes and lang == "en":  # the model table's notes are in English
+        bullets.append(model.notes)
+    return Reply("fit", lang, title=_t(lang, f"{g.name} × {model.name}: will it run?", f"{g.name} 跑 {model.name} 行吗？"),
+                 paragraphs=(verdict,), bullets=tuple(bullets),
+                 sources=tuple(Source(f"{model.name}", u) for u in model.sources[:2]), focus=g.name,
+                 fit={"gpu": g.name, "count": count, "model": model.name, "vram_gb": g.vram_gb, "fits": ok,
+                      "total_gb": need_gb, "basis": "published figure"})
+
+
+def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) -> Reply:
+    """Fine-tuning and workloads without a known model: memory against the formulas of bot.vram and the guide's
+    memory tiers."""
     have = g.vram_gb * count
     setup = f"{count}× {g.name}" if count > 1 else g.name
     rows, bullets = [], []

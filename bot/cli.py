@@ -134,6 +134,44 @@ def cmd_gpus(args) -> int:
     return 0
 
 
+def cmd_fit(args) -> int:
+    """`gpu-advisor fit GPU MODEL`: the same answer as "can a GPU run MODEL?" in the chat, from named arguments."""
+    from bot import answers, render
+    from bot.fit import resolve_model
+    from bot.need import Need
+
+    engine = _engine()
+    lang = args.lang
+    gpu = engine.catalog.lookup(args.gpu) or next(iter(engine.catalog.mentions(args.gpu)), None)
+    if gpu is None:
+        print(f"gpu-advisor: no GPU called '{args.gpu}' in the catalog (try `gpu-advisor gpus`)", file=sys.stderr)
+        return 2
+    model = resolve_model(args.model, engine.knowledge_dir)
+    if model is None:
+        print(f"gpu-advisor: no model called '{args.model}'; give a name from knowledge/models.csv or a size such "
+              "as 8b", file=sys.stderr)
+        return 2
+    quant = None
+    if args.quant:
+        from bot.models import load_models
+
+        table = load_models(engine.knowledge_dir)
+        q = table.quant(args.quant.upper()) or next((q for q in table.quants if args.quant.lower() in q.aliases), None)
+        if q is None:
+            print(f"gpu-advisor: unknown format '{args.quant}'; one of {', '.join(q.code for q in table.quants)}",
+                  file=sys.stderr)
+            return 2
+        quant = q.code
+    need = Need(workloads=("llm_inference",) if model.kind == "llm" else (), model_size_b=model.params_b,
+                model=None if model.generic else model.name, quant=quant, context_tokens=args.context)
+    reply = answers.fit(engine, gpu.name, need, args.count, lang)
+    if args.json:
+        _print_json(reply.fit or render.as_json(reply))
+    else:
+        print(render.plain(reply))
+    return 0
+
+
 def cmd_index(args) -> int:
     from bot import acts, index
     from bot.catalog import load_catalog
@@ -215,6 +253,17 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--json", action="store_true")
     g.add_argument("--as-of", type=_as_of)
     g.set_defaults(func=cmd_gpus)
+
+    f = sub.add_parser("fit", help="can a GPU (or N of them) run a model: memory, fit and tokens/s")
+    f.add_argument("gpu", help="a GPU name as in `gpu-advisor gpus` ('4090', 'rtx 3060 12g')")
+    f.add_argument("model", help="a model ('qwen2.5 32b', 'llama 3.1 70b') or a size ('8b')")
+    f.add_argument("--quant", help="format: F16, Q8_0, Q6_K, Q5_K_M, Q4_K_M, Q4_0, AWQ, Q3_K_M, Q2_K (default: what "
+                                   "people run: Q4_K_M from 7B up)")
+    f.add_argument("--count", type=int, default=1, help="identical cards, model split by layers (default 1)")
+    f.add_argument("--context", type=int, help="context length in tokens (default 4096)")
+    f.add_argument("--lang", choices=("en", "zh"), default="en")
+    f.add_argument("--json", action="store_true", help="print the numbers as one JSON object")
+    f.set_defaults(func=cmd_fit)
 
     i = sub.add_parser("index", help="build the retrieval index (ensure: only when missing or stale)")
     i.add_argument("action", choices=("build", "ensure", "status"), nargs="?", default="build")

@@ -337,7 +337,8 @@ class Conversation:
                "finetune_method": n.finetune_method, "precision_bits": n.precision_bits, "gpu_count": n.gpu_count,
                "used": n.used, "vendor": n.vendor, "as_of": n.as_of.isoformat() if n.as_of else None,
                "min_vram_gb": n.min_vram_gb, "max_power_w": n.max_power_w, "psu_w": n.psu_w, "region": n.region,
-               "form_factor": n.form_factor, "lang": s.lang, "gpus": list(t.q.gpus), "cues": sorted(t.q.cues),
+               "form_factor": n.form_factor, "model": n.model, "quant": n.quant, "context_tokens": n.context_tokens,
+               "lang": s.lang, "gpus": list(t.q.gpus), "cues": sorted(t.q.cues),
                "act": t.act, "rule": rule, "message_slots": t.q.slots()}
         if t.guess:
             out["act_confidence"] = round(t.guess.confidence, 3)

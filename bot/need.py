@@ -58,6 +58,9 @@ class Need:
     region: str | None = None
     form_factor: str | None = None
     min_perf: float | None = None  # strictly faster than this relative speed ("faster?" after a pick)
+    model: str | None = None  # a model of knowledge/models.csv, by its canonical name
+    quant: str | None = None  # a quantisation format code of knowledge/quants.csv ("Q4_K_M")
+    context_tokens: int | None = None
 
     @property
     def workload(self) -> str | None:
@@ -88,12 +91,17 @@ class Need:
                 llm_now = bool(set(turn.workloads) & set(LLM_WORKLOADS))
                 drop = {"vendor": None, "min_perf": None, "min_vram_gb": None}
                 if llm_before != llm_now:
-                    drop.update(model_size_b=None, finetune_method=None, precision_bits=None)
+                    drop.update(model_size_b=None, finetune_method=None, precision_bits=None, model=None, quant=None,
+                                context_tokens=None)
                 elif "llm_finetune" not in turn.workloads:
                     drop.update(finetune_method=None)
                 base = replace(base, **drop)
             if turn.budget is not None:
                 base = replace(base, min_perf=None)
+        if turn.model_size_b is not None and turn.model is None:
+            base = replace(base, model=None)  # "what about 14B?": another size, not the model named before
+        if turn.precision_bits is not None and turn.quant is None:
+            base = replace(base, quant=None)
         return replace(base, **turn.stated())
 
     # --- JSON (the session store, `--json`) ------------------------------------------------------------------------

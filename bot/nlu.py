@@ -46,6 +46,8 @@ class Query:
         """The labelled-slot view (knowledge/intents/README.md): what the message states, JSON-ready."""
         out = {}
         for k, v in self.need.stated().items():
+            if k in ("model", "quant", "context_tokens"):
+                continue  # not labelled in knowledge/intents (the model table's own tests cover them)
             if k == "budget":
                 v = {"amount": v.amount, "currency": v.currency, **({"low": v.low} if v.low else {})}
             elif k == "as_of":
@@ -84,7 +86,11 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
 
     gpus, gpu_spans = hardware.gpus(n, catalog)
     size, size_spans = model.model_size(mask(n, gpu_spans))
-    spans = gpu_spans + size_spans
+    model_name, model_params, name_spans = model.named_model(mask(n, gpu_spans))
+    if size is None and model_params is not None:
+        size = model_params  # "deepseek r1": the table knows its size
+    ctx, ctx_spans = model.context_tokens(mask(n, gpu_spans))
+    spans = gpu_spans + size_spans + name_spans + ctx_spans
     min_vram, vram_spans = hardware.min_vram(mask(n, spans))
     spans += vram_spans
     as_of, date_spans = context.as_of(mask(n, spans), today)
@@ -109,7 +115,8 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     need = Need(budget=found.budget, workloads=workloads, model_size_b=size, finetune_method=method,
                 precision_bits=model.precision(masked), gpu_count=count, used=used,
                 vendor=vendor, as_of=as_of, min_vram_gb=min_vram, max_power_w=cap_w,
-                psu_w=psu_w, region=context.region(t), form_factor=hardware.form_factor(t))
+                psu_w=psu_w, region=context.region(t), form_factor=hardware.form_factor(t), model=model_name,
+                quant=model.quant_format(masked), context_tokens=ctx)
     return Query(
         text=raw, lang=lang, need=need, traditional=is_traditional(raw), bare_number=found.bare_number,
         rejected_money=found.rejected, currency_written=found.currency_written, gpus=gpus, ordinals=context.ordinals(n),

@@ -142,4 +142,4 @@ def as_json(reply: Reply) -> dict:
         "recommendations": [asdict(r) | {"reasons": list(r.reasons), "caveats": list(r.caveats)}
                             for r in reply.recommendations],
         "suggestions": list(reply.suggestions),
-    }
+    } | ({"fit": reply.fit} if reply.fit is not None else {})

@@ -121,3 +121,53 @@ def workloads(text: str, size: float | None, method: str | None) -> tuple[str, .
     if not found and "general" in at:
         found["general"] = at["general"]
     return tuple(w for w, _ in sorted(found.items(), key=lambda kv: kv[1]))
+
+
+def _table():
+    from bot.models import load_models
+    from bot.slots.lexicon import LEXICON_DIR
+
+    return load_models(LEXICON_DIR.parent)
+
+
+def named_model(text: str) -> tuple[str | None, float | None, Spans]:
+    """A model from knowledge/models.csv named in the text ('qwen2.5-32b-instruct', '千问 72B', 'deepseek r1'):
+    its canonical name and, for a language model, its total parameters (an image model's size is not an LLM size)."""
+    table = _table()
+    found = table.find_mention(text)
+    if found is not None:
+        spec, span = found
+        return spec.name, spec.params_b if spec.kind == "llm" else None, [span]
+    size, _ = model_size(text)
+    if size:
+        for family, ws in load("slots")["model_families"].items():
+            m = words_pattern(ws).search(text)
+            spec = table.of_family(family, size) if m else None
+            if spec is not None:
+                return spec.name, spec.params_b, [m.span()]
+    return None, None, []
+
+
+def quant_format(text: str) -> str | None:
+    """The quantisation format the text names ('Q5_K_M', 'awq', '4-bit' -> Q4_K_M), by the longest alias."""
+    best = None
+    for q in _table().quants:
+        for a in (q.code.lower(),) + q.aliases:
+            m = re.search(r"(?<![a-z0-9])" + re.escape(a) + r"(?![a-z0-9])", text)
+            if m and (best is None or len(a) > best[0]):
+                best = (len(a), q.code)
+    return best[1] if best else None
+
+
+_CONTEXT = re.compile(r"(\d{1,4})\s*k\s*(?:tokens?\s*)?(?:context|ctx|上下文|的上下文)|"
+                      r"(?:context|ctx|上下文)\s*(?:length|长度|window|窗口)?\s*(?:of|=|:|：|is|为|是|到|开到)?\s*"
+                      r"(\d{1,4})\s*k(?![a-z])")
+
+
+def context_tokens(text: str) -> tuple[int | None, Spans]:
+    """A context length ('32k context', '上下文 128k'): tokens."""
+    m = _CONTEXT.search(text)
+    if not m:
+        return None, []
+    k = int(m[1] or m[2])
+    return (k * 1024 if 1 <= k <= 2048 else None), [m.span()]
