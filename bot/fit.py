@@ -334,12 +334,14 @@ def estimate(gpu: GPU, model: ModelSpec, quant: Quant, knowledge_dir: Path, coun
     sm = speed_model(knowledge_dir)
     read_gb = model.active_b * quant.bits_per_weight / 8  # GB read per generated token
     on_cpu = min(read_gb, read_gb * offload / weights) if weights else 0.0
-    decode = decode_speed(read_gb, gpu.mem_bandwidth_gbs, group, count, sm, knowledge_dir, on_cpu)
+    unified = gpu.segment == "mac"  # no separate system RAM to offload to
+    decode = None if unified and offload else \
+        decode_speed(read_gb, gpu.mem_bandwidth_gbs, group, count, sm, knowledge_dir, on_cpu)
     prefill = None if offload else prefill_speed(model.active_b, compute_tflops(gpu), group, sm)
     own = sm.trained_on.get(group, 0) >= MIN_ROWS_CALIBRATED
     basis = "calibrated" if own and quant.kind != "gptq" else "formula"
     measured = tuple(m for m in (load_measurements(knowledge_dir) if use_measured else ())
-                     if m.gpu == gpu.name and m.count == count and m.quant == quant.code
+                     if m.gpu in (gpu.name, gpu.architecture) and m.count == count and m.quant == quant.code
                      and abs(m.params_b / model.params_b - 1) <= 0.08)
     dec_meas = [m.tokens_per_s for m in measured if m.test == "decode"]
     pre_meas = [m.tokens_per_s for m in measured if m.test == "prefill"]
@@ -351,7 +353,11 @@ def estimate(gpu: GPU, model: ModelSpec, quant: Quant, knowledge_dir: Path, coun
         gpu.name, count, model.name, model.params_b, model.active_b, quant.code, quant.bits_per_weight, ctx,
         round(weights, 1), round(kv, 1), round(overhead, 1), round(total, 1), round(vram, 1), fits, round(offload, 1),
         _round_speed(decode), _round_speed(prefill), basis, measured,
-        _assumptions(model, quant, ctx, count, group, basis, offload, sm, knowledge_dir))
+        _assumptions(model, quant, ctx, count, group, basis, 0.0 if unified else offload, sm, knowledge_dir)
+        + ((Text(f"a Mac's GPU may use about {float(s['unified_memory_gpu_share']):.0%} of its {gpu.vram_gb:g} GB "
+                 "unified memory by default (raised with `sudo sysctl iogpu.wired_limit_mb=...`)",
+                 f"Mac 的 GPU 默认最多使用约 {float(s['unified_memory_gpu_share']):.0%} 的统一内存（共 {gpu.vram_gb:g} GB），"
+                 "可用 `sudo sysctl iogpu.wired_limit_mb=...` 调高"),) if unified else ()))
 
 
 def _round_speed(v: float | None) -> float | None:
@@ -429,7 +435,7 @@ def fit(gpu: GPU, model: ModelSpec, knowledge_dir: Path, count: int = 1, quant: 
             lower = [e for e in ladder if e.fits and e.bits_per_weight < default.bits_per_weight]
             chosen = lower[0] if lower else chosen
     need = None
-    if not chosen.fits:
+    if not chosen.fits and gpu.segment != "mac":
         for n in (2, 3, 4, 6, 8, 16):
             w, kv, oh = memory(model, table.quant(chosen.quant), chosen.context, n, knowledge_dir)
             if n > count and w + kv + oh <= usable_memory_gb(gpu, knowledge_dir) * n:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,6 +27,7 @@ class PerfModel:
     reference_gpu: str
     families: dict[str, Family]
     default_vendors: tuple[str, ...]
+    fp16_training_since: date | None = None  # from then, cards with crippled FP16 are not picked for training
 
     def relative(self, gpu: GPU, family: str, reference: GPU, count: int = 1) -> float | None:
         """Speed of `count` x `gpu` relative to one reference card; None when the specs to judge are missing."""
@@ -120,4 +122,6 @@ def load_perf_model(knowledge_dir: Path) -> PerfModel:
         e = spec["exponents"]
         fams[name] = Family(name, float(e["tensor"]), float(e["bandwidth"]), float(e["fp32"]),
                             tuple(spec.get("benchmarks") or ()), float(spec.get("multi_gpu_efficiency", 1.0)))
-    return PerfModel(data["reference_gpu"], fams, tuple(data.get("default_vendors") or ()))
+    since = data.get("fp16_training_since")
+    return PerfModel(data["reference_gpu"], fams, tuple(data.get("default_vendors") or ()),
+                     since if isinstance(since, date) else (date.fromisoformat(since) if since else None))

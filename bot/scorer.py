@@ -37,6 +37,7 @@ class WorkloadSpec:
     default_precision_bits: int | None
     caveat: Text | None = None
     quantised_default: tuple[int, float] | None = None  # (bits, from this many billion parameters)
+    trains: bool = True  # the workload trains models (False: inference only)
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ def workload_spec(knowledge_dir: Path, workload: str | None, on: date) -> Worklo
                         data.get("default_precision_bits"),
                         Text(data["caveat"]["en"], data["caveat"]["zh"]) if data.get("caveat") else None,
                         (int(data["quantised_default"]["bits"]), float(data["quantised_default"]["from_params_b"]))
-                        if data.get("quantised_default") else None)
+                        if data.get("quantised_default") else None, bool(data.get("trains", True)))
 
 
 def memory_needed(need: Need, spec: WorkloadSpec, knowledge_dir: Path, on: date | None = None
@@ -117,16 +118,55 @@ def memory_needed(need: Need, spec: WorkloadSpec, knowledge_dir: Path, on: date 
     for other in need.workloads[1:]:
         needed = max(needed, workload_spec(knowledge_dir, other, on or date.today()).min_vram_gb)
     llm = next((w for w in need.workloads if w in LLM_WORKLOADS), None)
+    count = max(1, need.gpu_count or 1)
     if llm and need.model_size_b:
         llm_spec = spec if spec.name == llm else workload_spec(knowledge_dir, llm, on or date.today())
         method = "inference" if llm == "llm_inference" else (need.finetune_method or llm_spec.default_method)
         bits = need.precision_bits or default_bits(llm_spec, need.model_size_b)
-        est = estimate(need.model_size_b, method, bits, knowledge_dir)
-        # model weights split across cards (tensor/pipeline parallel) for inference and LoRA/QLoRA
-        needed = max(needed, est.total_gb / max(1, need.gpu_count or 1))
+        if method == "inference":
+            est, per_card = _inference_memory(need, bits, count, knowledge_dir)
+            needed = max(needed, per_card)
+        else:
+            est = estimate(need.model_size_b, method, bits, knowledge_dir)
+            # model weights split across cards (sharded LoRA/QLoRA)
+            needed = max(needed, est.total_gb / count)
     if need.min_vram_gb:
         needed = max(needed, need.min_vram_gb)
     return needed, est
+
+
+def _inference_memory(need: Need, bits: int | None, count: int, knowledge_dir: Path
+                      ) -> tuple[MemoryEstimate, float]:
+    """Running the need's model, as bot.fit counts it (the same figures a fit answer shows): the estimate for one
+    card, and what each of `count` cards must hold when the layers are split over them."""
+    from bot.fit import generic_model, memory, settings
+    from bot.models import load_models
+
+    table = load_models(knowledge_dir)
+    model = table.get(need.model) if need.model else None
+    if model is None or abs(model.params_b / need.model_size_b - 1) > 0.15:
+        model = generic_model(need.model_size_b, knowledge_dir)
+    quant = (table.quant(need.quant) if need.quant else None) or table.quant_for_bits(bits or 16)
+    ctx = need.context_tokens or int(settings(knowledge_dir)["default_context"])
+    w, kv, oh = memory(model, quant, ctx, 1, knowledge_dir)
+    total = w + kv + oh
+    en = (f"{model.label('en')} at {quant.label_en} = {w:.1f} GB of weights, + {kv:.1f} GB KV cache ({ctx:,}-token "
+          f"context, batch 1), + {oh:.1f} GB for the runtime")
+    zh = (f"{model.label('zh')} 按 {quant.label_zh} 约 {w:.1f} GB 权重，另加 {kv:.1f} GB KV 缓存（上下文 {ctx:,} token、"
+          f"batch 1），再加 {oh:.1f} GB 运行时开销")
+    est = MemoryEstimate(round(total, 1), round(w, 1), round(kv, 1), "inference", quant.bits, need.model_size_b, en, zh)
+    return est, (w + kv) / count + oh
+
+
+def setup_counts(need: Need, spec: WorkloadSpec) -> tuple[int, ...]:
+    """The numbers of identical cards tried: the user's count; for running an LLM of a given size, also 2 and 4 cards
+    (8 for a server) when one card cannot hold it: llama.cpp splits layers over cards with no setup at all. Training
+    split over cards (sharding over PCIe) is a fallback only (`_alternatives`)."""
+    if need.gpu_count:
+        return (need.gpu_count,)
+    if spec.name == "llm_inference" and need.model_size_b:
+        return (1,) + MULTI_CARD_COUNTS + ((8,) if need.form_factor == "server" else ())
+    return (1,)
 
 
 def default_bits(spec: WorkloadSpec, params_b: float | None) -> int | None:
@@ -158,6 +198,16 @@ def pricing(need: Need, catalog: Catalog, on: date, lang: str = "en") -> tuple[s
     conv = catalog.fx.convert
     return cur, Budget(round(conv(b.amount, b.currency, cur, on), 2), cur,
                        low=round(conv(b.low, b.currency, cur, on), 2) if b.low else None, approximate=True)
+
+
+MARKET_NAMES = {"cn": Text("mainland China", "中国大陆"), "global": Text("your market", "你所在的市场")}
+
+
+def buyer_market(need: Need, currency: str) -> str:
+    """Where the user buys: `cn` (mainland China) when they say so or price in CNY without saying, else `global`."""
+    if need.region:
+        return "cn" if need.region == "cn" else "global"
+    return "cn" if currency == "CNY" else "global"
 
 
 def power_cap_w(need: Need) -> float | None:
@@ -193,6 +243,8 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     model = perf_model or load_perf_model(knowledge_dir)
     spec = workload_spec(knowledge_dir, need.workload, on)
     needed, est = memory_needed(need, spec, knowledge_dir, on)
+    counts = setup_counts(need, spec)
+    per_card = {n: round(memory_needed(replace(need, gpu_count=n), spec, knowledge_dir, on)[0], 1) for n in counts}
     ref = catalog.get(model.reference_gpu)
     count = max(1, need.gpu_count or 1)
     vendors = (need.vendor,) if need.vendor else model.default_vendors
@@ -201,8 +253,13 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     candidates: list[Candidate] = []
     too_small: list[Candidate] = []
     over_budget: list[Candidate] = []
+    not_sold: list[tuple[Candidate, Text]] = []
     modules_ok = need.form_factor == "server" or count >= 8
+    market = buyer_market(need, currency)
+    no_crippled = spec.trains and model.fp16_training_since is not None and on >= model.fp16_training_since
     for g in catalog:
+        if no_crippled and g.crippled_fp16:
+            continue  # FP16 at 1/64 rate: mixed-precision training gains nothing
         if g.release_date and g.release_date > on:
             continue
         if vendors and g.vendor not in vendors:
@@ -214,11 +271,18 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
         price = price_for(g, currency, need.used, on, catalog)
         if price is None or ref is None:
             continue
-        perf = model.relative(g, spec.family, ref, count)
+        n = next((k for k in counts if g.vram_gb >= per_card[k]), counts[0])  # the fewest cards that hold it
+        perf = model.relative(g, spec.family, ref, n)
         if perf is None or (need.min_perf is not None and perf <= need.min_perf):
             continue
-        c = Candidate(g, price, count, perf, price.amount * count)
-        if g.vram_gb < needed:
+        c = Candidate(g, price, n, perf, price.amount * n)
+        block = g.not_sold_in(market, on) if price.market == "new" else None
+        if block is not None:
+            where = MARKET_NAMES[market]
+            not_sold.append((c, Text(f"not sold new in {where.en} since {block.since:%Y-%m}: {block.note_en}",
+                                     f"{block.since:%Y-%m} 起{where.zh}不再有新卡销售：{block.note_zh}")))
+            continue
+        if g.vram_gb < per_card[n]:
             too_small.append(c)
         elif budget and c.total > budget.amount:
             over_budget.append(c)
@@ -226,11 +290,14 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
             candidates.append(c)
 
     candidates.sort(key=lambda c: (-c.perf, c.total, c.gpu.name))
-    picks = _choose(candidates, budget, currency, spec, needed, model.reference_gpu)
-    exclusions = _notable_exclusions(candidates, too_small, over_budget, needed, budget)
+    speed = _speed_reason(need, est, knowledge_dir) if spec.name == "llm_inference" and est else None
+    picks = _choose(candidates, budget, currency, spec, per_card, model.reference_gpu, speed)
+    exclusions = _notable_exclusions(candidates, too_small, over_budget, needed, budget, not_sold)
     suggestions = () if picks else _suggestions(need, est, needed, over_budget)
+    split = next((p.candidate.count for p in picks if p.candidate.count > 1), None) if not need.gpu_count else None
+    notes = (_split_note(split),) if split else ()
     return Ranking(need, currency, budget, count, spec, on, round(needed, 1), est, tuple(picks), tuple(candidates),
-                   exclusions, suggestions)
+                   exclusions, suggestions, notes)
 
 
 _QLORA_NOTE = Text("LoRA on this model does not fit the budget, so these are for QLoRA (4-bit base weights, a little "
@@ -239,9 +306,9 @@ _QLORA_NOTE = Text("LoRA on this model does not fit the budget, so these are for
 
 
 def _split_note(n: int) -> Text:
-    return Text(f"No single card holds this within the budget, so these are {n}-card setups: the model is split across "
-                "the cards (memory adds up, speed does not multiply), and consumer cards talk over PCIe.",
-                f"单张卡在预算内装不下，下面是 {n} 卡方案：模型按层切分到各张卡上（显存相加，速度不会成倍增加），消费级卡之间走 PCIe。")
+    return Text(f"Setups of {n} cards hold the model split across the cards by layers: memory adds up, speed does not "
+                "multiply, and consumer cards talk over PCIe (no NVLink on current GeForce cards).",
+                f"{n} 卡方案把模型按层切分到各张卡上：显存相加，速度不会成倍增加；消费级卡之间走 PCIe（现在的 GeForce 没有 NVLink）。")
 
 
 def _alternatives(need: Need):
@@ -253,7 +320,7 @@ def _alternatives(need: Need):
     if need.workload == "llm_finetune" and need.finetune_method is None and need.model_size_b:
         for used in markets:
             yield replace(need, finetune_method="qlora", used=used), (_QLORA_NOTE,)
-    if need.gpu_count is None and need.workload in LLM_WORKLOADS and need.model_size_b:
+    if need.gpu_count is None and need.workload == "llm_finetune" and need.model_size_b:
         for n in MULTI_CARD_COUNTS:
             for used in markets:
                 yield replace(need, gpu_count=n, used=used), (_split_note(n),)
@@ -268,8 +335,72 @@ def rank_or_used(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
         r = rank(catalog, alt, knowledge_dir, as_of, lang=lang)
         first = first or r
         if r.picks:
+            if need.used is None and not alt.used:
+                notes += _used_market_note(catalog, alt, r, knowledge_dir, as_of, lang)
+            notes += _mac_note(catalog, r, knowledge_dir)
             return replace(r, notes=r.notes + notes, used_fallback=bool(alt.used) and need.used is None)
     return first
+
+
+def _mac_note(catalog: Catalog, r: Ranking, knowledge_dir: Path) -> tuple[Text, ...]:
+    """For running an LLM: the cheapest Mac whose unified memory holds the model (within the budget), with its speed:
+    the usual third answer after used cards and one big card. Never for training (no CUDA)."""
+    if r.workload.name != "llm_inference" or not r.memory or not r.need.model_size_b or r.need.vendor:
+        return ()
+    from bot.fit import estimate as fit_estimate
+    from bot.fit import generic_model
+    from bot.models import load_models
+
+    table = load_models(knowledge_dir)
+    model = (table.get(r.need.model) if r.need.model else None) or generic_model(r.need.model_size_b, knowledge_dir)
+    quant = (table.quant(r.need.quant) if r.need.quant else None) or table.quant_for_bits(r.memory.precision_bits)
+    options = []
+    for mac in catalog.systems:
+        price = mac.price(r.currency, "new", r.as_of, catalog.fx)
+        if price is None or (mac.release_date and mac.release_date > r.as_of) or \
+                (r.budget and price.amount > r.budget.amount):
+            continue
+        e = fit_estimate(mac, model, quant, knowledge_dir, 1, r.need.context_tokens)
+        if e.fits and e.decode_tokens_per_s:
+            options.append((price.amount, mac, price, e))
+    if not options:
+        return ()
+    _, mac, price, e = min(options, key=lambda o: o[0])
+    tps = f"{e.decode_tokens_per_s:.0f}" if e.decode_tokens_per_s >= 10 else f"{e.decode_tokens_per_s:.1f}"
+    how = {"measured": ("measured", "实测"), "calibrated": ("calibrated estimate", "校准估算"),
+           "formula": ("formula only", "仅公式估算")}[e.basis]
+    conv = price.converted_from
+    return (Text(f"Or a Mac: {mac.name} at {money(price.amount, price.currency)} ({price.on:%Y-%m}"
+                 f"{', converted from ' + conv if conv else ''}) holds {model.label('en')} in unified memory and "
+                 f"generates ~{tps} tokens/s ({how[0]}); no CUDA: good for llama.cpp/MLX inference, not for training.",
+                 f"也可以考虑 Mac：{mac.name}，{money(price.amount, price.currency)}（{price.on:%Y-%m}"
+                 f"{'，由 ' + conv + ' 换算' if conv else ''}），统一内存装得下 {model.label('zh')}，生成约 {tps} tokens/s"
+                 f"（{how[1]}）；没有 CUDA：适合 llama.cpp/MLX 推理，不适合训练。"),)
+
+
+USED_VALUE_MARGIN = 1.3  # a used setup is worth a mention when it gives this much more speed per money
+
+
+def _used_market_note(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: Path, as_of: date | None,
+                      lang: str) -> tuple[Text, ...]:
+    """When the user has not ruled used cards in or out, and a used setup is clearly better value than every new
+    pick (two used 3090s for a 70B model), say so: that is the first thing an expert would add."""
+    used = rank(catalog, replace(need, used=True), knowledge_dir, as_of, lang=lang)
+    best_new = max((p.candidate.value for p in r.picks), default=0.0)
+    floor = min((p.candidate.perf for p in r.picks), default=0.0)
+    offers = [c for c in used.candidates if c.price.market == "used" and c.value >= USED_VALUE_MARGIN * best_new
+              and c.perf >= 0.9 * floor]
+    if not offers:
+        return ()
+    c = max(offers, key=lambda c: (c.value, c.perf))
+    setup = f"{c.count}× {c.gpu.name}" if c.count > 1 else c.gpu.name
+    each = f" ({money(c.price.amount, c.price.currency)} each)" if c.count > 1 else ""
+    each_zh = f"（每张 {money(c.price.amount, c.price.currency)}）" if c.count > 1 else ""
+    return (Text(f"On the used market: {setup} for about {money(c.total, c.price.currency)}{each}, used prices of "
+                 f"{c.price.on:%Y-%m}: relative speed {c.perf:.2f}, {c.value / best_new:.1f}× the speed per money of "
+                 "the new picks. Say \"used is fine\" to rank used cards.",
+                 f"二手市场：{setup} 约 {money(c.total, c.price.currency)}{each_zh}（{c.price.on:%Y-%m} 的二手价），"
+                 f"相对速度 {c.perf:.2f}，性价比是新卡推荐的 {c.value / best_new:.1f} 倍。说“二手也行”就按二手一起排。"),)
 
 
 def candidate_for(catalog: Catalog, r: Ranking, name: str, knowledge_dir: Path) -> Candidate | None:
@@ -289,8 +420,8 @@ def candidate_for(catalog: Catalog, r: Ranking, name: str, knowledge_dir: Path) 
     return Candidate(g, price, r.count, perf, price.amount * r.count)
 
 
-def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: WorkloadSpec, need: float,
-            ref: str) -> list[Pick]:
+def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: WorkloadSpec, per_card: dict[int, float],
+            ref: str, speed=None) -> list[Pick]:
     """With a budget: the fastest that fits, the best value, a runner-up. Without: the best value with comfortable
     memory ("best overall") and the best value of all."""
     if not cands:
@@ -301,7 +432,7 @@ def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: 
         chosen.append(("best", cands[0]))
         chosen.append(("value", by_value[0]))
     else:
-        roomy = [c for c in by_value if c.gpu.vram_gb >= max(spec.comfortable_vram_gb, need)]
+        roomy = [c for c in by_value if c.gpu.vram_gb >= max(spec.comfortable_vram_gb, per_card[c.count])]
         chosen.append(("overall", roomy[0] if roomy else by_value[0]))
         chosen.append(("value", by_value[0]))
     taken = {c.gpu.name for _, c in chosen}
@@ -315,9 +446,38 @@ def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: 
         if c.gpu.name in seen:
             continue
         seen.add(c.gpu.name)
-        picks.append(Pick(c, role, _reasons(c, role, cands, by_value, budget, currency, spec, need, ref),
-                          _caveats(c, spec)))
+        reasons = _reasons(c, role, cands, by_value, budget, currency, spec, per_card[c.count], ref)
+        extra = speed(c) if speed else None
+        picks.append(Pick(c, role, reasons + ((extra,) if extra else ()), _caveats(c, spec)))
     return picks
+
+
+def _speed_reason(need: Need, est: MemoryEstimate, knowledge_dir: Path):
+    """For running an LLM: each pick's generation speed on the need's model, from bot.fit (what it rests on said)."""
+    from bot.fit import estimate as fit_estimate
+    from bot.fit import generic_model
+    from bot.models import load_models
+
+    table = load_models(knowledge_dir)
+    model = table.get(need.model) if need.model else None
+    if model is None or abs(model.params_b / est.params_b - 1) > 0.15:
+        model = generic_model(est.params_b, knowledge_dir)
+    quant = (table.quant(need.quant) if need.quant else None) or table.quant_for_bits(est.precision_bits)
+    basis = {"measured": Text("measured", "实测"), "calibrated": Text("calibrated estimate", "校准估算"),
+             "formula": Text("formula only", "仅公式估算")}
+
+    def reason(c: Candidate) -> Text | None:
+        if model is None or quant is None:
+            return None
+        e = fit_estimate(c.gpu, model, quant, knowledge_dir, c.count, need.context_tokens)
+        if not e.fits or not e.decode_tokens_per_s:
+            return None
+        tps = f"{e.decode_tokens_per_s:.0f}" if e.decode_tokens_per_s >= 10 else f"{e.decode_tokens_per_s:.1f}"
+        b = basis[e.basis]
+        return Text(f"~{tps} tokens/s generating {model.label('en')} at {quant.label_en} ({b.en})",
+                    f"{model.label('zh')} {quant.label_zh} 生成约 {tps} tokens/s（{b.zh}）")
+
+    return reason
 
 
 def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Candidate], budget: Budget | None,
@@ -386,7 +546,14 @@ def _caveats(c: Candidate, spec: WorkloadSpec) -> tuple[Text, ...]:
         psu = psu_for(g.tdp_w, c.count)
         out.append(Text(f"{g.tdp_w * c.count:.0f} W of GPU power: plan a ~{psu} W PSU and good case airflow",
                         f"显卡功耗 {g.tdp_w * c.count:.0f} W：电源建议约 {psu} W，机箱散热要好"))
-    if g.vram_gb < spec.comfortable_vram_gb:
+    if c.count >= 3:
+        out.append(Text(f"{c.count} cards need a board with {c.count} PCIe slots (or risers), a big case or open frame, and "
+                        "a large PSU; two larger cards are simpler",
+                        f"{c.count} 张卡需要有 {c.count} 个 PCIe 插槽的主板（或转接线）、大机箱或开放式机架和大功率电源；两张大显存卡更省事"))
+    if g.segment == "datacenter" and c.price.market == "new" and g.release_date and c.price.on == g.release_date:
+        out.append(Text("price is an estimate (no public list price for data-centre cards)",
+                        "价格为估算值（数据中心卡没有公开标价）"))
+    if g.vram_gb < spec.comfortable_vram_gb and c.count == 1:
         out.append(Text(f"{g.vram_gb:g} GB is enough to start but tight for bigger models "
                         f"({spec.comfortable_vram_gb:g} GB is comfortable)",
                         f"{g.vram_gb:g} GB 够入门，但大模型会紧张（{spec.comfortable_vram_gb:g} GB 比较从容）"))
@@ -396,10 +563,14 @@ def _caveats(c: Candidate, spec: WorkloadSpec) -> tuple[Text, ...]:
 
 
 def _notable_exclusions(cands: list[Candidate], too_small: list[Candidate], over_budget: list[Candidate],
-                        need: float, budget: Budget | None) -> tuple[Exclusion, ...]:
+                        need: float, budget: Budget | None, not_sold: list[tuple[Candidate, Text]] = ()
+                        ) -> tuple[Exclusion, ...]:
     """Faster cards the user might expect, and why they are not picked."""
     top = cands[0].perf if cands else 0.0
     out = []
+    for c, why in sorted(not_sold, key=lambda x: -x[0].perf)[:1]:
+        if c.perf > top and c.gpu.vram_gb >= need and (not budget or c.total <= budget.amount):
+            out.append(Exclusion(c.gpu, why))
     for c in sorted(too_small, key=lambda c: -c.perf)[:2]:
         if c.perf > top and (not budget or c.total <= budget.amount):
             out.append(Exclusion(c.gpu, Text(f"{c.gpu.vram_gb:g} GB VRAM, below the {need:g} GB this job needs",

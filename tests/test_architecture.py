@@ -26,7 +26,7 @@ ALLOWED: dict[str, set[str]] = {
     "vram": {"catalog"},
     "models": {"catalog"},
     "fit": {"catalog", "i18n", "models"},
-    "scorer": {"catalog", "perf", "vram", "need", "i18n"},
+    "scorer": {"catalog", "perf", "vram", "need", "i18n", "fit", "models"},
     "knowledge": {"catalog", "config"},
     "vectorstore": set(),
     "index": {"catalog", "knowledge", "config", "vectorstore"},

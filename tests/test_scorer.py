@@ -176,7 +176,7 @@ def test_70b_fp16_inference_on_a_small_budget_has_no_picks(catalog):
     needs = _need("llm_inference", "CNY", budget=Budget(10000, "CNY"), model_size_b=70, precision_bits=16)
     r = rank(catalog, needs, KNOWLEDGE, as_of=TODAY)
     assert not r.picks and not r.candidates
-    assert r.required_vram_gb > 140
+    assert r.required_vram_gb > 125  # 70.6e9 x 2 bytes = 131 GiB of weights alone
     said = " ".join(s.en for s in r.suggestions).lower()
     said_zh = " ".join(s.zh for s in r.suggestions)
     assert "quantise" in said and "rent" in said
@@ -186,10 +186,14 @@ def test_70b_fp16_inference_on_a_small_budget_has_no_picks(catalog):
 def test_70b_4bit_inference_needs_a_big_card_or_two(catalog):
     one = rank(catalog, _need("llm_inference", "USD", model_size_b=70, precision_bits=4), KNOWLEDGE,
                as_of=TODAY)
-    assert one.picks and all(p.gpu.vram_gb >= 40 for p in one.picks)
+    # one card of 48 GB or more, or a setup of several whose memory adds up to it
+    assert one.picks and all(p.gpu.vram_gb * p.candidate.count >= 40 for p in one.picks)
+    assert any(p.candidate.count == 1 and p.gpu.vram_gb >= 48 for p in one.picks) or \
+        any(c.count == 1 and c.gpu.vram_gb >= 48 for c in one.candidates)
     two = rank(catalog, _need("llm_inference", "USD", model_size_b=70, precision_bits=4, gpu_count=2,
                               used=True), KNOWLEDGE, as_of=TODAY)
-    assert two.required_vram_gb == pytest.approx(one.required_vram_gb / 2, abs=0.1)
+    # weights and KV cache split in half; each card keeps its own runtime reserve
+    assert one.required_vram_gb / 2 < two.required_vram_gb < one.required_vram_gb / 2 + 1.5
     assert any(c.gpu.vram_gb == 24 for c in two.candidates)  # 2 x 24 GB works (used RTX 3090s)
 
 
@@ -203,12 +207,12 @@ def test_vendor_filter(catalog):
 
 
 def test_used_market_uses_used_prices(catalog):
-    new = rank(catalog, _need("transformer", "USD", budget=Budget(800, "USD")), KNOWLEDGE, as_of=TODAY)
-    used = rank(catalog, _need("transformer", "USD", budget=Budget(800, "USD"), used=True), KNOWLEDGE,
+    new = rank(catalog, _need("transformer", "USD", budget=Budget(1000, "USD")), KNOWLEDGE, as_of=TODAY)
+    used = rank(catalog, _need("transformer", "USD", budget=Budget(1000, "USD"), used=True), KNOWLEDGE,
                 as_of=TODAY)
     assert all(c.price.market == "new" for c in new.candidates)
     by_name = {c.gpu.name: c for c in used.candidates}
-    assert by_name["GeForce RTX 3090"].price.market == "used"  # $600 used (2026-05); new ones are long gone
+    assert by_name["GeForce RTX 3090"].price.market == "used"  # $950 used (2026-06); new ones are long gone
     assert "GeForce RTX 3090" not in {c.gpu.name for c in new.candidates}
     for c in used.candidates:
         if c.price.market == "used":
@@ -282,9 +286,12 @@ def test_a_model_no_single_card_holds_gets_a_two_card_setup(catalog):
 
     r = rank_or_used(catalog, _need("llm_inference", "USD", budget=Budget(2000, "USD"), model_size_b=70,
                                     precision_bits=4), KNOWLEDGE, as_of=TODAY)
-    assert r.picks and r.count == 2
-    assert all(p.candidate.total <= 2000 and p.gpu.vram_gb >= r.required_vram_gb for p in r.picks)
-    assert any("2-card" in n.en for n in r.notes) and any("2 卡" in n.zh for n in r.notes)
+    assert r.picks and all(p.candidate.count >= 2 and p.candidate.total <= 2000 for p in r.picks)
+    assert all(p.gpu.vram_gb * p.candidate.count >= r.memory.total_gb for p in r.picks)
+    assert any("split across the cards" in n.en for n in r.notes) and any("按层切分" in n.zh for n in r.notes)
+    # the expert's first answer, two used 24 GB cards, is named even though used cards were not asked for
+    used = next(n for n in r.notes if n.en.startswith("On the used market"))
+    assert "2× GeForce RTX 3090" in used.en and "2× GeForce RTX 3090" in used.zh
 
 
 def test_lora_that_does_not_fit_becomes_qlora_and_says_so(catalog):

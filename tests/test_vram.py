@@ -92,8 +92,8 @@ def test_assumption_is_stated_in_both_languages(method):
 @pytest.mark.parametrize(("text", "must_have"), [
     ("$1000 to fine-tune a 7B LLM with QLoRA", ("QLoRA", "4-bit weights", "20%")),
     ("预算一万，7B模型QLoRA微调", ("QLoRA", "4 位权重", "20%")),
-    ("$3000 to run a 70B model at 4-bit", ("70B parameters at 4-bit", "KV cache", "20%")),
-    ("预算两万跑70B大模型推理，4bit量化", ("70B 参数按 4 位存储", "KV 缓存", "20%")),
+    ("$3000 to run a 70B model at 4-bit", ("a 70B model at 4-bit (Q4_K_M)", "GB of weights", "KV cache", "runtime")),
+    ("预算两万跑70B大模型推理，4bit量化", ("70B 模型 按 4 位（Q4_K_M）", "GB 权重", "KV 缓存", "运行时开销")),
 ])
 def test_recommendation_reply_states_the_assumption(scorer_engine, text, must_have):
     from bot.dialogue import Conversation
