@@ -1,0 +1,300 @@
+"""The LLM-era advice (issue 11): the model table, the fit and speed estimator, `gpu-advisor fit`, and the expert
+answers to "can X run Y", "what do I buy for a 70B", multi-card setups, markets and form factors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from datetime import date
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot import fit
+from bot.models import load_models
+from bot.need import Budget, Need
+from bot.scorer import MODULE_FORM_FACTORS, rank, rank_or_used
+from tests.conftest import KNOWLEDGE, ROOT, TODAY
+
+TABLE = load_models(KNOWLEDGE)
+PROPERTY = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                          HealthCheck.function_scoped_fixture])
+
+
+# --- the model table ---------------------------------------------------------------------------------------------
+def test_every_model_row_is_sourced_and_complete():
+    assert len(TABLE.models) >= 40
+    for m in TABLE.models:
+        assert m.sources and all(u.startswith("https://") for u in m.sources), m.name
+        if m.kind == "llm":
+            assert m.has_shape and m.context and m.params_b > 0, m.name
+            if m.is_moe:
+                assert m.active_b < m.params_b
+        else:
+            assert m.image_infer_gb, m.name
+    kinds = {m.kind for m in TABLE.models}
+    assert kinds == {"llm", "image", "video"}
+    assert sum(1 for m in TABLE.models if m.is_moe) >= 4  # Qwen3 MoE, DeepSeek V3/R1, Mixtral
+
+
+def test_aliases_belong_to_one_model():
+    seen: dict[str, str] = {}
+    for m in TABLE.models:
+        for a in (m.name,) + m.aliases:
+            key = a.lower()
+            assert seen.setdefault(key, m.name) == m.name, (a, m.name, seen[key])
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("llama3 70b", "Llama 3.1 70B"), ("qwen2.5-32b-instruct", "Qwen2.5 32B"), ("Qwen2.5-32B-Instruct-AWQ", "Qwen2.5 32B"),
+    ("千问 72B", "Qwen2.5 72B"), ("通义千问72b", "Qwen2.5 72B"), ("deepseek-r1-distill-qwen-32b", "DeepSeek-R1-Distill-Qwen 32B"),
+    ("ds r1 32b", "DeepSeek-R1-Distill-Qwen 32B"), ("deepseek 满血版", "DeepSeek-R1"), ("qwen3-30b-a3b", "Qwen3 30B-A3B"),
+    ("mixtral 8x7b", "Mixtral 8x7B"), ("llama 3.1 8b", "Llama 3.1 8B"), ("gemma-2-27b-it", "Gemma 2 27B"),
+    ("SDXL", "Stable Diffusion XL"), ("flux dev", "Flux.1 dev"),
+])
+def test_models_are_found_by_the_names_people_type(text, name):
+    from bot.slots.model import named_model
+
+    assert named_model(text.lower())[0] == name
+
+
+def test_a_longer_version_is_not_read_as_a_shorter_one():
+    from bot.slots.model import named_model
+
+    assert named_model("llama 3.3 70b")[0] == "Llama 3.3 70B"
+    assert named_model("qwen3 32b")[0] == "Qwen3 32B"  # not Qwen2.5 32B's "qwen 32b"
+
+
+# --- the estimator -----------------------------------------------------------------------------------------------
+def test_memory_is_weights_plus_kv_cache_plus_runtime(catalog):
+    m = TABLE.get("Llama 3.1 70B")
+    q = TABLE.quant("Q4_K_M")
+    e = fit.estimate(catalog.get("GeForce RTX 3090"), m, q, KNOWLEDGE, count=2)
+    assert e.weights_gb == pytest.approx(70.6e9 * 4.84 / 8 / 2 ** 30, abs=0.1)
+    assert e.kv_cache_gb == pytest.approx(2 * 80 * 8 * 128 * 4096 * 2 / 2 ** 30, abs=0.1)
+    assert e.total_gb == pytest.approx(e.weights_gb + e.kv_cache_gb + e.overhead_gb, abs=0.15)
+    assert e.fits and e.vram_gb == 48  # the everyday answer: two used 24 GB cards hold a 70B at 4-bit
+
+
+def test_moe_needs_all_weights_in_memory_but_reads_only_the_active_ones(catalog):
+    g = catalog.get("GeForce RTX 4090")
+    q = TABLE.quant("Q4_K_M")
+    moe = fit.estimate(g, TABLE.get("Qwen3 30B-A3B"), q, KNOWLEDGE)
+    dense = fit.estimate(g, TABLE.get("Qwen3 32B"), q, KNOWLEDGE)
+    assert moe.weights_gb > 0.9 * dense.weights_gb
+    assert moe.decode_tokens_per_s > 3 * dense.decode_tokens_per_s
+
+
+def test_held_out_error_meets_the_target():
+    """The estimator is fitted on the training split only; on the held-out rows it must stay within issue 11's targets
+    (`make bench` writes the full table to bench/results/fit.md)."""
+    sys.path.insert(0, str(ROOT))
+    from bench.eval_fit import evaluate
+
+    res = evaluate()
+    decode = res[("held-out", "decode")]
+    assert decode["n"] >= 10 and decode["median"] <= 1.15 and decode["p80"] <= 1.35
+    assert decode["spearman"] >= 0.9
+
+
+def test_held_out_rows_are_never_fitted_on():
+    rows = fit.load_measurements(KNOWLEDGE)
+    held = [m for m in rows if m.held_out]
+    assert 0.2 <= len(held) / len(rows) <= 0.4
+    train_only = fit.fit_speed_model(tuple(m for m in rows if not m.held_out), KNOWLEDGE)
+    assert train_only == fit.speed_model(KNOWLEDGE)
+    assert len(rows) >= 40 and len({m.gpu for m in rows}) >= 15
+    assert len({round(m.params_b) for m in rows}) >= 3
+    assert all(m.url.startswith("https://") and m.date[:4].isdigit() for m in rows if m.date)
+
+
+_gpus = st.sampled_from([g.name for g in __import__("bot.catalog", fromlist=["x"]).load_catalog(KNOWLEDGE)
+                         if g.mem_bandwidth_gbs])
+_models = st.sampled_from([m.name for m in TABLE.models if m.kind == "llm"])
+_quants = st.sampled_from(["F16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "Q4_0", "AWQ", "Q3_K_M", "Q2_K"])
+
+
+@PROPERTY
+@given(gpu=_gpus, model=_models, quant=_quants, extra=st.floats(min_value=1.01, max_value=4), count=st.sampled_from([1, 2, 4]))
+def test_more_memory_never_fits_less_and_more_bandwidth_is_never_slower(catalog, gpu, model, quant, extra, count):
+    g, m, q = catalog.get(gpu), TABLE.get(model), TABLE.quant(quant)
+    base = fit.estimate(g, m, q, KNOWLEDGE, count, use_measured=False)
+    bigger = fit.estimate(replace(g, vram_gb=g.vram_gb * extra), m, q, KNOWLEDGE, count, use_measured=False)
+    faster = fit.estimate(replace(g, mem_bandwidth_gbs=g.mem_bandwidth_gbs * extra), m, q, KNOWLEDGE, count,
+                          use_measured=False)
+    assert bigger.fits or not base.fits
+    assert bigger.vram_gb >= base.vram_gb
+    if base.decode_tokens_per_s and faster.decode_tokens_per_s:
+        assert faster.decode_tokens_per_s >= base.decode_tokens_per_s
+    more = fit.estimate(g, m, q, KNOWLEDGE, count * 2, use_measured=False)
+    assert more.vram_gb >= base.vram_gb and (more.fits or not base.fits)
+
+
+def test_fit_works_for_every_gpu_and_model(catalog):
+    for g in list(catalog) + catalog.systems:
+        for m in TABLE.models:
+            if m.kind != "llm":
+                continue
+            ans = fit.fit(g, m, KNOWLEDGE)
+            assert ans.chosen.total_gb > 0 and ans.ladder
+
+
+# --- gpu-advisor fit -----------------------------------------------------------------------------------------------
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bot", *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+def test_cli_fit_json_has_the_documented_fields():
+    out = _cli("fit", "3090", "llama 3.1 70b", "--count", "2", "--json")
+    assert out.returncode == 0, out.stderr
+    obj = json.loads(out.stdout)
+    for key in ("gpu", "count", "model", "params_b", "quant", "bits_per_weight", "weights_gb", "kv_cache_gb",
+                "total_gb", "vram_gb", "fits", "decode_tokens_per_s", "prefill_tokens_per_s", "assumptions"):
+        assert key in obj, key
+    assert obj["gpu"] == "GeForce RTX 3090" and obj["count"] == 2 and obj["fits"] is True
+    assert obj["quant"] == "Q4_K_M" and 10 < obj["decode_tokens_per_s"] < 30
+    assert obj["basis"] in ("measured", "calibrated", "formula") and obj["assumptions"]
+
+
+def test_cli_fit_takes_a_bare_size_and_a_format_and_says_what_is_wrong():
+    out = _cli("fit", "4060 ti 16g", "8b", "--quant", "q8_0", "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["quant"] == "Q8_0"
+    bad = _cli("fit", "rtx 9999", "8b")
+    assert bad.returncode == 2 and "9999" in bad.stderr and "Traceback" not in bad.stderr
+    bad = _cli("fit", "4090", "8b", "--quant", "q7")
+    assert bad.returncode == 2 and "Q4_K_M" in bad.stderr
+
+
+# --- the chat: each pattern of issue 11, both languages ----------------------------------------------------------
+def _turns(engine, *texts):
+    from bot.dialogue import Conversation
+
+    conv = Conversation(engine)
+    return [conv.turn(t) for t in texts]
+
+
+@pytest.mark.parametrize("text", ["can my 3060 run a 14B model, how fast?", "3060 12G 能跑 14B 吗，速度怎么样",
+                                  "3060 12G 能跑 14B 嗎"])
+def test_can_x_run_y_gets_a_verdict_first_with_tokens_per_second(scorer_engine, text):
+    (r,) = _turns(scorer_engine, text)
+    assert r.intent == "fit"
+    verdict = r.paragraphs[0]
+    assert verdict.startswith(("Yes", "可以")), verdict
+    assert "Q4_K_M" in verdict and "tokens/s" in verdict
+    assert r.fit["fits"] and r.fit["decode_tokens_per_s"] > 10
+
+
+@pytest.mark.parametrize("text", ["4080 跑 Qwen 32B 行吗", "can a 4080 run qwen 32b?"])
+def test_a_card_too_small_for_the_usual_format_says_so_and_what_works(scorer_engine, text):
+    (r,) = _turns(scorer_engine, text)
+    assert r.intent == "fit" and r.fit["model"] == "Qwen2.5 32B"
+    verdict = r.paragraphs[0]
+    assert verdict.startswith(("Only just", "勉强")), verdict
+    assert "Q4_K_M" in verdict and "24 GB" in verdict  # the usual format does not fit; a 24 GB card runs it
+
+
+@pytest.mark.parametrize("text", ["two 3090s for 70B?", "两张3090跑70B行不行", "2x 3090 llama 70b 能跑吗"])
+def test_two_cards_for_70b(scorer_engine, text):
+    (r,) = _turns(scorer_engine, text)
+    assert r.intent == "fit" and r.fit["count"] == 2 and r.fit["fits"]
+    assert 10 < r.fit["decode_tokens_per_s"] < 30
+
+
+@pytest.mark.parametrize("text", ["$1,800, I want to chat with a 14B model locally", "预算一万二，想在本地跑14B的聊天模型"])
+def test_a_14b_chat_model_is_run_at_4_bit_on_a_16_or_24_gb_card(scorer_engine, text):
+    (r,) = _turns(scorer_engine, text)
+    assert r.intent == "recommend" and r.recommendations
+    for p in r.recommendations:
+        assert p.vram_gb * p.count >= 12 and p.vram_gb <= 48  # not an H200
+    shown = "\n".join(r.paragraphs)
+    assert "Q4_K_M" in shown
+    assert all("tokens/s" in " ".join(p.reasons) for p in r.recommendations)
+
+
+@pytest.mark.parametrize("text", ["Llama 70B at 4-bit, what do I buy?", "想跑 Llama 70B，4bit，买什么"])
+def test_70b_gets_the_usual_answers_not_data_centre_cards(scorer_engine, text):
+    (r,) = _turns(scorer_engine, text)
+    assert r.intent == "recommend"
+    names = {p.gpu for p in r.recommendations}
+    assert not names & {"B200", "H200 SXM 141GB", "H100 SXM5 80GB"}
+    shown = "\n".join(r.paragraphs)
+    assert "2× GeForce RTX 3090" in shown  # two used 24 GB cards
+    assert "Mac Studio" in shown  # or an Apple Silicon Mac with enough unified memory
+
+
+@pytest.mark.parametrize("texts", [
+    ("I want to run 70B locally", "3000", "at 4-bit", "what about two cards?", "PSU for that?"),
+    ("我想在本地跑70B", "两万", "4bit", "两张卡呢？", "那电源要多大？"),
+])
+def test_the_70b_chain_ends_with_a_priced_two_card_setup_and_a_psu(scorer_engine, texts):
+    replies = _turns(scorer_engine, *texts)
+    two = replies[3]
+    assert two.intent == "recommend" and two.recommendations
+    assert all(p.count == 2 for p in two.recommendations) and two.recommendations[0].price > 0
+    psu = replies[4]
+    assert psu.intent == "power"
+    assert "2×" in psu.paragraphs[0] and " W" in psu.paragraphs[0]
+
+
+@pytest.mark.parametrize("text", ["$3000, run a 13B model in FP16", "预算两万，13B模型不量化推理"])
+def test_16_bit_in_the_message_overrides_the_4_bit_default(scorer_engine, text):
+    (r,) = _turns(scorer_engine, text)
+    shown = "\n".join(r.paragraphs)
+    assert "16" in shown and "Q4_K_M" not in shown
+
+
+# --- what is never recommended (properties over the catalog) ----------------------------------------------------
+_workloads = st.sampled_from(["cnn", "transformer", "rnn", "llm_finetune", "llm_inference", "diffusion", "general",
+                              "learning", "kaggle"])
+_budgets = st.one_of(st.none(), st.sampled_from([300, 800, 1500, 3000, 8000, 20000, 60000]))
+
+
+def _need(workload, budget, currency, size):
+    return Need(workloads=(workload,), budget=Budget(budget, currency) if budget else None,
+                model_size_b=size if workload.startswith("llm") else None, region="cn" if currency == "CNY" else "us")
+
+
+@PROPERTY
+@given(workload=_workloads, budget=_budgets, currency=st.sampled_from(["USD", "CNY"]),
+       size=st.sampled_from([None, 7, 14, 32, 70]), used=st.sampled_from([None, True]))
+def test_no_module_for_a_desktop_no_crippled_fp16_for_training_nothing_unsold(catalog, workload, budget, currency,
+                                                                              size, used):
+    need = replace(_need(workload, budget, currency, size), used=used)
+    r = rank_or_used(catalog, need, KNOWLEDGE, as_of=TODAY)
+    market = "cn" if currency == "CNY" else "global"
+    for p in r.picks:
+        g = p.gpu
+        assert g.form_factor not in MODULE_FORM_FACTORS, g.name  # nobody asked for a server
+        if r.workload.trains:
+            assert not g.crippled_fp16, (g.name, workload)
+        if p.candidate.price.market == "new":
+            assert g.not_sold_in(market, TODAY) is None, (g.name, market)
+
+
+def test_a_cny_buyer_is_not_sold_the_5090_and_a_usd_buyer_not_the_china_only_cards(catalog):
+    cn = rank(catalog, _need("transformer", 60000, "CNY", None), KNOWLEDGE, as_of=TODAY)
+    assert "GeForce RTX 5090" not in {c.gpu.name for c in cn.candidates}
+    assert any("5090" in e.gpu.name and "mainland China" in e.why.en and "中国大陆" in e.why.zh
+               for e in cn.notable_exclusions)
+    us = rank(catalog, _need("transformer", 9000, "USD", None), KNOWLEDGE, as_of=TODAY)
+    assert not {c.gpu.name for c in us.candidates} & {"GeForce RTX 5090 D", "GeForce RTX 4090 D", "L20", "H20 (HGX)"}
+
+
+def test_the_p40_is_fine_for_running_llms_but_not_for_training(catalog):
+    run = rank(catalog, replace(_need("llm_inference", 700, "USD", 30), used=True), KNOWLEDGE, as_of=TODAY)
+    assert "Tesla P40" in {c.gpu.name for c in run.candidates}
+    train = rank(catalog, replace(_need("llm_finetune", 700, "USD", 7), used=True), KNOWLEDGE, as_of=TODAY)
+    assert "Tesla P40" not in {c.gpu.name for c in train.candidates}
+    # the 2019 guide's era, before mixed precision: the Pascal cards were the budget picks
+    old = rank(catalog, _need("cnn", 700, "USD", None), KNOWLEDGE, as_of=date(2019, 4, 3))
+    assert any(c.gpu.crippled_fp16 for c in old.candidates)
+
+
+def test_servers_get_modules_when_asked(catalog):
+    r = rank(catalog, replace(_need("llm_inference", None, "USD", 405), form_factor="server"), KNOWLEDGE,
+             as_of=TODAY)
+    assert any(c.gpu.form_factor in MODULE_FORM_FACTORS for c in r.candidates)
+    assert any(c.count == 8 for c in r.candidates)
