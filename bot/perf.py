@@ -28,6 +28,7 @@ class PerfModel:
     families: dict[str, Family]
     default_vendors: tuple[str, ...]
     fp16_training_since: date | None = None  # from then, cards with crippled FP16 are not picked for training
+    lab_budget_usd: float = 30000.0  # from this budget, 4- and 8-card machines are ranked instead of single cards
 
     def relative(self, gpu: GPU, family: str, reference: GPU, count: int = 1) -> float | None:
         """Speed of `count` x `gpu` relative to one reference card; None when the specs to judge are missing."""
@@ -124,4 +125,5 @@ def load_perf_model(knowledge_dir: Path) -> PerfModel:
                             tuple(spec.get("benchmarks") or ()), float(spec.get("multi_gpu_efficiency", 1.0)))
     since = data.get("fp16_training_since")
     return PerfModel(data["reference_gpu"], fams, tuple(data.get("default_vendors") or ()),
-                     since if isinstance(since, date) else (date.fromisoformat(since) if since else None))
+                     since if isinstance(since, date) else (date.fromisoformat(since) if since else None),
+                     float(data.get("lab_budget_usd", 30000)))

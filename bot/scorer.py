@@ -158,12 +158,15 @@ def _inference_memory(need: Need, bits: int | None, count: int, knowledge_dir: P
     return est, (w + kv) / count + oh
 
 
-def setup_counts(need: Need, spec: WorkloadSpec) -> tuple[int, ...]:
-    """The numbers of identical cards tried: the user's count; for running an LLM of a given size, also 2 and 4 cards
-    (8 for a server) when one card cannot hold it: llama.cpp splits layers over cards with no setup at all. Training
-    split over cards (sharding over PCIe) is a fallback only (`_alternatives`)."""
+def setup_counts(need: Need, spec: WorkloadSpec, lab: bool = False) -> tuple[int, ...]:
+    """The numbers of identical cards tried: the user's count; a lab's budget or a server: 4- and 8-card machines;
+    for running an LLM of a given size, also 2 and 4 cards when one card cannot hold it (llama.cpp splits layers over
+    cards with no setup at all). Training split over cards (sharding over PCIe) is otherwise a fallback only
+    (`_alternatives`)."""
     if need.gpu_count:
         return (need.gpu_count,)
+    if lab:
+        return (4, 8)
     if spec.name == "llm_inference" and need.model_size_b:
         return (1,) + MULTI_CARD_COUNTS + ((8,) if need.form_factor == "server" else ())
     return (1,)
@@ -243,7 +246,9 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     model = perf_model or load_perf_model(knowledge_dir)
     spec = workload_spec(knowledge_dir, need.workload, on)
     needed, est = memory_needed(need, spec, knowledge_dir, on)
-    counts = setup_counts(need, spec)
+    lab = need.form_factor == "server" or bool(need.gpu_count is None and budget and budget.amount >= catalog.fx.convert(
+        model.lab_budget_usd, "USD", currency, on))
+    counts = setup_counts(need, spec, lab)
     per_card = {n: round(memory_needed(replace(need, gpu_count=n), spec, knowledge_dir, on)[0], 1) for n in counts}
     ref = catalog.get(model.reference_gpu)
     count = max(1, need.gpu_count or 1)
@@ -254,7 +259,7 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     too_small: list[Candidate] = []
     over_budget: list[Candidate] = []
     not_sold: list[tuple[Candidate, Text]] = []
-    modules_ok = need.form_factor == "server" or count >= 8
+    modules_ok = lab or count >= 8
     market = buyer_market(need, currency)
     no_crippled = spec.trains and model.fp16_training_since is not None and on >= model.fp16_training_since
     for g in catalog:
@@ -271,23 +276,28 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
         price = price_for(g, currency, need.used, on, catalog)
         if price is None or ref is None:
             continue
-        n = next((k for k in counts if g.vram_gb >= per_card[k]), counts[0])  # the fewest cards that hold it
-        perf = model.relative(g, spec.family, ref, n)
-        if perf is None or (need.min_perf is not None and perf <= need.min_perf):
-            continue
-        c = Candidate(g, price, n, perf, price.amount * n)
         block = g.not_sold_in(market, on) if price.market == "new" else None
-        if block is not None:
-            where = MARKET_NAMES[market]
-            not_sold.append((c, Text(f"not sold new in {where.en} since {block.since:%Y-%m}: {block.note_en}",
-                                     f"{block.since:%Y-%m} 起{where.zh}不再有新卡销售：{block.note_zh}")))
-            continue
-        if g.vram_gb < per_card[n]:
-            too_small.append(c)
-        elif budget and c.total > budget.amount:
-            over_budget.append(c)
-        else:
-            candidates.append(c)
+        if lab:  # a machine of 4 or 8: the most cards the budget buys
+            fitting = [k for k in counts if g.vram_gb >= per_card[k] and price.amount * k <= budget.amount] \
+                if budget else [k for k in counts if g.vram_gb >= per_card[k]]
+            sizes = fitting[-1:] or counts[:1]
+        else:  # the fewest cards that hold it
+            sizes = [next((k for k in counts if g.vram_gb >= per_card[k]), counts[0])]
+        for n in sizes:
+            perf = model.relative(g, spec.family, ref, n)
+            if perf is None or (need.min_perf is not None and perf <= need.min_perf):
+                continue
+            c = Candidate(g, price, n, perf, price.amount * n)
+            if block is not None:
+                where = MARKET_NAMES[market]
+                not_sold.append((c, Text(f"not sold new in {where.en} since {block.since:%Y-%m}: {block.note_en}",
+                                         f"{block.since:%Y-%m} 起{where.zh}不再有新卡销售：{block.note_zh}")))
+            elif g.vram_gb < per_card[n]:
+                too_small.append(c)
+            elif budget and c.total > budget.amount:
+                over_budget.append(c)
+            else:
+                candidates.append(c)
 
     candidates.sort(key=lambda c: (-c.perf, c.total, c.gpu.name))
     speed = _speed_reason(need, est, knowledge_dir) if spec.name == "llm_inference" and est else None
@@ -295,7 +305,11 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     exclusions = _notable_exclusions(candidates, too_small, over_budget, needed, budget, not_sold)
     suggestions = () if picks else _suggestions(need, est, needed, over_budget)
     split = next((p.candidate.count for p in picks if p.candidate.count > 1), None) if not need.gpu_count else None
-    notes = (_split_note(split),) if split else ()
+    notes: tuple[Text, ...] = ()
+    if lab and picks:
+        notes = (_LAB_NOTE,)
+    elif split and spec.name == "llm_inference":
+        notes = (_split_note(split),)
     return Ranking(need, currency, budget, count, spec, on, round(needed, 1), est, tuple(picks), tuple(candidates),
                    exclusions, suggestions, notes)
 
@@ -303,6 +317,13 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
 _QLORA_NOTE = Text("LoRA on this model does not fit the budget, so these are for QLoRA (4-bit base weights, a little "
                    "slower, nearly the same quality).",
                    "这个模型做 LoRA 在预算内装不下，下面按 QLoRA（4 位基座权重，稍慢，效果接近）推荐。")
+
+
+_LAB_NOTE = Text("A budget this size buys a machine, not a card: these are 4- and 8-card setups (the most of each card the "
+                 "budget buys). Training spreads over the cards (data parallel: each doubling gives 1.5–1.9×, Lambda's "
+                 "measurements); cards without NVLink talk over PCIe.",
+                 "这个预算买的是整机而不是一张卡：下面是 4 卡和 8 卡方案（预算内每种卡能买的最多张数）。训练按数据并行分到各张卡上"
+                 "（每翻一倍约 1.5–1.9 倍，Lambda 实测）；没有 NVLink 的卡之间走 PCIe。")
 
 
 def _split_note(n: int) -> Text:
@@ -546,7 +567,12 @@ def _caveats(c: Candidate, spec: WorkloadSpec) -> tuple[Text, ...]:
         psu = psu_for(g.tdp_w, c.count)
         out.append(Text(f"{g.tdp_w * c.count:.0f} W of GPU power: plan a ~{psu} W PSU and good case airflow",
                         f"显卡功耗 {g.tdp_w * c.count:.0f} W：电源建议约 {psu} W，机箱散热要好"))
-    if c.count >= 3:
+    if c.count >= 8:
+        out.append(Text(f"{c.count} cards make a GPU server: a 4U chassis with server airflow, two or more 2,000 W+ PSUs "
+                        "and a 16–32 A circuit; GeForce cards' licence excludes data-centre deployment",
+                        f"{c.count} 张卡就是一台 GPU 服务器：4U 机箱与服务器风道、两个以上 2000 W+ 电源、16–32 A 的供电线路；"
+                        "GeForce 的许可不允许部署在数据中心"))
+    elif c.count >= 3:
         out.append(Text(f"{c.count} cards need a board with {c.count} PCIe slots (or risers), a big case or open frame, and "
                         "a large PSU; two larger cards are simpler",
                         f"{c.count} 张卡需要有 {c.count} 个 PCIe 插槽的主板（或转接线）、大机箱或开放式机架和大功率电源；两张大显存卡更省事"))
