@@ -126,6 +126,20 @@ def bench_understanding(rows: list[tuple[str, str, str]]) -> None:
     rows.append(("understanding, held-out: stories", stories.replace("Stories: ", ""), "target ≥ 0.9"))
 
 
+def bench_fit(rows: list[tuple[str, str, str]]) -> None:
+    """The tokens/s estimator on the held-out measurements (bench/eval_fit.py writes the details to
+    bench/results/fit.md)."""
+    p = subprocess.run([PY, "bench/eval_fit.py"], env=ENV, cwd=ROOT, capture_output=True, text=True)
+    for line in p.stdout.splitlines():
+        if line.startswith("| **held-out**"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows.append((f"LLM {cells[1]} tokens/s, held-out ({cells[2]} rows, {cells[3]} GPUs): median / p80 ratio "
+                         f"error, Spearman", f"{cells[4]} / {cells[5]}, {cells[6]}",
+                         "targets ≤ 1.15× / ≤ 1.35×" if cells[1] == "decode" else "(no target)"))
+    if p.returncode:
+        rows.append(("LLM tokens/s estimator", f"failed: {p.stderr.strip()[-200:]}", ""))
+
+
 def bench_index(rows: list[tuple[str, str, str]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(ENV, GPU_ADVISOR_INDEX_DIR=tmp)
@@ -155,7 +169,7 @@ def main() -> int:
     rows: list[tuple[str, str, str]] = []
     # the steps that start child processes come before this process loads the model: a forked child's peak RSS
     # starts from its parent's
-    steps = [bench_cold_start, bench_index, bench_memory, bench_bot, bench_understanding, bench_latency]
+    steps = [bench_cold_start, bench_index, bench_memory, bench_bot, bench_understanding, bench_fit, bench_latency]
     for step in steps:
         print(f"… {step.__name__}", file=sys.stderr, flush=True)
         step(rows)
