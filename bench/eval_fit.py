@@ -15,30 +15,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot import fit  # noqa: E402
+from bot.perf import rank_correlation  # noqa: E402
 
 KNOWLEDGE = ROOT / "knowledge"
-
-
-def _ranks(values: list[float]) -> list[float]:
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2
-        i = j + 1
-    return ranks
-
-
-def spearman(a: list[float], b: list[float]) -> float:
-    ra, rb = _ranks(a), _ranks(b)
-    ma, mb = statistics.mean(ra), statistics.mean(rb)
-    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb, strict=True))
-    den = (sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb)) ** 0.5
-    return cov / den if den else float("nan")
 
 
 def p80(values: list[float]) -> float:
@@ -62,7 +41,7 @@ def evaluate() -> dict:
             errs = [max(p / m.tokens_per_s, m.tokens_per_s / p) for p, m in pairs]
             out[("held-out" if held else "train", test)] = {
                 "n": len(pairs), "gpus": len({m.gpu for _, m in pairs}), "median": statistics.median(errs),
-                "p80": p80(errs), "spearman": spearman([p for p, _ in pairs], [m.tokens_per_s for _, m in pairs]),
+                "p80": p80(errs), "spearman": rank_correlation([p for p, _ in pairs], [m.tokens_per_s for _, m in pairs]),
                 "pairs": pairs}
     return out
 
