@@ -794,18 +794,22 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
                          f"{speed_zh}；3 位及以下量化质量下降明显。")
             if usual and usual.decode_tokens_per_s:
                 uq = table.quant(usual.quant)
+                size = _card_size_for(engine, usual.total_gb / count)
                 verdict += _t(lang, f" At the usual {uq.label_en} it needs ~{usual.total_gb:g} GB: {usual.offload_gb:g} GB "
                                     f"would sit in system RAM and it runs at about {_tps(usual.decode_tokens_per_s)} "
-                                    f"tokens/s. A {_card_size_for(engine, usual.total_gb / count):g} GB card runs it properly.",
+                                    "tokens/s. " + (f"A {size:g} GB card runs it properly." if count == 1 else
+                                                    f"{count} cards of {size:g} GB each run it properly."),
                               f"按常用的 {uq.label_zh} 要约 {usual.total_gb:g} GB：有 {usual.offload_gb:g} GB 得放在内存里，"
                               f"速度约 {_tps(usual.decode_tokens_per_s)} tokens/s。"
-                              f"{_card_size_for(engine, usual.total_gb / count):g} GB 显存的卡才能跑得舒服。")
+                              + (f"{size:g} GB 显存的卡才能跑得舒服。" if count == 1 else
+                                 f"{count} 张各 {size:g} GB 的卡才能跑得舒服。"))
         else:
             verdict = _t(lang, f"Yes: {setup} ({c.vram_gb:g} GB) runs {name_en} at {q.label_en} (~{c.total_gb:g} GB), "
                                f"{speed_en}.",
                          f"可以：{setup}（{c.vram_gb:g} GB）能跑 {name_zh}，{q.label_zh}（约 {c.total_gb:g} GB），{speed_zh}。")
         better = ans.best_fitting
-        if better and better.quant != c.quant and better.bits_per_weight > c.bits_per_weight:
+        if better and better.quant != c.quant and better.bits_per_weight > c.bits_per_weight and \
+                not (model.native_quant and c.quant == model.native_quant):  # released quantised: nothing to regain
             bq = table.quant(better.quant)
             verdict += _t(lang, f" There is room for {bq.label_en} too (~{better.total_gb:g} GB, "
                                 f"~{_tps(better.decode_tokens_per_s)} tokens/s).",
@@ -818,9 +822,12 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
                       f"{n} 张 {g.name}（共 {n * g.vram_gb:g} GB）按层切分能装下。")
         offload = ""
         if c.decode_tokens_per_s:
+            slow = c.decode_tokens_per_s < 10
             offload = _t(lang, f" With {c.offload_gb:g} GB offloaded to system RAM it still runs, at about "
-                               f"{_tps(c.decode_tokens_per_s)} tokens/s (slow).",
-                         f"把 {c.offload_gb:g} GB 放到内存里（CPU 计算）也能跑，但只有约 {_tps(c.decode_tokens_per_s)} tokens/s，很慢。")
+                               f"{_tps(c.decode_tokens_per_s)} tokens/s ({'slow' if slow else 'usable for chat'}"
+                               f"{'' if not model.is_moe else '; a mixture of experts reads little per token'}).",
+                         f"把 {c.offload_gb:g} GB 放到内存里（CPU 计算）也能跑，约 {_tps(c.decode_tokens_per_s)} tokens/s"
+                         f"（{'很慢' if slow else '聊天够用'}{'' if not model.is_moe else '；MoE 每个 token 读取的参数少'}）。")
         verdict = _t(lang, f"No: {name_en} at {q.label_en} needs about {c.total_gb:g} GB and {setup} has "
                            f"{c.vram_gb:g} GB.{more}{offload} Other options: a smaller model, a card with more memory, "
                            "or renting by the hour.",
@@ -974,20 +981,37 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
         if p is not None:
             rows.append((label, f"{p} ({p.on:%Y-%m})"))
     china = region == "cn"
+    asked = "cn" if china else ("global" if region else None)
+    paras = []
+    for market in ([asked] if asked else []) + [m for m in ("cn", "global") if m != asked]:
+        block = g.not_sold_in(market, when)
+        where = _t(lang, "mainland China", "中国大陆") if market == "cn" else _t(lang, "outside mainland China", "中国大陆以外")
+        if block is not None:
+            paras.append(_t(lang, f"{'No' if market == asked else 'Note'}: {g.name} is not sold new "
+                                  f"{'in ' if market == 'cn' else ''}{where} "
+                                  f"(since {block.since:%Y-%m}). {block.note_en}",
+                            f"{'不能' if market == asked else '注意'}：{g.name} 自 {block.since:%Y-%m} 起{where}没有新卡销售。"
+                            f"{block.note_zh}"))
+        elif market == asked and any(a.market == market for a in g.availability):
+            rec = max((a for a in g.availability if a.market == market), key=lambda a: a.since)
+            paras.append(_t(lang, f"Yes: {g.name} is sold {'in ' if market == 'cn' else ''}{where} (since "
+                                  f"{rec.since:%Y-%m}). {rec.note_en}",
+                            f"可以：{g.name} 自 {rec.since:%Y-%m} 起在{where}销售。{rec.note_zh}"))
     has_cny = any(p.currency == "CNY" and p.market == "new" for p in g.prices)
-    if china:
-        verdict = _t(lang, f"{g.name}: I have a mainland-China price for it (below)." if has_cny else
-                     f"{g.name}: I have no mainland-China price for it; check the note below and local shops "
-                     "(JD, Taobao) before counting on it.",
-                     f"{g.name}：我有它的国内价格（见下表）。" if has_cny else
-                     f"{g.name}：我没有它的国内价格；请看下面的说明，并在京东、淘宝等确认是否有货。")
-    else:
-        verdict = _t(lang, f"Where {g.name} is sold, with the latest prices I have:",
-                     f"{g.name} 的销售情况和我掌握的最新价格：")
-    paras = [verdict]
-    if g.notes:
+    if not paras and china:
+        paras.append(_t(lang, f"{g.name}: I have a mainland-China price for it (below)." if has_cny else
+                        f"{g.name}: I have no mainland-China price for it; check the note below and local shops "
+                        "(JD, Taobao) before counting on it.",
+                        f"{g.name}：我有它的国内价格（见下表）。" if has_cny else
+                        f"{g.name}：我没有它的国内价格；请看下面的说明，并在京东、淘宝等确认是否有货。"))
+    elif not paras:
+        paras.append(_t(lang, f"Where {g.name} is sold, with the latest prices I have:",
+                        f"{g.name} 的销售情况和我掌握的最新价格："))
+    if g.notes and lang == "en":  # the catalog's notes are in English
         paras.append(g.notes)
+    market_sources = tuple(Source(f"{g.name} — availability", a.source) for a in g.availability if a.source)
     return Reply("where_to_buy", lang, title=_t(lang, f"Buying {g.name}", f"购买 {g.name}"), paragraphs=tuple(paras),
                  table=Table((_t(lang, "Market", "市场"), _t(lang, "Price (date)", "价格（日期）")), tuple(rows))
-                 if rows else None, sources=tuple(Source(f"{g.name} — specs / price", u) for u in g.sources[:3]),
+                 if rows else None, sources=market_sources[:2] + tuple(Source(f"{g.name} — specs / price", u)
+                                                                      for u in g.sources[:3]),
                  focus=g.name)

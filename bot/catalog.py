@@ -13,6 +13,8 @@ from pathlib import Path
 CURRENCIES = ("CNY", "USD")
 # A new-card price older than this (months) no longer describes the market at the date asked about.
 PRICE_SHELF_LIFE_MONTHS = 30
+# Used prices fall as cards age: one older than this says little about today's used market.
+USED_PRICE_SHELF_LIFE_MONTHS = 24
 
 
 class CatalogError(ValueError):
@@ -116,14 +118,16 @@ class GPU:
               ) -> Price | None:
         """The latest price observation at or before `as_of` (today when None), in `currency`.
 
-        A new-card price older than PRICE_SHELF_LIFE_MONTHS at that date does not count (the card is off the shelves);
+        A new-card price older than PRICE_SHELF_LIFE_MONTHS at that date does not count (the card is off the shelves), nor
+        a used price older than USED_PRICE_SHELF_LIFE_MONTHS;
         a price in the other currency is converted at the exchange rate of its date."""
         when = as_of or date.today()
         native = latest = None  # on equal dates the first listed wins (a user's own prices come first)
         for p in self.prices:
             if p.market != market or p.on > when:
                 continue
-            if market == "new" and months_between(p.on, when) > PRICE_SHELF_LIFE_MONTHS:
+            life = PRICE_SHELF_LIFE_MONTHS if market == "new" else USED_PRICE_SHELF_LIFE_MONTHS
+            if months_between(p.on, when) > life:
                 continue
             if p.currency == currency and (native is None or p.on > native.on):
                 native = p

@@ -490,14 +490,15 @@ class Conversation:
             notes.append(Text("My catalog has desktop cards; a laptop GPU of the same name draws less power and often "
                               "has less memory, so take these as an upper bound.",
                               "我的目录里是台式机显卡；同名的笔记本显卡功耗更低、显存常常更小，下面的结果只能当上限参考。"))
-        if need.vendor == "Apple":
-            notes.append(Text("I don't have Apple Silicon Macs in my catalog yet: for LLM inference their unified "
-                              "memory (64–192 GB) is an option, for CUDA training they are not.",
-                              "我的目录里还没有苹果 M 系列 Mac：它们的统一内存（64–192 GB）适合大模型推理，但不能用 CUDA 训练。"))
+        if need.vendor == "Apple" and need.workload != "llm_inference":
+            notes.append(Text("Macs have no CUDA: they are an option for running LLMs (their unified memory holds big "
+                              "models), not for training; ask e.g. \"which Mac for a 70B model?\".",
+                              "Mac 没有 CUDA：它们的统一内存适合跑大模型推理，不适合训练；可以问“跑 70B 用哪台 Mac？”。"))
         if r.used_fallback:
             s.need = replace(s.need, used=True)  # follow-ups ("cheaper?", "faster?") continue from what was shown
-            notes.append(Text("No new card fits, so these include used-market prices.",
-                              "没有新卡能满足，下面包含二手价格。"))
+            if r.used_why == "no_new":
+                notes.append(Text("No new card fits, so these include used-market prices.",
+                                  "没有新卡能满足，下面包含二手价格。"))
         if assumed:
             notes.append(Text("You didn't say what it's for, so I assumed general deep learning; tell me the "
                               "workload (CNN, LLMs, image generation…) to sharpen this.",

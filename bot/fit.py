@@ -402,8 +402,11 @@ def _assumptions(model: ModelSpec, quant: Quant, ctx: int, count: int, group: st
 
 
 def default_quant(model: ModelSpec, knowledge_dir: Path, table: ModelTable) -> Quant:
-    """What a practitioner runs locally when nobody says: 4-bit (Q4_K_M) from 7B up, 8-bit below."""
+    """What a practitioner runs locally when nobody says: the released format of a model released quantised, else
+    4-bit (Q4_K_M) from 7B up, 8-bit below."""
     s = settings(knowledge_dir)
+    if model.native_quant and table.quant(model.native_quant):
+        return table.quant(model.native_quant)  # released quantised (gpt-oss in MXFP4): run as released
     code = s["default_quant"] if model.params_b >= float(s["small_model_below_b"]) else s["small_model_quant"]
     return table.quant(code)
 

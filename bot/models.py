@@ -52,6 +52,7 @@ class ModelSpec:
     image_lora_gb: float | None
     sources: tuple[str, ...]
     notes: str = ""
+    native_quant: str = ""  # the format the weights are released in, when it is a quantised one (gpt-oss: MXFP4)
     generic: bool = False  # "a 14B model": a size, shaped like a known model
 
     def label(self, lang: str) -> str:
@@ -207,7 +208,7 @@ def _load_models(path: Path) -> list[ModelSpec]:
             licence=row.get("licence", ""), gated=row.get("gated", "").strip().lower() == "yes",
             released=row.get("released", ""), image_infer_gb=_num(path, line, row, "image_infer_gb"),
             image_lora_gb=_num(path, line, row, "image_lora_gb"), sources=_split(row.get("source", ""), ";"),
-            notes=row.get("notes", "")))
+            notes=row.get("notes", ""), native_quant=row.get("native_quant", "")))
     return out
 
 

@@ -87,8 +87,8 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     gpus, gpu_spans = hardware.gpus(n, catalog)
     size, size_spans = model.model_size(mask(n, gpu_spans))
     model_name, model_params, name_spans = model.named_model(mask(n, gpu_spans))
-    if size is None and model_params is not None:
-        size = model_params  # "deepseek r1": the table knows its size
+    if model_params is not None and (size is None or abs(size / model_params - 1) > 0.15):
+        size = model_params  # "deepseek r1", "mixtral 8x7b" (46.7B, not 56B): the table knows the size
     ctx, ctx_spans = model.context_tokens(mask(n, gpu_spans))
     spans = gpu_spans + size_spans + name_spans + ctx_spans
     min_vram, vram_spans = hardware.min_vram(mask(n, spans))

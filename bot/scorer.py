@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from bot.catalog import GPU, Catalog, Price
+from bot.fit import usable_memory_gb
 from bot.i18n import Text, money
 from bot.need import LLM_WORKLOADS, PRICING_CURRENCIES, Budget, Need
 from bot.perf import PerfModel, load_perf_model
@@ -87,7 +88,8 @@ class Ranking:
     notable_exclusions: tuple[Exclusion, ...] = ()
     suggestions: tuple[Text, ...] = ()  # when nothing fits: quantise, two cards, rent
     notes: tuple[Text, ...] = field(default=())
-    used_fallback: bool = False  # no new card met the need, so these picks include used-market prices
+    used_fallback: bool = False  # these picks include used-market prices though the user did not ask for them
+    used_why: str | None = None  # "no_new": no new card met the need; "better_value": used cards are the usual buy
 
 
 @lru_cache(maxsize=4)
@@ -262,7 +264,8 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     modules_ok = lab or count >= 8
     market = buyer_market(need, currency)
     no_crippled = spec.trains and model.fp16_training_since is not None and on >= model.fp16_training_since
-    for g in catalog:
+    pool = catalog.systems if need.vendor == "Apple" else list(catalog)  # Macs only when asked for
+    for g in pool:
         if no_crippled and g.crippled_fp16:
             continue  # FP16 at 1/64 rate: mixed-precision training gains nothing
         if g.release_date and g.release_date > on:
@@ -277,12 +280,13 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
         if price is None or ref is None:
             continue
         block = g.not_sold_in(market, on) if price.market == "new" else None
+        holds = usable_memory_gb(g, knowledge_dir)  # a Mac's GPU gets part of its unified memory
         if lab:  # a machine of 4 or 8: the most cards the budget buys
-            fitting = [k for k in counts if g.vram_gb >= per_card[k] and price.amount * k <= budget.amount] \
-                if budget else [k for k in counts if g.vram_gb >= per_card[k]]
+            fitting = [k for k in counts if holds >= per_card[k] and price.amount * k <= budget.amount] \
+                if budget else [k for k in counts if holds >= per_card[k]]
             sizes = fitting[-1:] or counts[:1]
         else:  # the fewest cards that hold it
-            sizes = [next((k for k in counts if g.vram_gb >= per_card[k]), counts[0])]
+            sizes = [next((k for k in counts if holds >= per_card[k]), counts[0])]
         for n in sizes:
             perf = model.relative(g, spec.family, ref, n)
             if perf is None or (need.min_perf is not None and perf <= need.min_perf):
@@ -292,7 +296,7 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
                 where = MARKET_NAMES[market]
                 not_sold.append((c, Text(f"not sold new in {where.en} since {block.since:%Y-%m}: {block.note_en}",
                                          f"{block.since:%Y-%m} 起{where.zh}不再有新卡销售：{block.note_zh}")))
-            elif g.vram_gb < per_card[n]:
+            elif holds < per_card[n]:
                 too_small.append(c)
             elif budget and c.total > budget.amount:
                 over_budget.append(c)
@@ -357,10 +361,31 @@ def rank_or_used(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
         first = first or r
         if r.picks:
             if need.used is None and not alt.used:
+                if need.workload == "llm_inference" and need.vendor != "Apple":
+                    used = _used_is_better_value(catalog, alt, r, knowledge_dir, as_of, lang)
+                    if used is not None:
+                        return replace(used, notes=used.notes + notes + (_USED_LLM_NOTE,)
+                                       + _mac_note(catalog, used, knowledge_dir), used_fallback=True,
+                                       used_why="better_value")
                 notes += _used_market_note(catalog, alt, r, knowledge_dir, as_of, lang)
             notes += _mac_note(catalog, r, knowledge_dir)
-            return replace(r, notes=r.notes + notes, used_fallback=bool(alt.used) and need.used is None)
+            fell_back = bool(alt.used) and need.used is None
+            return replace(r, notes=r.notes + notes, used_fallback=fell_back, used_why="no_new" if fell_back else None)
     return first
+
+
+_USED_LLM_NOTE = Text("Used cards are ranked too: for running LLMs at home, used 24 GB cards are what most people buy, "
+                      "and here they give clearly more speed for the money. Say \"new only\" to leave them out.",
+                      "二手卡也一起排了：在家跑大模型，大多数人买的就是二手 24 GB 卡，这里它们的性价比明显更高。说“只要新卡”就不含二手。")
+
+
+def _used_is_better_value(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: Path, as_of: date | None,
+                          lang: str) -> Ranking | None:
+    """The ranking with used prices, when its best value beats every new pick by USED_VALUE_MARGIN."""
+    used = rank(catalog, replace(need, used=True), knowledge_dir, as_of, lang=lang)
+    best_new = max((p.candidate.value for p in r.picks), default=0.0)
+    best_used = max((p.candidate.value for p in used.picks if p.candidate.price.market == "used"), default=0.0)
+    return used if used.picks and best_used >= USED_VALUE_MARGIN * best_new else None
 
 
 def _mac_note(catalog: Catalog, r: Ranking, knowledge_dir: Path) -> tuple[Text, ...]:
@@ -454,6 +479,9 @@ def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: 
         chosen.append(("value", by_value[0]))
     else:
         roomy = [c for c in by_value if c.gpu.vram_gb >= max(spec.comfortable_vram_gb, per_card[c.count])]
+        if speed is not None:  # running an LLM: the overall pick must also generate at reading speed
+            quick = [c for c in roomy if (e := speed.tokens_per_s(c)) and e.decode_tokens_per_s >= CHAT_SPEED_TOKENS_S]
+            roomy = quick or roomy
         chosen.append(("overall", roomy[0] if roomy else by_value[0]))
         chosen.append(("value", by_value[0]))
     taken = {c.gpu.name for _, c in chosen}
@@ -488,17 +516,25 @@ def _speed_reason(need: Need, est: MemoryEstimate, knowledge_dir: Path):
              "formula": Text("formula only", "仅公式估算")}
 
     def reason(c: Candidate) -> Text | None:
-        if model is None or quant is None:
-            return None
-        e = fit_estimate(c.gpu, model, quant, knowledge_dir, c.count, need.context_tokens)
-        if not e.fits or not e.decode_tokens_per_s:
+        e = tokens_per_s(c)
+        if e is None:
             return None
         tps = f"{e.decode_tokens_per_s:.0f}" if e.decode_tokens_per_s >= 10 else f"{e.decode_tokens_per_s:.1f}"
         b = basis[e.basis]
         return Text(f"~{tps} tokens/s generating {model.label('en')} at {quant.label_en} ({b.en})",
                     f"{model.label('zh')} {quant.label_zh} 生成约 {tps} tokens/s（{b.zh}）")
 
+    def tokens_per_s(c: Candidate):
+        if model is None or quant is None:
+            return None
+        e = fit_estimate(c.gpu, model, quant, knowledge_dir, c.count, need.context_tokens)
+        return e if e.fits and e.decode_tokens_per_s else None
+
+    reason.tokens_per_s = tokens_per_s
     return reason
+
+
+CHAT_SPEED_TOKENS_S = 10  # below this, generation is slower than people read: not a "best overall" pick
 
 
 def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Candidate], budget: Budget | None,

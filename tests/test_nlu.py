@@ -80,7 +80,7 @@ CASES = [
     ("run a 13B model in FP16", {"workload": "llm_inference", "model_size_b": 13, "precision_bits": 16}),
     ("七十亿参数的模型 int8 推理", {"workload": "llm_inference", "model_size_b": 7, "precision_bits": 8}),
     ("QLoRA 70B", {"workload": "llm_finetune", "finetune_method": "qlora", "model_size_b": 70}),
-    ("mixtral 8x7b", {"model_size_b": 56, "workload": "llm_inference"}),  # an LLM named with its size
+    ("mixtral 8x7b", {"model_size_b": 46.7, "workload": "llm_inference"}),  # the table knows: experts share attention
     # --- GPU count --------------------------------------------------------------------------------------------------
     ("两张3090", {"gpu_count": 2, "gpus": ("GeForce RTX 3090",)}),
     ("2x 3090", {"gpu_count": 2, "gpus": ("GeForce RTX 3090",)}),

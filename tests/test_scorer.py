@@ -289,9 +289,10 @@ def test_a_model_no_single_card_holds_gets_a_two_card_setup(catalog):
     assert r.picks and all(p.candidate.count >= 2 and p.candidate.total <= 2000 for p in r.picks)
     assert all(p.gpu.vram_gb * p.candidate.count >= r.memory.total_gb for p in r.picks)
     assert any("split across the cards" in n.en for n in r.notes) and any("按层切分" in n.zh for n in r.notes)
-    # the expert's first answer, two used 24 GB cards, is named even though used cards were not asked for
-    used = next(n for n in r.notes if n.en.startswith("On the used market"))
-    assert "2× GeForce RTX 3090" in used.en and "2× GeForce RTX 3090" in used.zh
+    # the expert's first answer, two used 24 GB cards, is ranked although used cards were not asked for, and says so
+    assert r.used_fallback and r.used_why == "better_value"
+    assert any(p.gpu.name == "GeForce RTX 3090" and p.candidate.count == 2 for p in r.picks)
+    assert any("Used cards are ranked too" in n.en and "二手卡也一起排了" in n.zh for n in r.notes)
 
 
 def test_lora_that_does_not_fit_becomes_qlora_and_says_so(catalog):
