@@ -724,11 +724,108 @@ def gpu_card_for(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     return replace(card, paragraphs=(lead,) + card.paragraphs + caveat)
 
 
-def fit(engine: Engine, name: str, need: Need, count: int, lang: str) -> Reply:
-    """Can this card (or N of them) run or train the model / workload: a verdict first, then the numbers."""
+def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, lang: str) -> Reply:
+    """Setups against one LLM ("2x3090 vs an M3 Ultra for 70B", "两张3090还是一张4090跑70B"): for each, whether it holds
+    the model, in what format, how fast, and at what price; the verdict names the faster one that holds it."""
+    from bot.fit import fit as estimate_fit
+    from bot.models import load_models
+    from bot.scorer import pricing
+
+    model = _model_of(engine, need)
+    table = load_models(engine.knowledge_dir)
+    quant = table.quant(need.quant) if need.quant else (table.quant_for_bits(need.precision_bits)
+                                                          if need.precision_bits else None)
+    on = need.as_of or engine.today or date.today()
+    currency, _ = pricing(need, engine.catalog, on, lang)
+    rows, results = [], []
+    for name, n in setups:
+        g = engine.catalog.get(name)
+        ans = estimate_fit(g, model, engine.knowledge_dir, n, quant, need.context_tokens)
+        c = ans.chosen
+        price = price_for(g, currency, True, on, engine.catalog)
+        label = f"{n}× {g.name}" if n > 1 else g.name
+        results.append((label, c, price.amount * n if price else None, price))
+        q = table.quant(c.quant)
+        rows.append((label, f"{c.vram_gb:g} GB", q.label(lang) + ("" if c.fits else _t(lang, " (does not fit)", "（装不下）")),
+                     f"~{_tps(c.decode_tokens_per_s)}" if c.fits and c.decode_tokens_per_s else "—",
+                     (money(price.amount * n, price.currency) + (_t(lang, " used", " 二手") if price.market == "used" else "")
+                      + f" ({price.on:%Y-%m})") if price else "—"))
+    fitting = [r for r in results if r[1].fits and r[1].decode_tokens_per_s]
+    name_en, name_zh = model.label("en"), model.label("zh")
+    if fitting:
+        best = max(fitting, key=lambda r: r[1].decode_tokens_per_s)
+        cheapest = min((r for r in fitting if r[2]), key=lambda r: r[2], default=None)
+        verdict = _t(lang, f"For {name_en}, {best[0]} is the faster setup: about {_tps(best[1].decode_tokens_per_s)} "
+                           f"tokens/s at {table.quant(best[1].quant).label_en}.",
+                     f"跑 {name_zh}，{best[0]} 更快：{table.quant(best[1].quant).label_zh} 约 "
+                     f"{_tps(best[1].decode_tokens_per_s)} tokens/s。")
+        if cheapest and cheapest is not best:
+            verdict += _t(lang, f" {cheapest[0]} costs less ({money(cheapest[2], cheapest[3].currency)}) at about "
+                                f"{_tps(cheapest[1].decode_tokens_per_s)} tokens/s.",
+                          f"{cheapest[0]} 更便宜（{money(cheapest[2], cheapest[3].currency)}），约 "
+                          f"{_tps(cheapest[1].decode_tokens_per_s)} tokens/s。")
+        left = [r[0] for r in results if not r[1].fits]
+        if left:
+            verdict += _t(lang, f" {', '.join(left)} cannot hold it.", f"{'、'.join(left)} 装不下。")
+    else:
+        verdict = _t(lang, f"None of these holds {name_en} in memory.", f"这几种配置都装不下 {name_zh}。")
+    header = (_t(lang, "Setup", "配置"), _t(lang, "Memory", "显存"), _t(lang, "Format", "格式"), "tokens/s",
+              _t(lang, "Price", "价格"))
+    basis = {r[1].basis for r in results}
+    footer = (_t(lang, "Speeds: generation at batch 1 (" + ", ".join(sorted(_BASIS[b].en for b in basis)) + "); "
+                       "several cards split the model by layers: memory adds up, speed does not.",
+                 "速度：batch 1 生成速度（" + "、".join(sorted(_BASIS[b].zh for b in basis)) + "）；多卡按层切分：显存相加，"
+                 "速度不叠加。"),)
+    return Reply("compare", lang, title=_t(lang, f"{' vs '.join(r[0] for r in results)} for {name_en}",
+                                           f"{' 对比 '.join(r[0] for r in results)}：跑 {name_zh}"),
+                 paragraphs=(verdict,), table=Table(header, tuple(rows)), footer=footer,
+                 sources=tuple(Source(f"{m.gpu} {m.model} {m.quant}", m.url) for r in results for m in r[1].measured[:1]),
+                 chart_gpus=tuple(name for name, _ in setups))
+
+
+def typical_card(engine: Engine, gb: float, need: Need, lang: str) -> str | None:
+    """The card that stands for "an N GB card": the newest consumer NVIDIA card with that much memory sold in the
+    user's market (its bandwidth sets the speed)."""
+    from bot.scorer import buyer_market
+
+    on = need.as_of or engine.today or date.today()
+    market = buyer_market(need, "CNY" if need.region == "cn" or (need.region is None and lang == "zh") else "USD")
+    pool = [g for g in engine.catalog if g.vendor == "NVIDIA" and g.segment == "consumer" and g.vram_gb == gb
+            and (g.release_date is None or g.release_date <= on) and g.not_sold_in(market, on) is None]
+    return max(pool, key=lambda g: (g.release_date or date.min, g.name)).name if pool else None
+
+
+def fit_on_memory(engine: Engine, gb: float, need: Need, count: int, lang: str) -> Reply:
+    """A model on "an N GB card": the fit on a typical current card with that much memory, saying which."""
+    card = typical_card(engine, gb, need, lang)
+    if card is None:
+        return memory_question(engine, need, lang)
+    reply = fit(engine, card, need, count, lang)
+    note = _t(lang, f"Taking a {gb:g} GB card, the {card}, as the example: memory decides whether it fits; "
+                    "speed scales with the card's memory bandwidth.",
+              f"以一张 {gb:g} GB 显卡（{card}）为例：装不装得下看显存，速度大致随显存带宽变化。")
+    return replace(reply, paragraphs=reply.paragraphs + (note,))
+
+
+def fit(engine: Engine, name: str, need: Need, count: int, lang: str, vram_gb: float | None = None) -> Reply:
+    """Can this card (or N of them) run or train the model / workload: a verdict first, then the numbers. `vram_gb`:
+    the memory the user says their card has when it is not the catalog's (a modded 2080 Ti 22G, a laptop card)."""
     g = engine.catalog.get(name)
     if g is None:
         return unknown(lang)
+    stated = bool(vram_gb and vram_gb != g.vram_gb)
+    if stated:
+        g = replace(g, vram_gb=vram_gb)
+    reply = _fit_gpu(engine, g, need, count, lang)
+    if not stated:
+        return reply
+    note = _t(lang, f"Counted with the {vram_gb:g} GB you gave (the {name} in my catalog has "
+                    f"{engine.catalog.get(name).vram_gb:g} GB); speed from its bandwidth.",
+              f"按你说的 {vram_gb:g} GB 计算（目录里的 {name} 是 {engine.catalog.get(name).vram_gb:g} GB）；速度按它的带宽估算。")
+    return replace(reply, paragraphs=reply.paragraphs + (note,))
+
+
+def _fit_gpu(engine: Engine, g: GPU, need: Need, count: int, lang: str) -> Reply:
     training = need.workload == "llm_finetune" or need.finetune_method
     if need.model_size_b and not training and need.workload in (None, "llm_inference", "inference", "general"):
         model = _model_of(engine, need)

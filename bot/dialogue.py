@@ -246,6 +246,11 @@ class Conversation:
         question about a named card is about that card, a bare modifier after a fit or memory answer continues
         it, and a need message starts or refines a recommendation."""
         s = self.session
+        if act in ("fit", "memory", "question", "recommend") and not referred and need.model_size_b and \
+                q.memory_gb and not need.budget and "pick_request" not in q.cues and not q.gpus:
+            return "fit"  # "Qwen3-30B-A3B on an 8GB card?", "14B 在 16G 卡上能跑吗": the rule fit-on-memory
+        if s.last_act == "fit" and "speed" in q.cues and not q.gpus and not need.budget and len(q.text) <= 40:
+            return "fit"  # "how fast?", "速度大概多少" after a fit answer: the same setup, its speed
         if act == "fit" and not referred:
             act = "recommend"  # "I want to run Llama 3 70B at home": what to buy for it
         if act == "memory" and referred and not need.model_size_b:
@@ -380,7 +385,15 @@ class Conversation:
             names = s.last_picks[:2]
         if len(names) < 2:
             return answers.ask_which_to_compare(t.lang, names)
-        return answers.compare(self.engine, self.session.need, names[:4], t.lang)
+        need = s.need
+        if need.model_size_b and need.workload in (None, "llm_inference", "general"):  # "2x3090 vs M3 Ultra for 70B"
+            return self._compare_setups(t, names, need)
+        return answers.compare(self.engine, need, names[:4], t.lang)
+
+    def _compare_setups(self, t: Turn, names: list[str], need: Need) -> Reply:
+        counts = t.q.card_counts
+        need = replace(need, workloads=("llm_inference",) + tuple(w for w in need.workloads if w != "llm_inference"))
+        return answers.compare_setups(self.engine, [(n, counts.get(n, 1)) for n in names[:4]], need, t.lang)
 
     def _why_not(self, t: Turn, asked: str = "why_not") -> Reply:
         s = self.session
@@ -406,9 +419,17 @@ class Conversation:
 
     def _fit(self, t: Turn) -> Reply:
         s = self.session
+        if len(t.q.gpus) >= 2 and (t.need.model_size_b or s.need.model_size_b):  # "两张3090还是一张4090跑70B"
+            return self._compare_setups(t, list(t.q.gpus), s.need.merge(replace(t.q.need, gpu_count=None)))
         count = t.q.need.gpu_count or (s.need.gpu_count if not t.q.gpus else None) or 1
         need = s.need.merge(replace(t.q.need, gpu_count=None, budget=None))
-        return answers.fit(self.engine, t.referred[0], need, count, t.lang)
+        return answers.fit(self.engine, t.referred[0], need, count, t.lang, vram_gb=t.q.card_memory_gb)
+
+    def _fit_on_memory(self, t: Turn) -> Reply:
+        """A model on "an N GB card": the fit on a typical current card with that much memory."""
+        s = self.session
+        need = s.need.merge(replace(t.q.need, gpu_count=None, budget=None, min_vram_gb=None))
+        return answers.fit_on_memory(self.engine, t.q.memory_gb, need, t.q.need.gpu_count or 1, t.lang)
 
     def _power(self, t: Turn) -> Reply:
         s = self.session
@@ -573,6 +594,8 @@ POLICY: tuple[Rule, ...] = (
     Rule("where-to-buy", _acts("where_to_buy"), lambda c, t: bool(t.referred), lambda c, t: c._where_to_buy(t)),
     Rule("power", _acts("power"), lambda c, t: bool(t.referred or c.session.last_picks),
          lambda c, t: c._power(t)),
+    Rule("fit-on-memory", _acts("fit"), lambda c, t: not t.referred and bool(t.need.model_size_b and t.q.memory_gb)
+         and not t.need.budget and not t.q.gpus, lambda c, t: c._fit_on_memory(t)),
     Rule("fit", _acts("fit", "memory"),
          lambda c, t: bool(t.referred) and _has_a_job(c, t) and not t.need.budget, lambda c, t: c._fit(t)),
     Rule("memory", _acts("memory", "fit"),

@@ -40,6 +40,9 @@ class Query:
     direction: str | None = None
     cues: frozenset[str] = field(default_factory=frozenset)
     lang_request: str | None = None
+    card_memory_gb: float | None = None  # memory written after the card named, when it is not that card's ("22G")
+    memory_gb: float | None = None  # a memory size the message mentions, asked for or not ("a gtx 1650 4gb")
+    card_counts: dict = field(default_factory=dict)  # cards of each named model: "2x3090 vs an A100" -> {3090: 2}
     delexicalised: str = ""  # the normalised text with cards as "@" and digits as "9": what the act classifier reads
 
     def slots(self) -> dict:
@@ -82,6 +85,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     t = normalise(raw)
     t = re.sub(r"(?<=\d)\s*(vs\.?|versus)\s*(?=[a-z]*\s*\d)", r" \1 ", t)  # "4090vs3090"
     t = re.sub(r"(?<=[a-z0-9])[\s-]?ish\b", " ", t)  # "2000ish", "two thousand-ish": about that much
+    t = re.sub(r"(?<![\d.])(\d{1,2})\s*[x×]\s*(?=\d{3,4}(?!\d))", r"\1 x ", t)  # "2x3090": two 3090s
     n = chinese_numerals_to_digits(t)  # numbers, names and sizes are read from here; words from `t`
 
     gpus, gpu_spans = hardware.gpus(n, catalog)
@@ -92,6 +96,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     ctx, ctx_spans = model.context_tokens(mask(n, gpu_spans))
     spans = gpu_spans + size_spans + name_spans + ctx_spans
     min_vram, vram_spans = hardware.min_vram(mask(n, spans))
+    memory_said = hardware.memory_mentioned(mask(n, spans))
     spans += vram_spans
     as_of, date_spans = context.as_of(mask(n, spans), today)
     spans += date_spans
@@ -103,7 +108,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     found = money.extract_money(mask(with_cards, count_spans), lang)
 
     method = model.finetune_method(t)
-    workloads = model.workloads(mask(n, gpu_spans), size, method)
+    workloads = model.workloads(mask(n, gpu_spans), size, method, named_llm=model_params is not None)
     masked = mask(n, spans)
     cues = context.cues(t)
     vendor = hardware.vendor(mask(n, gpu_spans))
@@ -121,5 +126,6 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
         text=raw, lang=lang, need=need, traditional=is_traditional(raw), bare_number=found.bare_number,
         rejected_money=found.rejected, currency_written=found.currency_written, gpus=gpus, ordinals=context.ordinals(n),
         direction=context.direction(t) if len(gpus) < 2 else None,
-        cues=cues, lang_request=context.language_request(t),
+        cues=cues, lang_request=context.language_request(t), card_memory_gb=hardware.stated_card_memory(n, catalog),
+        memory_gb=memory_said, card_counts=hardware.card_counts(n, catalog),
         delexicalised=re.sub(r"\d+(?:[.,]\d+)*", "9", mask(n, gpu_spans, "@")).strip())

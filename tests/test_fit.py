@@ -302,3 +302,61 @@ def test_servers_get_modules_when_asked(catalog):
              as_of=TODAY)
     assert any(c.gpu.form_factor in MODULE_FORM_FACTORS for c in r.candidates)
     assert any(c.count == 8 for c in r.candidates)
+
+
+# --- patterns from the first stranger test --------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "gb"), [("2080 Ti 22G 魔改版能跑 32B 吗", 22), ("can a 4090 48g run llama 70b?", 48),
+                                          ("laptop 4070 8gb run 14b?", 8)])
+def test_memory_written_after_a_card_is_the_memory_counted(scorer_engine, text, gb):
+    (r,) = _turns(scorer_engine, text)
+    assert r.intent == "fit" and r.fit["vram_gb"] == gb
+    assert any(f"{gb} GB" in p for p in r.paragraphs[1:])  # and it says it used the user's figure
+
+
+@pytest.mark.parametrize(("text", "gb"), [("Qwen3-30B-A3B on an 8GB card?", 8), ("qwen2.5 7b 在 16G 卡上能跑吗", 16),
+                                          ("llama 3.2 3b on a gtx 1650 4gb", 4)])
+def test_a_model_on_an_n_gb_card_is_a_fit_question(scorer_engine, text, gb):
+    (r,) = _turns(scorer_engine, text)
+    assert r.intent == "fit" and r.fit["vram_gb"] == gb and not r.recommendations
+
+
+@pytest.mark.parametrize("text", ["M3 Ultra 512GB vs 2x3090 for llama 70b, which is faster?",
+                                  "两张3090还是一张4090跑70B", "two 3090s or one 4090 for 70B?"])
+def test_setups_are_compared_on_the_model(scorer_engine, text):
+    (r,) = _turns(scorer_engine, text)
+    assert r.intent == "compare" and r.table
+    setups = [row[0] for row in r.table.rows]
+    assert "2× GeForce RTX 3090" in setups
+    assert "2× GeForce RTX 3090" in r.paragraphs[0]  # the verdict names the faster setup that holds it
+
+
+@pytest.mark.parametrize("texts", [("can my 3060 run a 14B model?", "how fast?"),
+                                   ("3060 12G 能跑 14B 吗", "速度大概多少")])
+def test_how_fast_after_a_fit_answer_is_about_that_setup(scorer_engine, texts):
+    first, second = _turns(scorer_engine, *texts)
+    assert second.intent == "fit" and second.fit["gpu"] == first.fit["gpu"] == "GeForce RTX 3060 12GB"
+
+
+@pytest.mark.parametrize(("text", "start"), [("国内能买到5090吗", "不能"), ("is the 5090 D sold in the US?", "No"),
+                                             ("can I buy a 4090 in china", "No")])
+def test_where_to_buy_says_where_a_card_is_not_sold(scorer_engine, text, start):
+    (r,) = _turns(scorer_engine, text)
+    assert r.intent == "where_to_buy" and r.paragraphs[0].startswith(start)
+
+
+def test_a_resolution_is_not_a_budget(scorer_engine):
+    _, r = _turns(scorer_engine, "3060 12G 能跑 14B 吗", "生成一张1024图大概多久")
+    assert r.intent != "recommend"
+
+
+def test_named_moe_models_keep_their_real_size_and_format(scorer_engine):
+    (r,) = _turns(scorer_engine, "can a 3090 run mixtral 8x7b")
+    assert r.fit["params_b"] == 46.7 and r.fit["active_params_b"] < 15
+    (r,) = _turns(scorer_engine, "gpt-oss 20b on a 4060 ti 16g?")
+    assert r.fit["quant"] == "MXFP4" and r.fit["fits"]
+
+
+def test_asking_for_a_mac_ranks_macs(scorer_engine):
+    _, r = _turns(scorer_engine, "I want to run 70B locally, $6000", "what about a mac?")
+    assert r.intent == "recommend" and r.recommendations
+    assert all(p.vendor == "Apple" for p in r.recommendations)

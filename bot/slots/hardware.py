@@ -32,6 +32,48 @@ def gpus(text: str, catalog: Catalog | None) -> tuple[tuple[str, ...], Spans]:
     return tuple(names), spans
 
 
+_CARD_COUNT_BEFORE = re.compile(r"(?:(\d{1,2})\s*(?:x|×|\*|张|块|片|卡)?|(two|dual|pair of|双|两张|两块|一对|2张)|"
+                           r"(three|三张)|(four|quad|四张|4张))\s*$")
+_CARD_COUNT_AFTER = re.compile(r"\s*(?:x|×|\*)\s*(\d{1,2})(?![\d.])")
+
+
+def card_counts(text: str, catalog: Catalog | None) -> dict[str, int]:
+    """How many of each named card a message means: '2x3090 vs one A100', 'M3 Ultra vs 两张3090', '4090 x2'."""
+    out: dict[str, int] = {}
+    if catalog is None:
+        return out
+    for start, end, g in catalog.find_mentions(text):
+        before = _CARD_COUNT_BEFORE.search(text[max(0, start - 10):start])
+        after = _CARD_COUNT_AFTER.match(text, end)
+        n = 1
+        if after:
+            n = int(after[1])
+        elif before and before.group(0).strip():
+            if before[1]:
+                n = int(before[1]) if before.group(0).rstrip()[-1:] in "x×*张块片卡" or text[start - 1:start] in "x×*" \
+                    else 1
+            else:
+                n = 2 if before[2] else 3 if before[3] else 4
+        out.setdefault(g.name, n if 1 <= n <= 16 else 1)
+    return out
+
+
+_CARD_MEMORY = re.compile(r"\s*[-(（]?\s*(\d{1,3})\s*(?:gb|g|gib)(?![a-z0-9])")
+
+
+def stated_card_memory(text: str, catalog: Catalog | None) -> float | None:
+    """Memory written right after the first card named, when it differs from that card's: '2080 Ti 22G' (a modded
+    card), '4090 48G', 'laptop 4070 8gb'. The catalog's own variants ('3060 12G') are names, not this."""
+    if catalog is None:
+        return None
+    mentions = catalog.find_mentions(text)
+    if not mentions:
+        return None
+    _, end, g = mentions[0]
+    m = _CARD_MEMORY.match(text, end)
+    return float(m[1]) if m and 2 <= float(m[1]) <= 512 and float(m[1]) != g.vram_gb else None
+
+
 # "2张", "4 gpus", "@ x2" (a card name reads "@"), "4卡", "8-gpu"
 _COUNT = re.compile(r"(?<![\d.第])(\d{1,3})\s*(?:(?=@)|张(?!\s*(?:图|照|片|纸|表|票|脸|画|样本))|块(?=\s*(?:@|卡|显卡))|块卡|卡|"
                     r"x\s*(?=@)|×\s*(?=@)|\*\s*(?=@)|-?gpus?\b|cards?\b|graphics cards\b|块显卡|路|台(?=\s*@))")
@@ -71,7 +113,7 @@ def vendor(text: str) -> str | None:
 
 
 _MEMORY = re.compile(r"(?<![a-z0-9.])(\d{1,4}(?:\.\d+)?)\s*(gb|g|gib|gigs?)(?![a-z])\s*(显存|vram|memory|ram|以上|及以上|"
-                     r"or more|\+|起步|at least|的显存|of vram|of memory|cards?\b|gpus?\b|min\b|minimum\b|的卡|"
+                     r"or more|\+|起步|at least|的显存|of vram|of memory|cards?\b|gpus?\b|min\b|minimum\b|的卡|卡(?!上)|"
                      r"显卡|起|or bigger|or larger|or above|and up)?")
 _MEMORY_MIN_BEFORE = re.compile(r"(?:至少|最少|起码|不少于|at least|minimum|min\.?|need|needs|需要|要|want|with|has|have|"
                                 r"大于|超过|more than|over|显存|~|about|around|>=|≥|大概|约)\s*$")
@@ -88,6 +130,12 @@ def min_vram(text: str) -> tuple[float | None, Spans]:
             found = max(found or 0, v)
         spans.append(m.span())
     return found, spans
+
+
+def memory_mentioned(text: str) -> float | None:
+    """The first memory size in the text, asked for or not ('on a gtx 1650 4gb', '16G 卡上')."""
+    m = _MEMORY.search(text)
+    return float(m[1]) if m and 1 <= float(m[1]) <= 1024 else None
 
 
 _WATTS = re.compile(r"(?<![\d.])(\d{2,4})\s*(?:w|瓦|watts?|瓦特)(?![a-z])")

@@ -65,7 +65,7 @@ def _first_match(text: str, ws: tuple[str, ...]) -> int | None:
     return m.start() if m else None
 
 
-def workloads(text: str, size: float | None, method: str | None) -> tuple[str, ...]:
+def workloads(text: str, size: float | None, method: str | None, named_llm: bool = False) -> tuple[str, ...]:
     """The workloads the text names, in the order it names them. Generic words ('微调', 'inference') mean LLM work
     only when an LLM is meant (an LLM word or a model size); 'deep learning' alone is `general`."""
     text = words_pattern(words("slots", "platform_names")).sub(" ", text)
@@ -75,6 +75,8 @@ def workloads(text: str, size: float | None, method: str | None) -> tuple[str, .
     at = {w: a for w, (a, b) in spans.items()
           if not any(o != w and oa <= a and b <= ob and (ob - oa) > (b - a) for o, (oa, ob) in spans.items())}
     llm_pos = _first_match(text, words("slots", "llm_words"))
+    if llm_pos is None and named_llm:
+        llm_pos = 0  # "qwen3-30b-a3b on an 8GB card": the model table knows it is an LLM
     llm = llm_pos is not None or bool(size and size >= 0.5)
     runs = has_any(text, words("slots", "run_words"))
     trains = has_any(text, words("slots", "cues", "train_words"))
