@@ -549,24 +549,37 @@ def memory_question(engine: Engine, q: Need, lang: str) -> Reply:
     methods = [q.finetune_method] if q.finetune_method else (["full", "lora", "qlora"] if finetune else [])
     rows = []
     if not finetune:
-        for bits in ([q.precision_bits] if q.precision_bits else [16, 8, 4]):
-            e = estimate(q.model_size_b, "inference", bits, engine.knowledge_dir)
-            rows.append((_t(lang, f"inference, {bits}-bit", f"推理，{bits} 位"), f"~{e.total_gb:g} GB",
-                         e.assumption_en if lang == "en" else e.assumption_zh))
+        from bot.fit import memory, settings
+        from bot.models import load_models
+
+        table = load_models(engine.knowledge_dir)
+        model = _model_of(engine, q)
+        ctx = q.context_tokens or int(settings(engine.knowledge_dir)["default_context"])
+        quants = [table.quant(q.quant)] if q.quant else [table.quant_for_bits(b) for b in (
+            [q.precision_bits] if q.precision_bits else [16, 8, 4])]
+        for quant in quants:
+            w, kv, oh = memory(model, quant, ctx, 1, engine.knowledge_dir)
+            rows.append((_t(lang, f"inference, {quant.label_en}", f"推理，{quant.label_zh}"), f"~{w + kv + oh:.1f} GB",
+                         _t(lang, f"{w:.1f} GB weights + {kv:.1f} GB KV cache ({ctx:,} tokens) + {oh:.1f} GB runtime",
+                            f"权重 {w:.1f} GB + KV 缓存 {kv:.1f} GB（{ctx:,} token）+ 运行时 {oh:.1f} GB")))
     for m in methods:
         e = estimate(q.model_size_b, m, q.precision_bits, engine.knowledge_dir)
         label = {"full": _t(lang, "full fine-tune", "全参微调"), "lora": "LoRA", "qlora": "QLoRA"}[m]
         rows.append((label, f"~{e.total_gb:g} GB", e.assumption_en if lang == "en" else e.assumption_zh))
     fitting = []
     need = min(float(r[1].strip("~ GB")) for r in rows)
-    for g in sorted(engine.catalog, key=lambda g: g.vram_gb):
-        if g.vram_gb >= need and g.vendor == "NVIDIA" and g.segment == "consumer":
-            fitting.append(g.name)
+    on = q.as_of or engine.today or date.today()
+    for g in sorted(engine.catalog, key=lambda g: (g.vram_gb, -(g.release_date or date.min).toordinal())):
+        on_sale = any(g.price(cur, market, on) for cur in ("USD", "CNY") for market in ("new", "used"))
+        if g.vram_gb >= need and g.vendor == "NVIDIA" and g.segment == "consumer" and on_sale:
+            fitting.append(g.name)  # the smallest card still sold (new or used), not a long-gone TITAN
             break
     header = tuple(_t(lang, *h) for h in (("Job", "任务"), ("Memory", "显存"), ("Assumption", "假设")))
     para = _t(lang, f"Memory for a {q.model_size_b:g}B-parameter model:", f"{q.model_size_b:g}B 参数模型需要的显存：")
-    footer = (_t(lang, "Estimates: weights + KV cache / optimizer states + ~20% overhead; long contexts and larger "
-                       "batches need more.", "估算：权重 + KV 缓存/优化器状态 + 约 20% 额外开销；长上下文和大 batch 需要更多。"),)
+    footer = (_t(lang, "Estimates: weights + KV cache + runtime for inference (sizes in GiB, as cards are labelled); "
+                       "weights + optimizer states + activations + ~20% for fine-tuning; long contexts and larger "
+                       "batches need more.", "估算：推理为权重 + KV 缓存 + 运行时（按 GiB 计，与显卡标称一致）；微调为权重 + 优化器状态 + "
+                       "激活 + 约 20%；长上下文和大 batch 需要更多。"),)
     if fitting:
         footer += (_t(lang, f"Smallest consumer NVIDIA card for the lightest option: {fitting[0]}.",
                       f"最省显存方案能用的最小消费级 NVIDIA 卡：{fitting[0]}。"),)
@@ -942,6 +955,12 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
     if c.prefill_tokens_per_s:
         bullets.append(_t(lang, f"Reading the prompt: about {_tps(c.prefill_tokens_per_s)} tokens/s.",
                           f"读入提示词：约 {_tps(c.prefill_tokens_per_s)} tokens/s。"))
+    per_8k = model.kv_bytes_per_token() * 8192 / 2 ** 30
+    if per_8k:
+        bullets.append(_t(lang, f"KV cache: {c.kv_cache_gb:g} GB at a {c.context:,}-token context; every 8k tokens more "
+                                f"adds {per_8k:.1f} GB (F16 cache; q8_0 cache halves it).",
+                          f"KV 缓存：上下文 {c.context:,} token 时 {c.kv_cache_gb:g} GB；每多 8k token 增加 {per_8k:.1f} GB"
+                          "（F16 缓存；q8_0 缓存可减半）。"))
     if model.licence or model.gated:
         bullets.append(_t(lang, f"Licence: {model.licence}" + (" (gated: accept the terms on Hugging Face)" if model.gated else ""),
                           f"许可：{model.licence}" + ("（需在 Hugging Face 上同意条款后下载）" if model.gated else "")))
