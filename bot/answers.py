@@ -126,7 +126,6 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
     spec = r.workload
     when = "" if r.as_of == (engine.today or r.as_of) and r.need.as_of is None else \
         _t(lang, f" as of {r.as_of:%B %Y}", f"（以 {r.as_of.year} 年 {r.as_of.month} 月为准）")
-    count = f"{r.count}× " if r.count > 1 else ""
     market = _t(lang, " (used allowed)", "（可二手）") if r.need.used else ""
     if r.budget:
         shown = str(r.need.budget) if r.need.budget == r.budget else f"{r.need.budget} (≈ {r.budget})"
@@ -178,7 +177,7 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
             price_date=c.price.on.isoformat(), market=c.price.market, vram_gb=c.gpu.vram_gb, count=c.count,
             score=round(c.perf, 3), value=round(c.value, 3), reasons=tuple(x.get(lang) for x in p.reasons),
             caveats=tuple(x.get(lang) for x in p.caveats if x.get(lang))))
-        rows.append((f"{count}{c.gpu.name}", _ROLE[p.role].get(lang), _price_cell(c, lang),
+        rows.append((c.setup.get(lang), _ROLE[p.role].get(lang), _price_cell(c, lang),
                      f"{c.gpu.vram_gb:g} GB", f"{c.perf:.2f}", p.reasons[0].get(lang)))
     header = tuple(_t(lang, *h) for h in (("GPU", "显卡"), ("Pick", "定位"), ("Price", "价格"), ("VRAM", "显存"),
                                             (f"Speed ({ref}=1)", f"速度（{ref}=1）"), ("Why", "理由")))
@@ -186,7 +185,8 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
     for p in r.picks:
         extra = [x.get(lang) for x in p.reasons[1:]] + [x.get(lang) for x in p.caveats if x.get(lang)]
         if extra:
-            bullets.append(f"{p.gpu.name}: " + "; ".join(extra) if lang == "en" else f"{p.gpu.name}：" + "；".join(extra))
+            bullets.append(f"{p.candidate.setup.en}: " + "; ".join(extra) if lang == "en" else
+                           f"{p.candidate.setup.zh}：" + "；".join(extra))
     for x in r.notable_exclusions:
         bullets.append(_t(lang, f"Not {x.gpu.name}: {x.why.en}", f"没选 {x.gpu.name}：{x.why.zh}"))
     if r.budget is None and r.need.min_perf is None:

@@ -285,6 +285,22 @@ def decode_speed(read_gb: float, bandwidth_gbs: float | None, group: str, count:
     return 1 / t
 
 
+def mixed_decode_speed(gpus: list[GPU], model: ModelSpec, quant: Quant, knowledge_dir: Path) -> float | None:
+    """Tokens/s of different cards splitting a model by layers in proportion to their memory (llama.cpp's default
+    split): each card reads its share of the weights per token, in turn."""
+    sm = speed_model(knowledge_dir)
+    total = sum(usable_memory_gb(g, knowledge_dir) for g in gpus)
+    read_gb = model.active_b * quant.bits_per_weight / 8
+    t = sm.token_overhead_s + float(settings(knowledge_dir)["multi_gpu_hop_ms"]) / 1000 * (len(gpus) - 1)
+    for g in gpus:
+        e = _efficiency(sm.decode_efficiency, backend_group(g, knowledge_dir))
+        if not g.mem_bandwidth_gbs or not e:
+            return None
+        t += read_gb * usable_memory_gb(g, knowledge_dir) / total / (e * _effective_bw(g.mem_bandwidth_gbs,
+                                                                                      sm.bandwidth_exponent))
+    return 1 / t
+
+
 def prefill_speed(active_b: float, tflops: float | None, group: str, sm: SpeedModel) -> float | None:
     """Tokens/s when reading the prompt: compute-bound, 2 FLOPs per active parameter per token."""
     e = _efficiency(sm.prefill_efficiency, group)

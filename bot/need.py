@@ -61,6 +61,7 @@ class Need:
     model: str | None = None  # a model of knowledge/models.csv, by its canonical name
     quant: str | None = None  # a quantisation format code of knowledge/quants.csv ("Q4_K_M")
     context_tokens: int | None = None
+    owned_gpus: tuple[str, ...] = ()  # cards the user already has (one entry per card) to build on
 
     @property
     def workload(self) -> str | None:
@@ -108,6 +109,7 @@ class Need:
     def to_dict(self) -> dict:
         d = asdict(self)
         d["workloads"] = list(self.workloads)
+        d["owned_gpus"] = list(self.owned_gpus)
         d["as_of"] = self.as_of.isoformat() if self.as_of else None
         return d
 
@@ -120,4 +122,5 @@ class Need:
         if d.get("as_of"):
             d["as_of"] = date.fromisoformat(d["as_of"])
         d["workloads"] = tuple(d.get("workloads") or ())
+        d["owned_gpus"] = tuple(d.get("owned_gpus") or ())
         return cls(**d)

@@ -48,6 +48,18 @@ class Candidate:
     count: int
     perf: float  # relative to one reference card, for the whole setup
     total: float
+    with_owned: tuple[str, ...] = ()  # cards the user already has that this one joins (not in `total`)
+    owned_gb: float = 0.0  # their memory
+    owned_w: float = 0.0  # their board power
+
+    @property
+    def setup(self) -> Text:
+        """What the user buys and runs: 'N× card', or 'card + your other card'."""
+        base = f"{self.count}× {self.gpu.name}" if self.count > 1 else self.gpu.name
+        if not self.with_owned:
+            return Text(base, base)
+        mine = " + ".join(self.with_owned)
+        return Text(f"{base} + your {mine}", f"{base} + 你现有的 {mine}")
 
     @property
     def value(self) -> float:
@@ -265,6 +277,13 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     market = buyer_market(need, currency)
     no_crippled = spec.trains and model.fp16_training_since is not None and on >= model.fp16_training_since
     pool = catalog.systems if need.vendor == "Apple" else list(catalog)  # Macs only when asked for
+    owned = [g for n in need.owned_gpus if (g := catalog.get(n))] if spec.name == "llm_inference" and \
+        need.model_size_b and not need.gpu_count else []
+    if owned:  # a card to add to the ones the user has: the model split over all of them
+        k = len(owned) + 1
+        owned_total_need = memory_needed(replace(need, gpu_count=k), spec, knowledge_dir, on)[0] * k
+        owned_gb = sum(usable_memory_gb(g, knowledge_dir) for g in owned)
+        per_card = {1: round(owned_total_need, 1)}  # what the new card and the user's cards must hold together
     for g in pool:
         if no_crippled and g.crippled_fp16:
             continue  # FP16 at 1/64 rate: mixed-precision training gains nothing
@@ -281,6 +300,20 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
             continue
         block = g.not_sold_in(market, on) if price.market == "new" else None
         holds = usable_memory_gb(g, knowledge_dir)  # a Mac's GPU gets part of its unified memory
+        if owned:
+            perfs = [model.relative(x, spec.family, ref, 1) for x in owned + [g]]
+            if any(p is None for p in perfs) or g.form_factor != "PCIe":
+                continue
+            sizes_gb = [usable_memory_gb(x, knowledge_dir) for x in owned + [g]]
+            perf = 1 / sum(gb / sum(sizes_gb) / p for gb, p in zip(sizes_gb, perfs, strict=True))
+            c = Candidate(g, price, 1, perf, price.amount, tuple(x.name for x in owned), owned_gb,
+                          sum(x.tdp_w or 0 for x in owned))
+            if block is None and owned_gb + holds >= owned_total_need:
+                if not budget or c.total <= budget.amount:
+                    candidates.append(c)
+                else:
+                    over_budget.append(c)
+            continue
         if lab:  # a machine of 4 or 8: the most cards the budget buys
             fitting = [k for k in counts if holds >= per_card[k] and price.amount * k <= budget.amount] \
                 if budget else [k for k in counts if holds >= per_card[k]]
@@ -528,10 +561,22 @@ def _speed_reason(need: Need, est: MemoryEstimate, knowledge_dir: Path):
         if model is None or quant is None:
             return None
         e = fit_estimate(c.gpu, model, quant, knowledge_dir, c.count, need.context_tokens)
+        if c.with_owned:  # the new card and the user's own ones share the layers in proportion to their memory
+            from bot.fit import mixed_decode_speed
+
+            cards = [g for n in c.with_owned if (g := _catalog_card(n, knowledge_dir))] + [c.gpu]
+            tps = mixed_decode_speed(cards, model, quant, knowledge_dir)
+            return replace(e, decode_tokens_per_s=round(tps, 1), fits=True, basis="calibrated") if tps else None
         return e if e.fits and e.decode_tokens_per_s else None
 
     reason.tokens_per_s = tokens_per_s
     return reason
+
+
+def _catalog_card(name: str, knowledge_dir: Path) -> GPU | None:
+    from bot.catalog import load_catalog
+
+    return load_catalog(knowledge_dir).get(name)
 
 
 CHAT_SPEED_TOKENS_S = 10  # below this, generation is slower than people read: not a "best overall" pick
@@ -565,8 +610,12 @@ def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Can
                         f"备选：速度第 {rank_perf}（{c.perf:.2f}），每 {money(1000, currency)} {c.value:.2f}"))
     if role != "best" and role != "runner_up":
         out.append(Text(f"relative speed {c.perf:.2f} ({ref} = 1.00)", f"相对速度 {c.perf:.2f}（{ref} = 1.00）"))
-    specs_en = [f"{g.vram_gb:g} GB VRAM (needs ≥ {need:g} GB)"]
-    specs_zh = [f"{g.vram_gb:g} GB 显存（需要 ≥ {need:g} GB）"]
+    if c.with_owned:
+        specs_en = [f"{g.vram_gb:g} GB VRAM, {g.vram_gb + c.owned_gb:g} GB with yours (needs ≥ {need:g} GB in all)"]
+        specs_zh = [f"{g.vram_gb:g} GB 显存，加上你现有的共 {g.vram_gb + c.owned_gb:g} GB（总共需要 ≥ {need:g} GB）"]
+    else:
+        specs_en = [f"{g.vram_gb:g} GB VRAM (needs ≥ {need:g} GB)"]
+        specs_zh = [f"{g.vram_gb:g} GB 显存（需要 ≥ {need:g} GB）"]
     if g.tensor_fp16_tflops:
         specs_en.append(f"{g.tensor_fp16_tflops:g} TFLOPS FP16 tensor")
         specs_zh.append(f"张量核心 FP16 {g.tensor_fp16_tflops:g} TFLOPS")
@@ -599,10 +648,11 @@ def _caveats(c: Candidate, spec: WorkloadSpec) -> tuple[Text, ...]:
     if g.vendor != "NVIDIA":
         out.append(Text(f"{g.vendor}: no CUDA; check that your framework supports it (ROCm / oneAPI) first",
                         f"{g.vendor}：不支持 CUDA，先确认你的框架支持（ROCm / oneAPI）"))
-    if g.tdp_w and g.tdp_w * c.count >= 300:
-        psu = psu_for(g.tdp_w, c.count)
-        out.append(Text(f"{g.tdp_w * c.count:.0f} W of GPU power: plan a ~{psu} W PSU and good case airflow",
-                        f"显卡功耗 {g.tdp_w * c.count:.0f} W：电源建议约 {psu} W，机箱散热要好"))
+    watts = (g.tdp_w or 0) * c.count + c.owned_w
+    if g.tdp_w and watts >= 300:
+        psu = int(math.ceil((watts + SYSTEM_POWER_W) * PSU_HEADROOM / 50) * 50)
+        out.append(Text(f"{watts:.0f} W of GPU power: plan a ~{psu} W PSU and good case airflow",
+                        f"显卡功耗 {watts:.0f} W：电源建议约 {psu} W，机箱散热要好"))
     if c.count >= 8:
         out.append(Text(f"{c.count} cards make a GPU server: a 4U chassis with server airflow, two or more 2,000 W+ PSUs "
                         "and a 16–32 A circuit; GeForce cards' licence excludes data-centre deployment",

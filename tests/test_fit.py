@@ -360,3 +360,14 @@ def test_asking_for_a_mac_ranks_macs(scorer_engine):
     _, r = _turns(scorer_engine, "I want to run 70B locally, $6000", "what about a mac?")
     assert r.intent == "recommend" and r.recommendations
     assert all(p.vendor == "Apple" for p in r.recommendations)
+
+
+@pytest.mark.parametrize("text", ["I already have a 3060, what should I add to run a 32B model? $1200",
+                                  "我有一张3090，预算8000再加一张卡跑72B"])
+def test_a_card_the_user_has_is_built_on(scorer_engine, text):
+    (r,) = _turns(scorer_engine, text)
+    assert r.intent == "recommend" and r.recommendations
+    table = [row[0] for row in r.table.rows]
+    assert all(" + " in setup for setup in table)  # every pick joins the user's own card
+    assert all(p.count == 1 for p in r.recommendations)  # and only the new card is priced
+    assert any("tokens/s" in reason for p in r.recommendations for reason in p.reasons)

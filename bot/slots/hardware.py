@@ -58,6 +58,26 @@ def card_counts(text: str, catalog: Catalog | None) -> dict[str, int]:
     return out
 
 
+def owned_cards(text: str, catalog: Catalog | None) -> tuple[str, ...]:
+    """The cards the user says they already have: the first card named right after 'I already have', '我有', '手上有'
+    (one entry per card: '我有两张3090' -> two)."""
+    from bot.slots.lexicon import words
+    from bot.slots.text import words_pattern
+
+    if catalog is None:
+        return ()
+    mentions = catalog.find_mentions(text)
+    if not mentions:
+        return ()
+    start, _, g = mentions[0]
+    cue = None
+    for m in words_pattern(words("slots", "cues", "owned")).finditer(text[:start]):
+        cue = m
+    if cue is None or start - cue.end() > 12:
+        return ()
+    return (g.name,) * card_counts(text, catalog).get(g.name, 1)
+
+
 _CARD_MEMORY = re.compile(r"\s*[-(（]?\s*(\d{1,3})\s*(?:gb|g|gib)(?![a-z0-9])")
 
 
