@@ -545,6 +545,10 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool) -> R
 def memory_question(engine: Engine, q: Need, lang: str) -> Reply:
     from bot.vram import estimate
 
+    image = _model_of(engine, q) if q.model else None
+    if image is not None and image.kind != "llm" and image.image_infer_gb:
+        return _image_memory(engine, image, lang)
+
     finetune = q.workload == "llm_finetune" or q.finetune_method is not None
     methods = [q.finetune_method] if q.finetune_method else (["full", "lora", "qlora"] if finetune else [])
     rows = []
@@ -589,6 +593,21 @@ def memory_question(engine: Engine, q: Need, lang: str) -> Reply:
                                     "https://huggingface.co/docs/transformers/model_memory_anatomy"),
                           Source("EleutherAI — Transformer math 101", "https://blog.eleuther.ai/transformer-math/")),
                  suggestions=(_t(lang, f"$2000 to run a {q.model_size_b:g}B model", f"预算1万跑{q.model_size_b:g}B模型"),))
+
+
+def _image_memory(engine: Engine, model, lang: str) -> Reply:
+    """How much memory an image or video model needs: the published figures of the model table."""
+    rows = [(_t(lang, "inference, 16-bit", "推理，16 位"), f"~{model.image_infer_gb:g} GB")]
+    if model.image_lora_gb:
+        rows.append((_t(lang, "LoRA training", "LoRA 训练"), f"~{model.image_lora_gb:g} GB"))
+    para = _t(lang, f"{model.name} ({model.params_b:g}B parameters) needs about {model.image_infer_gb:g} GB to generate at "
+                    "16-bit; FP8/NF4/GGUF weights and CPU offload run it in less, slower.",
+              f"{model.name}（{model.params_b:g}B 参数）16 位生成约需 {model.image_infer_gb:g} GB；用 FP8/NF4/GGUF 权重或 CPU "
+              "offload 可以用更少显存，但更慢。")
+    bullets = (model.notes,) if model.notes and lang == "en" else ()
+    return Reply("memory", lang, title=_t(lang, "How much memory?", "需要多少显存？"), paragraphs=(para,),
+                 table=Table((_t(lang, "Job", "任务"), _t(lang, "Memory", "显存")), tuple(rows)), bullets=bullets,
+                 sources=tuple(Source(model.name, u) for u in model.sources[:2]))
 
 
 # --- retrieval -----------------------------------------------------------------------------------------------------
@@ -802,10 +821,64 @@ def typical_card(engine: Engine, gb: float, need: Need, lang: str) -> str | None
     from bot.scorer import buyer_market
 
     on = need.as_of or engine.today or date.today()
+    if need.vendor == "Apple":  # "on a 128GB mac": the newest Mac with that much unified memory
+        macs = [g for g in engine.catalog.systems if g.vram_gb == gb and (g.release_date is None or g.release_date <= on)]
+        return max(macs, key=lambda g: (g.release_date or date.min, g.name)).name if macs else None
     market = buyer_market(need, "CNY" if need.region == "cn" or (need.region is None and lang == "zh") else "USD")
     pool = [g for g in engine.catalog if g.vendor == "NVIDIA" and g.segment == "consumer" and g.vram_gb == gb
             and (g.release_date is None or g.release_date <= on) and g.not_sold_in(market, on) is None]
     return max(pool, key=lambda g: (g.release_date or date.min, g.name)).name if pool else None
+
+
+def what_fits(engine: Engine, name: str, count: int, lang: str, vram_gb: float | None = None) -> Reply:
+    """"What can it run?": the usual models from small to large on this setup, each in the best format that fits."""
+    from bot.fit import fit as estimate_fit
+    from bot.fit import settings
+    from bot.models import load_models
+
+    g = engine.catalog.get(name)
+    if g is None:
+        return unknown(lang)
+    shown = name
+    if vram_gb and vram_gb != g.vram_gb:
+        g = replace(g, vram_gb=vram_gb)
+        shown = f"{name} ({vram_gb:g} GB)"
+    setup = f"{count}× {shown}" if count > 1 else shown
+    table = load_models(engine.knowledge_dir)
+    rows, runs = [], []
+    for model_name in settings(engine.knowledge_dir)["capacity_examples"]:
+        m = table.get(model_name)
+        if m is None:
+            continue
+        ans = estimate_fit(g, m, engine.knowledge_dir, count)
+        c = ans.chosen
+        q = table.quant(c.quant)
+        ok = c.fits and q.bits >= 4
+        if ok:
+            runs.append((m, c, q))
+        rows.append((m.name, q.label(lang) if c.fits else "—", f"~{c.total_gb:g} GB" if c.fits else "—",
+                     f"~{_tps(c.decode_tokens_per_s)}" if c.fits and c.decode_tokens_per_s else
+                     _t(lang, "does not fit", "装不下")))
+    if runs:
+        m, c, q = max(runs, key=lambda r: r[0].params_b)
+        verdict = _t(lang, f"{setup} runs models up to about {m.name} comfortably: {q.label_en}, ~{c.total_gb:g} GB, "
+                           f"about {_tps(c.decode_tokens_per_s)} tokens/s when generating.",
+                     f"{setup} 最大能比较舒服地跑到 {m.name} 这一级：{q.label_zh}，约 {c.total_gb:g} GB，生成约 "
+                     f"{_tps(c.decode_tokens_per_s)} tokens/s。")
+    else:
+        verdict = _t(lang, f"{setup} holds only small models (under ~7B) at 4-bit or better.",
+                     f"{setup} 在 4 位及以上精度只能跑小模型（约 7B 以下）。")
+    header = (_t(lang, "Model", "模型"), _t(lang, "Format", "格式"), _t(lang, "Memory", "显存"), "tokens/s")
+    return Reply("fit", lang, title=_t(lang, f"What {setup} can run", f"{setup} 能跑什么模型"), paragraphs=(verdict,),
+                 table=Table(header, tuple(rows)),
+                 footer=(_t(lang, "Each model in the best format that fits (4-bit Q4_K_M for 7B and up unless more fits "
+                                  "well); 4,096-token context; speeds at batch 1, calibrated on llama.cpp measurements.",
+                            "每个模型取装得下的常用格式（7B 以上默认 4 位 Q4_K_M）；上下文 4,096 token；速度为 batch 1，按 llama.cpp "
+                            "实测校准。"),),
+                 sources=tuple(Source(f"{g.name} — specs", u) for u in g.sources[:1]), focus=name,
+                 fit={"gpu": name, "count": count, "vram_gb": g.vram_gb * count,
+                      "runs": [{"model": m.name, "quant": c.quant, "total_gb": c.total_gb,
+                                "decode_tokens_per_s": c.decode_tokens_per_s} for m, c, _ in runs]})
 
 
 def fit_on_memory(engine: Engine, gb: float, need: Need, count: int, lang: str) -> Reply:
@@ -814,9 +887,9 @@ def fit_on_memory(engine: Engine, gb: float, need: Need, count: int, lang: str) 
     if card is None:
         return memory_question(engine, need, lang)
     reply = fit(engine, card, need, count, lang)
-    note = _t(lang, f"Taking a {gb:g} GB card, the {card}, as the example: memory decides whether it fits; "
-                    "speed scales with the card's memory bandwidth.",
-              f"以一张 {gb:g} GB 显卡（{card}）为例：装不装得下看显存，速度大致随显存带宽变化。")
+    note = _t(lang, f"Taking the {card} as the example of {gb:g} GB: memory decides whether it fits; speed scales with "
+                    "the memory bandwidth.",
+              f"以 {card} 作为 {gb:g} GB 的例子：装不装得下看显存，速度大致随显存带宽变化。")
     return replace(reply, paragraphs=reply.paragraphs + (note,))
 
 
@@ -827,27 +900,31 @@ def fit(engine: Engine, name: str, need: Need, count: int, lang: str, vram_gb: f
     if g is None:
         return unknown(lang)
     stated = bool(vram_gb and vram_gb != g.vram_gb)
-    if stated:
-        g = replace(g, vram_gb=vram_gb)
+    if stated:  # "MacBook Pro M4 Max 128GB" said with 64 GB is the 64 GB configuration
+        import re
+
+        label = re.sub(r"\d+\s*GB$", f"{vram_gb:g}GB", g.name)
+        g = replace(g, vram_gb=vram_gb, name=label if label != g.name else g.name)
     reply = _fit_gpu(engine, g, need, count, lang)
     if not stated:
         return reply
     note = _t(lang, f"Counted with the {vram_gb:g} GB you gave (the {name} in my catalog has "
                     f"{engine.catalog.get(name).vram_gb:g} GB); speed from its bandwidth.",
               f"按你说的 {vram_gb:g} GB 计算（目录里的 {name} 是 {engine.catalog.get(name).vram_gb:g} GB）；速度按它的带宽估算。")
-    return replace(reply, paragraphs=reply.paragraphs + (note,))
+    return replace(reply, paragraphs=reply.paragraphs + (note,), focus=name,  # the catalog's card stays in focus
+                   fit=(reply.fit or {}) | {"stated_vram_gb": vram_gb, "gpu": name})
 
 
 def _fit_gpu(engine: Engine, g: GPU, need: Need, count: int, lang: str) -> Reply:
     training = need.workload == "llm_finetune" or need.finetune_method
+    if need.model:
+        model = _model_of(engine, need)
+        if model is not None and model.kind != "llm" and model.image_infer_gb:
+            return _image_fit(engine, g, model, count, lang, training=bool(training))
     if need.model_size_b and not training and need.workload in (None, "llm_inference", "inference", "general"):
         model = _model_of(engine, need)
         if model is not None and model.kind == "llm":
             return _llm_fit(engine, g, model, need, count, lang)
-    if need.model and not training:
-        model = _model_of(engine, need)
-        if model is not None and model.kind != "llm" and model.image_infer_gb:
-            return _image_fit(engine, g, model, count, lang)
     return _fit_by_memory(engine, g, need, count, lang)
 
 
@@ -980,27 +1057,31 @@ def _card_size_for(engine: Engine, gb: float) -> float:
     return min((g.vram_gb for g in engine.catalog if g.vram_gb >= gb and g.segment != "mac"), default=math.ceil(gb))
 
 
-def _image_fit(engine: Engine, g: GPU, model, count: int, lang: str) -> Reply:
-    """Image and video models: the memory their inference needs at 16-bit against the card (one card: these
-    pipelines do not split across cards easily)."""
-    need_gb = model.image_infer_gb
+def _image_fit(engine: Engine, g: GPU, model, count: int, lang: str, training: bool = False) -> Reply:
+    """Image and video models: the memory their inference (or LoRA training) needs at 16-bit against the card (one
+    card: these pipelines do not split across cards easily), with the lower-memory routes the model table names."""
+    need_gb = model.image_lora_gb if training and model.image_lora_gb else model.image_infer_gb
+    job_en, job_zh = ("LoRA training", "LoRA 训练") if training else ("inference at 16-bit", "16 位推理")
     ok = g.vram_gb >= need_gb
-    verdict = _t(lang, f"{'Yes' if ok else 'Not at 16-bit'}: {model.name} needs about {need_gb:g} GB for inference at "
-                       f"16-bit and {g.name} has {g.vram_gb:g} GB." + ("" if ok else " Lower-memory options exist "
-                                                                         "(FP8/NF4 weights, CPU offload): slower."),
-                 f"{'可以' if ok else '16 位跑不下'}：{model.name} 16 位推理约需 {need_gb:g} GB，{g.name} 有 {g.vram_gb:g} GB。"
-                 + ("" if ok else "可以用低显存方案（FP8/NF4 权重、CPU offload），速度会慢。"))
+    verdict = _t(lang, f"{'Yes' if ok else 'Not as is'}: {model.name} needs about {need_gb:g} GB for {job_en} and "
+                       f"{g.name} has {g.vram_gb:g} GB." + ("" if ok else " Lower-memory routes exist (FP8/NF4/GGUF "
+                                                               "weights, CPU offload, smaller batches): slower."),
+                 f"{'可以' if ok else '直接跑不下'}：{model.name} {job_zh}约需 {need_gb:g} GB，{g.name} 有 {g.vram_gb:g} GB。"
+                 + ("" if ok else "可以用低显存方案（FP8/NF4/GGUF 权重、CPU offload、减小 batch），速度会慢。"))
     bullets = []
-    if model.image_lora_gb:
+    if not training and model.image_lora_gb:
         bullets.append(_t(lang, f"LoRA training needs about {model.image_lora_gb:g} GB.",
                           f"LoRA 训练约需 {model.image_lora_gb:g} GB。"))
+    if training and model.image_infer_gb:
+        bullets.append(_t(lang, f"Inference at 16-bit needs about {model.image_infer_gb:g} GB.",
+                          f"16 位推理约需 {model.image_infer_gb:g} GB。"))
     if model.notes and lang == "en":  # the model table's notes are in English
         bullets.append(model.notes)
     return Reply("fit", lang, title=_t(lang, f"{g.name} × {model.name}: will it run?", f"{g.name} 跑 {model.name} 行吗？"),
                  paragraphs=(verdict,), bullets=tuple(bullets),
                  sources=tuple(Source(f"{model.name}", u) for u in model.sources[:2]), focus=g.name,
                  fit={"gpu": g.name, "count": count, "model": model.name, "vram_gb": g.vram_gb, "fits": ok,
-                      "total_gb": need_gb, "basis": "published figure"})
+                      "total_gb": need_gb, "job": "lora" if training else "inference", "basis": "published figure"})
 
 
 def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) -> Reply:

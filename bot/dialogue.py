@@ -246,11 +246,14 @@ class Conversation:
         question about a named card is about that card, a bare modifier after a fit or memory answer continues
         it, and a need message starts or refines a recommendation."""
         s = self.session
-        if act in ("fit", "memory", "question", "recommend") and not referred and need.model_size_b and \
-                q.memory_gb and not need.budget and "pick_request" not in q.cues and not q.gpus:
+        if act in ("fit", "memory", "question", "recommend") and not referred and (need.model_size_b or need.model) \
+                and q.memory_gb and not need.budget and "pick_request" not in q.cues and not q.gpus:
             return "fit"  # "Qwen3-30B-A3B on an 8GB card?", "14B 在 16G 卡上能跑吗": the rule fit-on-memory
-        if s.last_act == "fit" and "speed" in q.cues and not q.gpus and not need.budget and len(q.text) <= 40:
-            return "fit"  # "how fast?", "速度大概多少" after a fit answer: the same setup, its speed
+        if act == "question" and need.model and "memory_question" in q.cues and not referred and not need.budget:
+            return "memory"  # "flux.1 dev fp16 需要多大显存": the model table answers, not the guide
+        if s.last_act in ("fit", "recommend", "refine", "compare") and "speed" in q.cues and not q.gpus and \
+                not need.budget and len(q.text) <= 40 and (s.need.model_size_b or need.model_size_b) and s.focus:
+            return "fit"  # "how fast?", "速度多少" after a fit or a pick: the setup on the table, its speed
         if act == "fit" and not referred:
             act = "recommend"  # "I want to run Llama 3 70B at home": what to buy for it
         if act == "memory" and referred and not need.model_size_b:
@@ -328,7 +331,11 @@ class Conversation:
         if reply.recommendations:
             s.last_picks = list(dict.fromkeys(r.gpu for r in reply.recommendations))
             s.focus = s.last_picks[0]
+            s.focus_count, s.focus_vram_gb = reply.recommendations[0].count, None
         elif reply.focus:
+            if reply.focus != s.focus or reply.fit:
+                s.focus_count = reply.fit.get("count") if reply.fit else None
+                s.focus_vram_gb = reply.fit.get("stated_vram_gb") if reply.fit else None
             s.focus = reply.focus
         if reply.topic:
             s.last_topic = reply.topic
@@ -421,9 +428,22 @@ class Conversation:
         s = self.session
         if len(t.q.gpus) >= 2 and (t.need.model_size_b or s.need.model_size_b):  # "两张3090还是一张4090跑70B"
             return self._compare_setups(t, list(t.q.gpus), s.need.merge(replace(t.q.need, gpu_count=None)))
-        count = t.q.need.gpu_count or (s.need.gpu_count if not t.q.gpus else None) or 1
+        same = t.referred[0] == s.focus  # the card on the table: its count and stated memory carry over
+        count = t.q.need.gpu_count or (s.need.gpu_count if not t.q.gpus else None) or \
+            (s.focus_count if same else None) or 1
         need = s.need.merge(replace(t.q.need, gpu_count=None, budget=None))
-        return answers.fit(self.engine, t.referred[0], need, count, t.lang, vram_gb=t.q.card_memory_gb)
+        vram = t.q.card_memory_gb or (s.focus_vram_gb if same and not t.q.gpus else None)
+        reply = answers.fit(self.engine, t.referred[0], need, count, t.lang, vram_gb=vram)
+        if t.cue("serving"):
+            reply = replace(reply, paragraphs=reply.paragraphs + (_SERVING_NOTE.get(t.lang),))
+        return reply
+
+    def _what_fits(self, t: Turn) -> Reply:
+        s = self.session
+        same = t.referred[0] == s.focus
+        count = t.q.need.gpu_count or (s.focus_count if same else None) or 1
+        vram = t.q.card_memory_gb or (s.focus_vram_gb if same and not t.q.gpus else None)
+        return answers.what_fits(self.engine, t.referred[0], count, t.lang, vram_gb=vram)
 
     def _fit_on_memory(self, t: Turn) -> Reply:
         """A model on "an N GB card": the fit on a typical current card with that much memory."""
@@ -507,6 +527,8 @@ class Conversation:
             r = self._ranking(need, lang)
             notes.append(Text(f"Looking at the cheapest cards that do the job (up to about {need.budget}).",
                               f"只看能胜任的最便宜的卡（约 {need.budget} 以内）。"))
+        if t.cue("serving") and need.workload == "llm_inference":
+            notes.append(_SERVING_NOTE)
         if need.form_factor == "laptop":
             notes.append(Text("My catalog has desktop cards; a laptop GPU of the same name draws less power and often "
                               "has less memory, so take these as an upper bound.",
@@ -561,6 +583,14 @@ def _always(c: Conversation, t: Turn) -> bool:
     return True
 
 
+_SERVING_NOTE = Text(
+    "These figures are for one user at a time (llama.cpp). Serving many users with vLLM or SGLang batches requests: "
+    "it wants FP16/FP8 or AWQ/GPTQ weights, KV cache for every concurrent request on top (plan tens of GB more), and "
+    "compute capability 7.0 or newer (no Pascal cards such as the P40); tensor cores then matter as much as bandwidth.",
+    "以上是单用户（llama.cpp）的数字。用 vLLM 或 SGLang 给多人提供服务时会把请求打包成批：需要 FP16/FP8 或 AWQ/GPTQ 权重，"
+    "每个并发请求还要额外的 KV 缓存（多预留几十 GB），并且要求计算能力 7.0 及以上（P40 这类 Pascal 卡不行）；这时张量核心和带宽一样重要。")
+
+
 def _acts(*names: str) -> frozenset[str]:
     return frozenset(names)
 
@@ -594,12 +624,16 @@ POLICY: tuple[Rule, ...] = (
     Rule("where-to-buy", _acts("where_to_buy"), lambda c, t: bool(t.referred), lambda c, t: c._where_to_buy(t)),
     Rule("power", _acts("power"), lambda c, t: bool(t.referred or c.session.last_picks),
          lambda c, t: c._power(t)),
-    Rule("fit-on-memory", _acts("fit"), lambda c, t: not t.referred and bool(t.need.model_size_b and t.q.memory_gb)
+    Rule("what-fits", _acts("fit", "memory", "gpu_info", "question", "recommend"),
+         lambda c, t: bool(t.referred) and t.cue("what_fits") and not t.q.need.model_size_b and not t.need.budget,
+         lambda c, t: c._what_fits(t)),
+    Rule("fit-on-memory", _acts("fit"), lambda c, t: not t.referred and bool((t.need.model_size_b or t.need.model)
+                                                                            and t.q.memory_gb)
          and not t.need.budget and not t.q.gpus, lambda c, t: c._fit_on_memory(t)),
     Rule("fit", _acts("fit", "memory"),
          lambda c, t: bool(t.referred) and _has_a_job(c, t) and not t.need.budget, lambda c, t: c._fit(t)),
     Rule("memory", _acts("memory", "fit"),
-         lambda c, t: bool(t.need.model_size_b or c.session.need.model_size_b) and not t.need.budget,
+         lambda c, t: bool(t.need.model_size_b or c.session.need.model_size_b or t.need.model) and not t.need.budget,
          lambda c, t: answers.memory_question(c.engine, c.session.need, t.lang)),
     Rule("card-in-context", _acts("refine", "recommend"), lambda c, t: len(t.q.gpus) == 1 and t.need.is_empty() and
          bool(c.session.last_picks) and bool(c.session.need.workload) and not t.cue("compare"),

@@ -62,6 +62,7 @@ class Need:
     quant: str | None = None  # a quantisation format code of knowledge/quants.csv ("Q4_K_M")
     context_tokens: int | None = None
     owned_gpus: tuple[str, ...] = ()  # cards the user already has (one entry per card) to build on
+    serving: bool | None = None  # serving many users (vLLM/SGLang), not one person chatting
 
     @property
     def workload(self) -> str | None:

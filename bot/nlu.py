@@ -49,7 +49,7 @@ class Query:
         """The labelled-slot view (knowledge/intents/README.md): what the message states, JSON-ready."""
         out = {}
         for k, v in self.need.stated().items():
-            if k in ("model", "quant", "context_tokens", "owned_gpus"):
+            if k in ("model", "quant", "context_tokens", "owned_gpus", "serving"):
                 continue  # not labelled in knowledge/intents (the model table's own tests cover them)
             if k == "budget":
                 v = {"amount": v.amount, "currency": v.currency, **({"low": v.low} if v.low else {})}
@@ -121,7 +121,8 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
                 precision_bits=model.precision(masked), gpu_count=count, used=used,
                 vendor=vendor, as_of=as_of, min_vram_gb=min_vram, max_power_w=cap_w,
                 psu_w=psu_w, region=context.region(t), form_factor=hardware.form_factor(t), model=model_name,
-                quant=model.quant_format(masked), context_tokens=ctx, owned_gpus=hardware.owned_cards(n, catalog))
+                quant=model.quant_format(masked), context_tokens=ctx, owned_gpus=hardware.owned_cards(n, catalog),
+                serving=True if "serving" in cues else None)
     return Query(
         text=raw, lang=lang, need=need, traditional=is_traditional(raw), bare_number=found.bare_number,
         rejected_money=found.rejected, currency_written=found.currency_written, gpus=gpus, ordinals=context.ordinals(n),

@@ -136,7 +136,7 @@ def memory_needed(need: Need, spec: WorkloadSpec, knowledge_dir: Path, on: date 
     if llm and need.model_size_b:
         llm_spec = spec if spec.name == llm else workload_spec(knowledge_dir, llm, on or date.today())
         method = "inference" if llm == "llm_inference" else (need.finetune_method or llm_spec.default_method)
-        bits = need.precision_bits or default_bits(llm_spec, need.model_size_b)
+        bits = need.precision_bits or (16 if need.serving else default_bits(llm_spec, need.model_size_b))
         if method == "inference":
             est, per_card = _inference_memory(need, bits, count, knowledge_dir)
             needed = max(needed, per_card)
@@ -196,7 +196,7 @@ def default_bits(spec: WorkloadSpec, params_b: float | None) -> int | None:
 
 def assumed_precision(need: Need, knowledge_dir: Path, on: date) -> int | None:
     """The bits the ranking assumed for the need's model, when the user did not say (None when they did)."""
-    if need.precision_bits or need.workload != "llm_inference" or not need.model_size_b:
+    if need.precision_bits or need.workload != "llm_inference" or not need.model_size_b or need.serving:
         return None
     spec = workload_spec(knowledge_dir, "llm_inference", on)
     bits = default_bits(spec, need.model_size_b)
@@ -285,8 +285,10 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
         owned_gb = sum(usable_memory_gb(g, knowledge_dir) for g in owned)
         per_card = {1: round(owned_total_need, 1)}  # what the new card and the user's cards must hold together
     for g in pool:
-        if no_crippled and g.crippled_fp16:
-            continue  # FP16 at 1/64 rate: mixed-precision training gains nothing
+        if (no_crippled or need.serving) and g.crippled_fp16:
+            continue  # FP16 at 1/64 rate: mixed-precision training gains nothing, vLLM does not run on it
+        if need.serving and (g.vendor == "Apple" or (g.compute_capability and float(g.compute_capability) < 7.0)):
+            continue  # vLLM/SGLang need CUDA compute capability 7.0+
         if g.release_date and g.release_date > on:
             continue
         if vendors and g.vendor not in vendors:
@@ -424,8 +426,9 @@ def _used_is_better_value(catalog: Catalog, need: Need, r: Ranking, knowledge_di
 def _mac_note(catalog: Catalog, r: Ranking, knowledge_dir: Path) -> tuple[Text, ...]:
     """For running an LLM: the cheapest Mac whose unified memory holds the model (within the budget), with its speed:
     the usual third answer after used cards and one big card. Never for training (no CUDA)."""
-    if r.workload.name != "llm_inference" or not r.memory or not r.need.model_size_b or r.need.vendor:
-        return ()
+    if r.workload.name != "llm_inference" or not r.memory or not r.need.model_size_b or r.need.vendor or \
+            r.need.serving:
+        return ()  # a Mac serves one person, not a vLLM deployment
     from bot.fit import estimate as fit_estimate
     from bot.fit import generic_model
     from bot.models import load_models

@@ -17,6 +17,8 @@ class Session:
     awaiting: str | None = None  # "budget" | "workload": the question we asked
     last_picks: list[str] = field(default_factory=list)
     focus: str | None = None  # the card last talked about: what "it" / "这张" means
+    focus_count: int | None = None  # how many of it the last answer was about ("2× 3090": "how fast?" means both)
+    focus_vram_gb: float | None = None  # memory the user said it has when not the catalog's (a modded 22 GB card)
     budget_aside: dict | None = None  # the budget "faster?" set aside, restored by the next refinement
     last_act: str | None = None
     last_topic: str | None = None

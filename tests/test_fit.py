@@ -371,3 +371,52 @@ def test_a_card_the_user_has_is_built_on(scorer_engine, text):
     assert all(" + " in setup for setup in table)  # every pick joins the user's own card
     assert all(p.count == 1 for p in r.recommendations)  # and only the new card is priced
     assert any("tokens/s" in reason for p in r.recommendations for reason in p.reasons)
+
+
+# --- patterns from the second stranger test -------------------------------------------------------------------------
+@pytest.mark.parametrize(("texts", "count", "gb"), [
+    (("2080ti 22g 跑 deepseek-r1:32b 可以吗", "速度呢"), 1, 22),
+    (("预算1万块想跑70B", "速度多少"), 2, 48),
+    (("I want to run 70B locally, $3000", "how fast would that be?"), 2, 48),
+])
+def test_a_follow_up_keeps_the_setup_on_the_table(scorer_engine, texts, count, gb):
+    last = _turns(scorer_engine, *texts)[-1]
+    assert last.intent == "fit" and last.fit["count"] == count and last.fit["vram_gb"] == gb and last.fit["fits"]
+
+
+@pytest.mark.parametrize(("text", "biggest"), [("2080 ti 22g魔改版能跑什么模型", "Qwen2.5 32B"),
+                                               ("what models can a 3090 run?", "Qwen2.5 32B"),
+                                               ("mac mini m4 16gb能跑多大的模型", "Qwen2.5 14B")])
+def test_what_can_it_run(scorer_engine, text, biggest):
+    (r,) = _turns(scorer_engine, text)
+    assert r.intent == "fit" and biggest in r.paragraphs[0]
+    assert max(x["total_gb"] for x in r.fit["runs"]) <= r.fit["vram_gb"]
+
+
+@pytest.mark.parametrize("text", ["m4 max 64gb macbook, run llama 3.3 70b?", "M3 Max 36gb run qwen 32b?"])
+def test_a_mac_named_with_its_memory_is_that_configuration(scorer_engine, text):
+    (r,) = _turns(scorer_engine, text)
+    said = int(text.split("gb")[0].split()[-1])
+    assert r.intent == "fit" and r.fit["stated_vram_gb"] == said
+    assert r.fit["vram_gb"] == pytest.approx(said * 0.75)  # the GPU's share of unified memory
+
+
+def test_image_models_get_their_own_memory_figures(scorer_engine):
+    (r,) = _turns(scorer_engine, "flux.1 dev fp16 需要多大显存")
+    assert r.intent == "memory" and "24 GB" in r.paragraphs[0]
+    (r,) = _turns(scorer_engine, "flux dev on 12gb vram possible?")
+    assert r.intent == "fit" and r.fit["fits"] is False and r.fit["vram_gb"] == 12
+    _, lora = _turns(scorer_engine, "flux dev on a 4060 ti 16gb?", "what about training a lora for flux on it")
+    assert lora.intent == "fit" and lora.fit["job"] == "lora"
+
+
+def test_a_name_and_a_size_that_disagree_follow_the_size(scorer_engine):
+    (r,) = _turns(scorer_engine, "can a 4090 run deepseek r1 distill 32b?")
+    assert r.fit["model"] == "DeepSeek-R1-Distill-Qwen 32B" and r.fit["fits"]
+
+
+def test_serving_many_users_is_not_sold_a_mac_or_a_pascal_card(scorer_engine):
+    (r,) = _turns(scorer_engine, "want to serve llama 3.1 8b to ~20 users with vllm, $2000")
+    assert r.recommendations and "vLLM" in "\n".join(r.paragraphs)
+    assert all(p.vendor != "Apple" and p.gpu != "Tesla P40" for p in r.recommendations)
+    assert "Mac" not in "\n".join(r.paragraphs) and "16-bit" in "\n".join(r.paragraphs)

@@ -137,10 +137,15 @@ def named_model(text: str) -> tuple[str | None, float | None, Spans]:
     its canonical name and, for a language model, its total parameters (an image model's size is not an LLM size)."""
     table = _table()
     found = table.find_mention(text)
+    size, _ = model_size(text)
     if found is not None:
         spec, span = found
-        return spec.name, spec.params_b if spec.kind == "llm" else None, [span]
-    size, _ = model_size(text)
+        if not (size and spec.kind == "llm" and abs(size / spec.params_b - 1) > 0.15 and
+                table.of_family(spec.family, size)):
+            return spec.name, spec.params_b if spec.kind == "llm" else None, [span]
+        # "deepseek r1 distill 32b": a name and a size that disagree; the size and the family decide
+        other = table.of_family(spec.family, size)
+        return other.name, other.params_b, [span]
     if size:
         for family, ws in load("slots")["model_families"].items():
             m = words_pattern(ws).search(text)
