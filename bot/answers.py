@@ -830,6 +830,62 @@ def typical_card(engine: Engine, gb: float, need: Need, lang: str) -> str | None
     return max(pool, key=lambda g: (g.release_date or date.min, g.name)).name if pool else None
 
 
+def fit_mixed(engine: Engine, have: list[str], new: str, need: Need, lang: str, have_vram: float | None = None
+              ) -> Reply:
+    """"Add a P40 to my 3090?": the cards the user has plus a new one, the model split by layers in proportion to their
+    memory; the format to use and the speed from each card's bandwidth."""
+    from bot.fit import default_quant, memory, mixed_decode_speed, settings, usable_memory_gb
+    from bot.models import load_models
+
+    model = _model_of(engine, need)
+    g_new = engine.catalog.get(new)
+    mine = [engine.catalog.get(n) for n in have]
+    if model is None or model.kind != "llm" or g_new is None or None in mine:
+        return unknown(lang)
+    if have_vram:
+        mine = [replace(g, vram_gb=have_vram) for g in mine]
+    cards = mine + [g_new]
+    table = load_models(engine.knowledge_dir)
+    kd = engine.knowledge_dir
+    ctx = need.context_tokens or int(settings(kd)["default_context"])
+    total = sum(usable_memory_gb(g, kd) for g in cards)
+    rows, options = [], []
+    for code in settings(kd)["ladder"]:
+        q = table.quant(code)
+        w, kv, oh = memory(model, q, ctx, len(cards), kd)
+        fits = w + kv + oh <= total
+        tps = mixed_decode_speed(cards, model, q, kd) if fits else None
+        options.append((q, w + kv + oh, fits, tps))
+        rows.append((q.label(lang), f"~{w + kv + oh:.1f} GB", _t(lang, "fits", "装得下") if fits else _t(lang, "no", "装不下"),
+                     f"~{_tps(tps)}" if tps else "—"))
+    usual = default_quant(model, kd, table)
+    pick = next((o for o in options if o[0].code == (need.quant or usual.code) and o[2]), None) or \
+        next((o for o in options if o[2] and o[0].bits >= 4), None)
+    setup = " + ".join(dict.fromkeys(f"{have.count(n)}× {n}" if have.count(n) > 1 else n for n in have)) + f" + {new}"
+    if pick:
+        q, gb, _, tps = pick
+        verdict = _t(lang, f"Yes: {setup} ({total:g} GB together) runs {model.label('en')} at {q.label_en} (~{gb:.1f} GB), "
+                           f"about {_tps(tps)} tokens/s when generating (calibrated estimate; the slower card sets "
+                           "the pace for its share of the layers).",
+                     f"可以：{setup}（合计 {total:g} GB）能跑 {model.label('zh')}，{q.label_zh}（约 {gb:.1f} GB），生成约 "
+                     f"{_tps(tps)} tokens/s（校准估算；慢的那张卡决定它那部分层的速度）。")
+    else:
+        verdict = _t(lang, f"No: even together, {setup} ({total:g} GB) cannot hold {model.label('en')} at 4-bit.",
+                     f"不行：{setup} 合计 {total:g} GB，4 位也装不下 {model.label('zh')}。")
+    header = (_t(lang, "Format", "格式"), _t(lang, "Memory", "显存"), _t(lang, "Fits", "装得下吗"), "tokens/s")
+    bullets = (_t(lang, "Mixed cards work with llama.cpp (--tensor-split by memory); vLLM wants identical cards.",
+                  "不同型号混用 llama.cpp 可以（按显存 --tensor-split）；vLLM 需要相同型号的卡。"),)
+    if any(g.crippled_fp16 for g in cards):
+        bullets += (_t(lang, "A Pascal card (P40 class) is slow at reading long prompts and is not supported by vLLM.",
+                       "Pascal 卡（P40 一类）读长提示词很慢，vLLM 也不支持。"),)
+    return Reply("fit", lang, title=_t(lang, f"{setup} × {model.label('en')}", f"{setup} 跑 {model.label('zh')}"),
+                 paragraphs=(verdict,), table=Table(header, tuple(rows)), bullets=bullets, focus=have[0],
+                 fit={"gpus": [g.name for g in cards], "model": model.name, "vram_gb": total,
+                      "fits": bool(pick), "quant": pick[0].code if pick else None,
+                      "total_gb": round(pick[1], 1) if pick else None,
+                      "decode_tokens_per_s": round(pick[3], 1) if pick and pick[3] else None, "basis": "calibrated"})
+
+
 def what_fits(engine: Engine, name: str, count: int, lang: str, vram_gb: float | None = None) -> Reply:
     """"What can it run?": the usual models from small to large on this setup, each in the best format that fits."""
     from bot.fit import fit as estimate_fit
@@ -996,6 +1052,7 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
                          f"可以：{setup}（{c.vram_gb:g} GB）能跑 {name_zh}，{q.label_zh}（约 {c.total_gb:g} GB），{speed_zh}。")
         better = ans.best_fitting
         if better and better.quant != c.quant and better.bits_per_weight > c.bits_per_weight and \
+                better.total_gb <= 0.9 * better.vram_gb and \
                 not (model.native_quant and c.quant == model.native_quant):  # released quantised: nothing to regain
             bq = table.quant(better.quant)
             verdict += _t(lang, f" There is room for {bq.label_en} too (~{better.total_gb:g} GB, "

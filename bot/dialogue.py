@@ -260,8 +260,14 @@ class Conversation:
             act = "gpu_info"  # "how much memory does it have?"
         if act == "power" and need.psu_w and (need.budget or need.workloads or "pick_request" in q.cues):
             act = "recommend"  # "I have a 650 W PSU and $1000 for CV": a need with a power limit
+        if "add_card" in q.cues and (need.owned_gpus or (s.focus and q.gpus and q.gpus[0] != s.focus)) and \
+                (need.model_size_b or s.need.model_size_b):
+            return "fit" if not need.owned_gpus else "recommend"  # a card joins the one(s) on the table
+        if "price" in q.cues and not q.gpus and s.focus and not need.budget and len(q.text) <= 30:
+            return "where_to_buy"  # "价格多少" about the card on the table
         modifier_only = not need.budget and set(need.workloads) <= set(LLM_WORKLOADS) and bool(
-            need.precision_bits or need.finetune_method or need.model_size_b or q.gpus or need.gpu_count)
+            need.precision_bits or need.finetune_method or need.model_size_b or q.gpus or need.gpu_count or
+            need.context_tokens or need.quant)
         if act in ("recommend", "refine") and s.last_act in ("fit", "memory") and modifier_only and \
                 "pick_request" not in q.cues:
             return s.last_act  # "4-bit 量化呢", "那4060 Ti 16G呢" after "can a 3060 run 14B?"
@@ -428,6 +434,10 @@ class Conversation:
         s = self.session
         if len(t.q.gpus) >= 2 and (t.need.model_size_b or s.need.model_size_b):  # "两张3090还是一张4090跑70B"
             return self._compare_setups(t, list(t.q.gpus), s.need.merge(replace(t.q.need, gpu_count=None)))
+        if t.cue("add_card") and s.focus and t.q.gpus and t.q.gpus[0] != s.focus:  # "add a p40?" to the card on the table
+            need = s.need.merge(replace(t.q.need, gpu_count=None, budget=None))
+            have = [s.focus] * (s.focus_count or 1)
+            return answers.fit_mixed(self.engine, have, t.q.gpus[0], need, t.lang, s.focus_vram_gb)
         same = t.referred[0] == s.focus  # the card on the table: its count and stated memory carry over
         count = t.q.need.gpu_count or (s.need.gpu_count if not t.q.gpus else None) or \
             (s.focus_count if same else None) or 1

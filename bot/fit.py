@@ -444,7 +444,7 @@ def fit(gpu: GPU, model: ModelSpec, knowledge_dir: Path, count: int = 1, quant: 
     ladder_codes = settings(knowledge_dir)["ladder"]
     ladder = tuple(estimate(gpu, model, q, knowledge_dir, count, context)
                    for c in ladder_codes if (q := table.quant(c)))
-    best = next((e for e in ladder if e.fits), None)
+    best = next((e for e in ladder if e.fits and e.total_gb <= 0.9 * e.vram_gb), None)  # room left for context
     if quant is not None:
         chosen = estimate(gpu, model, quant, knowledge_dir, count, context)
     else:

@@ -278,7 +278,7 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     no_crippled = spec.trains and model.fp16_training_since is not None and on >= model.fp16_training_since
     pool = catalog.systems if need.vendor == "Apple" else list(catalog)  # Macs only when asked for
     owned = [g for n in need.owned_gpus if (g := catalog.get(n))] if spec.name == "llm_inference" and \
-        need.model_size_b and not need.gpu_count else []
+        need.model_size_b and (need.gpu_count or 1) == 1 else []  # "我有一张X，再加一张": one new card
     if owned:  # a card to add to the ones the user has: the model split over all of them
         k = len(owned) + 1
         owned_total_need = memory_needed(replace(need, gpu_count=k), spec, knowledge_dir, on)[0] * k
@@ -514,7 +514,7 @@ def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: 
         chosen.append(("best", cands[0]))
         chosen.append(("value", by_value[0]))
     else:
-        roomy = [c for c in by_value if c.gpu.vram_gb >= max(spec.comfortable_vram_gb, per_card[c.count])]
+        roomy = [c for c in by_value if c.gpu.vram_gb + c.owned_gb >= max(spec.comfortable_vram_gb, per_card[c.count])]
         if speed is not None:  # running an LLM: the overall pick must also generate at reading speed
             quick = [c for c in roomy if (e := speed.tokens_per_s(c)) and e.decode_tokens_per_s >= CHAT_SPEED_TOKENS_S]
             roomy = quick or roomy

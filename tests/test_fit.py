@@ -420,3 +420,32 @@ def test_serving_many_users_is_not_sold_a_mac_or_a_pascal_card(scorer_engine):
     assert r.recommendations and "vLLM" in "\n".join(r.paragraphs)
     assert all(p.vendor != "Apple" and p.gpu != "Tesla P40" for p in r.recommendations)
     assert "Mac" not in "\n".join(r.paragraphs) and "16-bit" in "\n".join(r.paragraphs)
+
+
+# --- patterns from the third stranger test --------------------------------------------------------------------------
+@pytest.mark.parametrize("texts", [("can a 3090 run qwen 32b?", "add a p40?"),
+                                   ("我有一张4070ti super能跑70b吗", "再加一张3090呢")])
+def test_adding_a_card_to_the_one_on_the_table(scorer_engine, texts):
+    last = _turns(scorer_engine, *texts)[-1]
+    assert last.intent == "fit" and len(last.fit["gpus"]) == 2 and last.fit["fits"]
+
+
+def test_i_have_a_card_and_want_to_add_one(scorer_engine):
+    (r,) = _turns(scorer_engine, "我有一张4070ti super，想再加一张卡跑70b")
+    assert r.recommendations and all(" + " in row[0] for row in r.table.rows)
+
+
+@pytest.mark.parametrize("texts", [("4090能跑qwen 32b吗", "价格多少"), ("can a 3090 run llama 70b?", "how much is it")])
+def test_price_of_the_card_on_the_table(scorer_engine, texts):
+    last = _turns(scorer_engine, *texts)[-1]
+    assert last.intent == "where_to_buy" and last.focus in ("GeForce RTX 4090", "GeForce RTX 3090")
+
+
+def test_a_chip_number_is_not_a_budget(scorer_engine):
+    (r,) = _turns(scorer_engine, "Ryzen AI Max+ 395 vs 4090 for 70b")
+    assert r.query["budget"] is None
+
+
+def test_a_better_format_is_offered_only_with_room_for_context(scorer_engine):
+    (r,) = _turns(scorer_engine, "4090能跑qwen 32b吗")
+    assert "Q5_K_M" not in r.paragraphs[0]  # 23.4 of 24 GB would leave no room for the context
