@@ -19,7 +19,7 @@ from bot.catalog import Catalog
 from bot.knowledge import Passage, Source, content_hash, domain_words, load_passages
 
 log = logging.getLogger(__name__)
-INDEX_FORMAT = 3  # 3: FAISS + JSON metadata (no pickle)
+INDEX_FORMAT = 4  # 3: FAISS + JSON metadata (no pickle); 4: + the ONNX query encoder
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*|[\u4e00-\u9fff]+")
 _STOP = frozenset("的 了 是 在 和 与 或 吗 呢 吧 啊 我 你 他 她 它 们 这 那 有 也 就 都 要 会 能 可以 什么 怎么 如何 哪 个 "
                   "a an the is are was were be to of in on for and or with what which how do does can i you it my me "
@@ -36,6 +36,7 @@ class Manifest:
     model: str
     format: int
     passages: int
+    encoder: dict | None = None  # the exported query encoder's file hashes (bot/encoder.py)
 
     @classmethod
     def read(cls, path: Path) -> Manifest | None:
@@ -117,10 +118,13 @@ class Index:
 
 
 def is_fresh(index_dir: Path, knowledge_dir: Path, model_path: str) -> bool:
+    from bot.encoder import ENCODER_DIR, is_complete
+
     m = Manifest.read(index_dir / "manifest.json")
     return (m is not None and m.format == INDEX_FORMAT and m.model == model_id(model_path)
             and m.content_hash == content_hash(knowledge_dir)
-            and all((index_dir / n).exists() for n in ("faiss/index.faiss", "faiss/docs.json", "bm25", "docs.json")))
+            and all((index_dir / n).exists() for n in ("faiss/index.faiss", "faiss/docs.json", "bm25", "docs.json"))
+            and is_complete(index_dir / ENCODER_DIR, m.encoder))
 
 
 def build(index_dir: Path, knowledge_dir: Path, catalog: Catalog, model_path: str, embedder=None,
@@ -128,6 +132,7 @@ def build(index_dir: Path, knowledge_dir: Path, catalog: Catalog, model_path: st
     """Build into a temporary folder, then swap it in: a crash mid-build never leaves a half-written index."""
     import bm25s
 
+    from bot import encoder
     from bot.vectorstore import FaissJsonStore
 
     logging.getLogger("bm25s").setLevel(logging.WARNING)
@@ -150,16 +155,20 @@ def build(index_dir: Path, knowledge_dir: Path, catalog: Catalog, model_path: st
         bm.save(str(tmp / "bm25"))
         (tmp / "docs.json").write_text(json.dumps([_passage_json(p) for p in passages], ensure_ascii=False),
                                        encoding="utf-8")
-        manifest = Manifest(content_hash(knowledge_dir), model_id(model_path), INDEX_FORMAT, len(passages))
+        say("exporting the query encoder to ONNX (answers then need no torch)")
+        cfg = encoder.export(model_path, tmp / encoder.ENCODER_DIR)
+        manifest = Manifest(content_hash(knowledge_dir), model_id(model_path), INDEX_FORMAT, len(passages),
+                            {k: cfg[k] for k in ("model_sha256", "tokenizer_sha256", "model_bytes")})
         (tmp / "manifest.json").write_text(json.dumps(asdict(manifest), indent=2), encoding="utf-8")
-        for name in ("faiss", "bm25", "docs.json", "manifest.json"):
+        names = ("faiss", "bm25", "docs.json", encoder.ENCODER_DIR, "manifest.json")
+        for name in names:
             target = index_dir / name
             if target.is_dir():
                 shutil.rmtree(target)
             elif target.exists():
                 target.unlink()
         (index_dir / "manifest.json").unlink(missing_ok=True)
-        for name in ("faiss", "bm25", "docs.json", "manifest.json"):  # manifest last: it marks the index complete
+        for name in names:  # manifest last: it marks the index complete
             os.replace(tmp / name, index_dir / name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -180,11 +189,13 @@ def _passage_from_json(d: dict) -> Passage:
 
 
 def load(index_dir: Path, knowledge_dir: Path, model_path: str, embedder=None) -> Index:
+    """Load a built index. Queries are encoded with the exported ONNX encoder unless `embedder` is given."""
     import bm25s
 
+    from bot.encoder import ENCODER_DIR, OnnxEmbeddings
     from bot.vectorstore import FaissJsonStore
 
-    embedder = embedder or embeddings(model_path)
+    embedder = embedder or OnnxEmbeddings(index_dir / ENCODER_DIR)
     store = FaissJsonStore.load(index_dir / "faiss", embedder)  # JSON and faiss's own format: nothing unpickled
     bm = bm25s.BM25.load(str(index_dir / "bm25"))
     passages = [_passage_from_json(d) for d in json.loads((index_dir / "docs.json").read_text(encoding="utf-8"))]
@@ -196,8 +207,8 @@ def load(index_dir: Path, knowledge_dir: Path, model_path: str, embedder=None) -
 
 def ensure(index_dir: Path, knowledge_dir: Path, catalog: Catalog, model_path: str,
            progress: Callable[[str], None] | None = None, embedder=None) -> Index:
-    """Load the index, rebuilding it first when it is missing, stale or unreadable."""
-    embedder = embedder or embeddings(model_path)
+    """Load the index, rebuilding it first when it is missing, stale or unreadable. Only a rebuild loads
+    sentence-transformers (and torch); a fresh index is queried through the ONNX encoder."""
     if is_fresh(index_dir, knowledge_dir, model_path):
         try:
             return load(index_dir, knowledge_dir, model_path, embedder)

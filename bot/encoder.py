@@ -1,0 +1,168 @@
+"""The query encoder without torch: the sentence-transformers model exported to ONNX at index-build time, run with
+ONNX Runtime and the model's own `tokenizers` tokenizer, behind langchain-core's `Embeddings`.
+
+Building (`export`) needs torch and transformers; answering (`OnnxEmbeddings`) needs only onnxruntime, tokenizers and
+numpy, so a cold free-form answer does not pay for importing torch. Pooling and normalisation follow the model's own
+sentence-transformers config (mean of the token vectors, L2-normalised, 256 tokens at most)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+ENCODER_DIR = "encoder"
+MODEL_FILE = "model.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+CONFIG_FILE = "encoder.json"
+
+
+class EncoderError(RuntimeError):
+    """The exported encoder is missing, unreadable or does not match the index."""
+
+
+def file_hash(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _pooling(model_path: Path) -> tuple[str, int, bool]:
+    """(pooling, max tokens, normalise) from the model's sentence-transformers config files."""
+    pool = "mean"
+    cfg = model_path / "1_Pooling" / "config.json"
+    if cfg.exists():
+        d = json.loads(cfg.read_text(encoding="utf-8"))
+        pool = "cls" if d.get("pooling_mode_cls_token") else "max" if d.get("pooling_mode_max_tokens") else "mean"
+    max_len = 256
+    sb = model_path / "sentence_bert_config.json"
+    if sb.exists():
+        max_len = int(json.loads(sb.read_text(encoding="utf-8")).get("max_seq_length", max_len))
+    normalise = True
+    modules = model_path / "modules.json"
+    if modules.exists():
+        normalise = any("Normalize" in m.get("type", "") for m in json.loads(modules.read_text(encoding="utf-8")))
+    return pool, max_len, normalise
+
+
+_EXPORTED: dict[str, Path] = {}  # model path -> a folder this process already exported it to
+
+
+def export(model_path: str, out_dir: Path) -> dict:
+    """Export the transformer to ONNX next to the index, with its tokenizer and pooling config. Returns the config
+    (its file hashes go into the index manifest). A second export of the same model in one process copies the first."""
+    import warnings
+
+    done = _EXPORTED.get(str(model_path))
+    if done is not None and (done / CONFIG_FILE).exists() and done != out_dir:
+        shutil.copytree(done, out_dir, dirs_exist_ok=True)
+        return json.loads((out_dir / CONFIG_FILE).read_text(encoding="utf-8"))
+
+    import torch
+    from transformers import AutoModel
+
+    src = Path(model_path)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    model = AutoModel.from_pretrained(str(src)).eval()
+
+    class _LastHidden(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.m(input_ids=input_ids, attention_mask=attention_mask,
+                          token_type_ids=token_type_ids).last_hidden_state
+
+    sample = torch.ones((2, 8), dtype=torch.long)
+    axes = {"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
+            "token_type_ids": {0: "batch", 1: "tokens"}, "last_hidden_state": {0: "batch", 1: "tokens"}}
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(_LastHidden(model), (sample, sample, torch.zeros_like(sample)), str(out_dir / MODEL_FILE),
+                          input_names=["input_ids", "attention_mask", "token_type_ids"],
+                          output_names=["last_hidden_state"], dynamic_axes=axes, opset_version=17, dynamo=False)
+    shutil.copyfile(src / TOKENIZER_FILE, out_dir / TOKENIZER_FILE)
+    pool, max_len, normalise = _pooling(src)
+    config = {"pooling": pool, "max_seq_length": max_len, "normalize": normalise,
+              "model_bytes": (out_dir / MODEL_FILE).stat().st_size, "model_sha256": file_hash(out_dir / MODEL_FILE),
+              "tokenizer_sha256": file_hash(out_dir / TOKENIZER_FILE), "exported_with": f"torch {torch.__version__}"}
+    (out_dir / CONFIG_FILE).write_text(json.dumps(config, indent=2), encoding="utf-8")
+    import tempfile
+
+    keep = Path(tempfile.mkdtemp(prefix="gpu-advisor-encoder-"))
+    shutil.copytree(out_dir, keep, dirs_exist_ok=True)  # the index folder is swapped; keep a copy to reuse
+    _EXPORTED[str(model_path)] = keep
+    return config
+
+
+def is_complete(enc_dir: Path, expected: dict | None) -> bool:
+    """The three files exist and the model and tokenizer are the ones the manifest recorded (by the hashes the export
+    wrote and the model's size: cheap enough for every start; a damaged file of the same size fails to load and the
+    index is rebuilt then)."""
+    if not expected or not all((enc_dir / n).exists() for n in (MODEL_FILE, TOKENIZER_FILE, CONFIG_FILE)):
+        return False
+    try:
+        cfg = json.loads((enc_dir / CONFIG_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return cfg.get("model_sha256") == expected.get("model_sha256") and \
+        cfg.get("tokenizer_sha256") == expected.get("tokenizer_sha256") and \
+        (enc_dir / MODEL_FILE).stat().st_size == cfg.get("model_bytes") == expected.get("model_bytes")
+
+
+class OnnxEmbeddings(Embeddings):
+    """langchain-core `Embeddings` over the exported encoder: the same vectors as sentence-transformers."""
+
+    def __init__(self, enc_dir: Path, threads: int | None = None):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        enc_dir = Path(enc_dir)
+        try:
+            self.config = json.loads((enc_dir / CONFIG_FILE).read_text(encoding="utf-8"))
+            self.tokenizer = Tokenizer.from_file(str(enc_dir / TOKENIZER_FILE))
+            opts = ort.SessionOptions()
+            opts.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
+            opts.log_severity_level = 3
+            self.session = ort.InferenceSession(str(enc_dir / MODEL_FILE), opts, providers=["CPUExecutionProvider"])
+        except Exception as e:  # missing or damaged files: the index is rebuilt by the caller
+            raise EncoderError(f"the ONNX encoder in {enc_dir} cannot be loaded ({type(e).__name__}: {e})") from e
+        self.tokenizer.enable_truncation(int(self.config.get("max_seq_length", 256)))
+        self.tokenizer.enable_padding()
+        self.inputs = {i.name for i in self.session.get_inputs()}
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        enc = self.tokenizer.encode_batch([t if t.strip() else " " for t in texts])
+        ids = np.array([e.ids for e in enc], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self.inputs:
+            feeds["token_type_ids"] = np.array([e.type_ids for e in enc], dtype=np.int64)
+        hidden = self.session.run(None, feeds)[0]
+        pool = self.config.get("pooling", "mean")
+        if pool == "cls":
+            vec = hidden[:, 0]
+        elif pool == "max":
+            vec = np.where(mask[..., None] > 0, hidden, -1e9).max(axis=1)
+        else:
+            vec = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+        if self.config.get("normalize", True):
+            vec = vec / np.maximum(np.linalg.norm(vec, axis=1, keepdims=True), 1e-12)
+        return vec.astype(np.float32)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        out = []
+        for i in range(0, len(texts), 32):
+            out.extend(self._encode(texts[i:i + 32]).tolist())
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._encode([text])[0].tolist()

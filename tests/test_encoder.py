@@ -1,0 +1,80 @@
+"""The torch-free query encoder (bot/encoder.py) against sentence-transformers: the same vectors, the same answers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import yaml
+
+from bot import index
+from bot.encoder import ENCODER_DIR, MODEL_FILE, OnnxEmbeddings
+from tests.conftest import KNOWLEDGE, ROOT
+
+
+@pytest.fixture(scope="session")
+def sentence_transformers_embedder(settings):
+    return index.embeddings(settings.model_path())
+
+
+def _texts() -> list[str]:
+    """Questions people ask, both languages: the labelled retrieval set and labelled utterances."""
+    out = [q["q"] for q in yaml.safe_load((ROOT / "bench" / "retrieval-eval.yaml").read_text(encoding="utf-8"))]
+    for f in sorted((KNOWLEDGE / "intents").glob("*.yaml")):
+        out += [u["text"] for u in (yaml.safe_load(f.read_text(encoding="utf-8")) or [])[:40]]
+    return out
+
+
+def test_the_onnx_encoder_gives_the_same_vectors(engine, sentence_transformers_embedder):
+    onnx = engine.index.embedder
+    assert isinstance(onnx, OnnxEmbeddings)
+    texts = _texts()
+    assert len(texts) >= 200 and any("\u4e00" <= ch <= "\u9fff" for t in texts for ch in t)
+    a = np.asarray(sentence_transformers_embedder.embed_documents(texts))
+    b = np.asarray(onnx.embed_documents(texts))
+    cos = (a * b).sum(axis=1)
+    assert cos.min() >= 0.999, [texts[i] for i in np.argsort(cos)[:3]]
+    assert np.allclose(onnx.embed_query(texts[0]), a[0], atol=1e-3)
+
+
+def test_the_same_top_3_on_the_labelled_retrieval_set(engine, sentence_transformers_embedder):
+    from bot.retrieval import search
+
+    questions = yaml.safe_load((ROOT / "bench" / "retrieval-eval.yaml").read_text(encoding="utf-8"))
+    base = engine.index
+    st_index = index.Index(base.passages, base.faiss, base.bm25, base.tokenize, sentence_transformers_embedder,
+                           base.manifest)
+    for q in questions:
+        lang = q.get("lang", "en")
+        a = search(base, q["q"], lang, KNOWLEDGE)
+        b = search(st_index, q["q"], lang, KNOWLEDGE)
+        assert [h.passage.id for h in a.hits[:3]] == [h.passage.id for h in b.hits[:3]], q["q"]
+
+
+def test_a_missing_or_tampered_encoder_is_rebuilt(tmp_path, engine, settings):
+    out = tmp_path / "index"
+    shutil.copytree(settings.index_dir, out, ignore=shutil.ignore_patterns("acts*"))
+    model = settings.model_path()
+    assert index.is_fresh(out, KNOWLEDGE, model)
+    (out / ENCODER_DIR / MODEL_FILE).write_bytes(b"not a model")
+    assert not index.is_fresh(out, KNOWLEDGE, model)  # its hash no longer matches the manifest
+    shutil.rmtree(out / ENCODER_DIR)
+    assert not index.is_fresh(out, KNOWLEDGE, model)
+    idx = index.ensure(out, KNOWLEDGE, engine.catalog, model, embedder=engine.index.embedder)
+    assert isinstance(idx.embedder, OnnxEmbeddings) and index.is_fresh(out, KNOWLEDGE, model)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["encoder"]["model_sha256"]
+
+
+def test_a_free_form_answer_imports_no_torch(settings):
+    code = ("import sys; from bot.dialogue import Conversation, Engine; "
+            "r = Conversation(Engine.from_settings()).turn('is AMD usable for PyTorch?'); "
+            "heavy = [m for m in ('torch', 'transformers', 'sentence_transformers', 'sklearn') if m in sys.modules]; "
+            "print(r.intent, heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr[-500:]
+    assert out.stdout.strip() == "question []"
