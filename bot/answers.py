@@ -999,6 +999,9 @@ _BASIS = {"measured": Text("measured", "实测"), "calibrated": Text("estimate c
           "formula": Text("formula only", "仅公式估算")}
 
 
+CHAT_SPEED = 10  # tokens/s: slower than this, generation is slower than people read
+
+
 def _tps(v: float | None) -> str:
     """Realistic precision: two significant figures for an estimate ('~35', '~4.2', '~120')."""
     if v is None:
@@ -1019,7 +1022,7 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
     table = load_models(engine.knowledge_dir)
     quant = table.quant(need.quant) if need.quant else (table.quant_for_bits(need.precision_bits)
                                                           if need.precision_bits else None)
-    ans = estimate_fit(g, model, engine.knowledge_dir, count, quant, need.context_tokens)
+    ans = estimate_fit(g, model, engine.knowledge_dir, count, quant, need.context_tokens, need.kv_cache_bits)
     c = ans.chosen
     q = table.quant(c.quant)
     setup = f"{count}× {g.name}" if count > 1 else g.name
@@ -1058,6 +1061,14 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
             verdict += _t(lang, f" There is room for {bq.label_en} too (~{better.total_gb:g} GB, "
                                 f"~{_tps(better.decode_tokens_per_s)} tokens/s).",
                           f"显存还够跑 {bq.label_zh}（约 {better.total_gb:g} GB，约 {_tps(better.decode_tokens_per_s)} tokens/s）。")
+    elif model.is_moe and c.decode_tokens_per_s and c.decode_tokens_per_s >= CHAT_SPEED and g.segment != "mac":
+        verdict = _t(lang, f"Yes, with part of it in system RAM: {name_en} at {q.label_en} needs ~{c.total_gb:g} GB; "
+                           f"{c.offload_gb:g} GB of expert weights stay in RAM (llama.cpp --n-cpu-moe) and it generates "
+                           f"about {_tps(c.decode_tokens_per_s)} tokens/s (formula only; a mixture of experts reads "
+                           "little per token). Plan enough system RAM for that part.",
+                     f"可以，但要把一部分放在内存里：{name_zh} 用 {q.label_zh} 约需 {c.total_gb:g} GB；{c.offload_gb:g} GB 专家权重"
+                     f"放在内存里（llama.cpp --n-cpu-moe），生成约 {_tps(c.decode_tokens_per_s)} tokens/s（仅公式估算；MoE 每个 "
+                     "token 读取的参数少）。内存要留够这部分。")
     else:
         more = ""
         if ans.cards_needed:
@@ -1077,6 +1088,11 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
                            "or renting by the hour.",
                      f"不行：{name_zh} 用 {q.label_zh} 也要约 {c.total_gb:g} GB，{setup} 只有 {c.vram_gb:g} GB。"
                      f"{more}{offload}也可以换小一点的模型、换大显存的卡，或者按小时租。")
+    if not need.kv_cache_bits and c.kv_cache_gb >= 0.25 * c.total_gb and (not c.fits or q.bits < 4):
+        verdict += _t(lang, f" A q8_0 KV cache (llama.cpp -ctk q8_0 -ctv q8_0) would halve the {c.kv_cache_gb:g} GB the "
+                            f"{c.context:,}-token context takes.",
+                      f"把 KV 缓存量化为 q8_0（llama.cpp -ctk q8_0 -ctv q8_0）可以把 {c.context:,} token 上下文占的 "
+                      f"{c.kv_cache_gb:g} GB 减半。")
     rows = []
     for e in ans.ladder:
         eq = table.quant(e.quant)

@@ -267,7 +267,7 @@ class Conversation:
             return "where_to_buy"  # "价格多少" about the card on the table
         modifier_only = not need.budget and set(need.workloads) <= set(LLM_WORKLOADS) and bool(
             need.precision_bits or need.finetune_method or need.model_size_b or q.gpus or need.gpu_count or
-            need.context_tokens or need.quant)
+            need.context_tokens or need.quant or need.kv_cache_bits)
         if act in ("recommend", "refine") and s.last_act in ("fit", "memory") and modifier_only and \
                 "pick_request" not in q.cues:
             return s.last_act  # "4-bit 量化呢", "那4060 Ti 16G呢" after "can a 3060 run 14B?"
@@ -432,6 +432,10 @@ class Conversation:
 
     def _fit(self, t: Turn) -> Reply:
         s = self.session
+        if len(t.q.gpus) >= 2 and t.cue("add_card") and (t.need.model_size_b or s.need.model_size_b):
+            need = s.need.merge(replace(t.q.need, gpu_count=None, budget=None))  # "mix a 4090 and a 3090 for 70B"
+            first, second = t.q.gpus[0], t.q.gpus[1]
+            return answers.fit_mixed(self.engine, [first] * t.q.card_counts.get(first, 1), second, need, t.lang)
         if len(t.q.gpus) >= 2 and (t.need.model_size_b or s.need.model_size_b):  # "两张3090还是一张4090跑70B"
             return self._compare_setups(t, list(t.q.gpus), s.need.merge(replace(t.q.need, gpu_count=None)))
         if t.cue("add_card") and s.focus and t.q.gpus and t.q.gpus[0] != s.focus:  # "add a p40?" to the card on the table

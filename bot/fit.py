@@ -325,23 +325,24 @@ def usable_memory_gb(gpu: GPU, knowledge_dir: Path) -> float:
     return gpu.vram_gb
 
 
-def memory(model: ModelSpec, quant: Quant, context: int, count: int, knowledge_dir: Path
+def memory(model: ModelSpec, quant: Quant, context: int, count: int, knowledge_dir: Path, kv_bits: int | None = None
            ) -> tuple[float, float, float]:
-    """(weights, KV cache, overhead) in GiB for the whole setup."""
+    """(weights, KV cache, overhead) in GiB for the whole setup. `kv_bits`: a quantised KV cache (q8_0: 8)."""
     s = settings(knowledge_dir)
     weights = model.params_b * 1e9 * quant.bits_per_weight / 8 / GIB
-    kv = model.kv_bytes_per_token(float(s["kv_cache_bytes"])) * context / GIB
+    kv_bytes = kv_bits / 8 * 1.0625 if kv_bits else float(s["kv_cache_bytes"])  # q8_0/q4_0 blocks carry a scale
+    kv = model.kv_bytes_per_token(kv_bytes) * context / GIB
     per_card = float(s["reserved_per_card_gb"]) + float(s["compute_buffer_gb"]) + \
         float(s["compute_buffer_per_8k_gb"]) * context / 8192
     return weights, kv, per_card * count
 
 
 def estimate(gpu: GPU, model: ModelSpec, quant: Quant, knowledge_dir: Path, count: int = 1,
-             context: int | None = None, use_measured: bool = True) -> FitEstimate:
+             context: int | None = None, use_measured: bool = True, kv_bits: int | None = None) -> FitEstimate:
     """Memory, fit and speed of `count` x `gpu` running `model` at `quant` (batch 1)."""
     s = settings(knowledge_dir)
     ctx = int(context or s["default_context"])
-    weights, kv, overhead = memory(model, quant, ctx, count, knowledge_dir)
+    weights, kv, overhead = memory(model, quant, ctx, count, knowledge_dir, kv_bits)
     total = weights + kv + overhead
     vram = usable_memory_gb(gpu, knowledge_dir) * count
     fits = total <= vram
@@ -355,7 +356,9 @@ def estimate(gpu: GPU, model: ModelSpec, quant: Quant, knowledge_dir: Path, coun
         decode_speed(read_gb, gpu.mem_bandwidth_gbs, group, count, sm, knowledge_dir, on_cpu)
     prefill = None if offload else prefill_speed(model.active_b, compute_tflops(gpu), group, sm)
     own = sm.trained_on.get(group, 0) >= MIN_ROWS_CALIBRATED
-    basis = "calibrated" if own and quant.kind != "gptq" else "formula"
+    moe_measured = any(m.active_params_b for m in load_measurements(knowledge_dir))
+    # no measured MoE rows yet: their per-token routing cost is not in the fit, so say "formula only"
+    basis = "calibrated" if own and quant.kind != "gptq" and (not model.is_moe or moe_measured) else "formula"
     measured = tuple(m for m in (load_measurements(knowledge_dir) if use_measured else ())
                      if m.gpu in (gpu.name, gpu.architecture) and m.count == count and m.quant == quant.code
                      and abs(m.params_b / model.params_b - 1) <= 0.08)
@@ -369,7 +372,7 @@ def estimate(gpu: GPU, model: ModelSpec, quant: Quant, knowledge_dir: Path, coun
         gpu.name, count, model.name, model.params_b, model.active_b, quant.code, quant.bits_per_weight, ctx,
         round(weights, 1), round(kv, 1), round(overhead, 1), round(total, 1), round(vram, 1), fits, round(offload, 1),
         _round_speed(decode), _round_speed(prefill), basis, measured,
-        _assumptions(model, quant, ctx, count, group, basis, 0.0 if unified else offload, sm, knowledge_dir)
+        _assumptions(model, quant, ctx, count, group, basis, 0.0 if unified else offload, sm, knowledge_dir, kv_bits)
         + ((Text(f"a Mac's GPU may use about {float(s['unified_memory_gpu_share']):.0%} of its {gpu.vram_gb:g} GB "
                  "unified memory by default (raised with `sudo sysctl iogpu.wired_limit_mb=...`)",
                  f"Mac 的 GPU 默认最多使用约 {float(s['unified_memory_gpu_share']):.0%} 的统一内存（共 {gpu.vram_gb:g} GB），"
@@ -383,12 +386,13 @@ def _round_speed(v: float | None) -> float | None:
 
 
 def _assumptions(model: ModelSpec, quant: Quant, ctx: int, count: int, group: str, basis: str, offload: float,
-                 sm: SpeedModel, knowledge_dir: Path) -> tuple[Text, ...]:
+                 sm: SpeedModel, knowledge_dir: Path, kv_bits: int | None = None) -> tuple[Text, ...]:
     s = settings(knowledge_dir)
-    out = [Text(f"{quant.label_en}: {quant.bits_per_weight:g} bits per weight; KV cache in F16 for a {ctx:,}-token "
+    kv = f"q{kv_bits}_0" if kv_bits else "F16"
+    out = [Text(f"{quant.label_en}: {quant.bits_per_weight:g} bits per weight; KV cache in {kv} for a {ctx:,}-token "
                 f"context; {float(s['reserved_per_card_gb']) + float(s['compute_buffer_gb']):g} GB per card for the "
                 "runtime and compute buffers; sizes in GiB, as cards are labelled",
-                f"{quant.label_zh}：每个权重 {quant.bits_per_weight:g} 位；KV 缓存 F16、上下文 {ctx:,} token；"
+                f"{quant.label_zh}：每个权重 {quant.bits_per_weight:g} 位；KV 缓存 {kv}、上下文 {ctx:,} token；"
                 f"每张卡为运行时和计算缓冲预留 {float(s['reserved_per_card_gb']) + float(s['compute_buffer_gb']):g} GB；"
                 "容量按 GiB 计（与显卡标称一致）")]
     if model.is_moe:
@@ -439,24 +443,24 @@ class FitAnswer:
 
 
 def fit(gpu: GPU, model: ModelSpec, knowledge_dir: Path, count: int = 1, quant: Quant | None = None,
-        context: int | None = None) -> FitAnswer:
+        context: int | None = None, kv_bits: int | None = None) -> FitAnswer:
     table = load_models(knowledge_dir)
     ladder_codes = settings(knowledge_dir)["ladder"]
-    ladder = tuple(estimate(gpu, model, q, knowledge_dir, count, context)
+    ladder = tuple(estimate(gpu, model, q, knowledge_dir, count, context, kv_bits=kv_bits)
                    for c in ladder_codes if (q := table.quant(c)))
     best = next((e for e in ladder if e.fits and e.total_gb <= 0.9 * e.vram_gb), None)  # room left for context
     if quant is not None:
-        chosen = estimate(gpu, model, quant, knowledge_dir, count, context)
+        chosen = estimate(gpu, model, quant, knowledge_dir, count, context, kv_bits=kv_bits)
     else:
         default = default_quant(model, knowledge_dir, table)
-        chosen = estimate(gpu, model, default, knowledge_dir, count, context)
+        chosen = estimate(gpu, model, default, knowledge_dir, count, context, kv_bits=kv_bits)
         if not chosen.fits:
             lower = [e for e in ladder if e.fits and e.bits_per_weight < default.bits_per_weight]
             chosen = lower[0] if lower else chosen
     need = None
     if not chosen.fits and gpu.segment != "mac":
         for n in (2, 3, 4, 6, 8, 16):
-            w, kv, oh = memory(model, table.quant(chosen.quant), chosen.context, n, knowledge_dir)
+            w, kv, oh = memory(model, table.quant(chosen.quant), chosen.context, n, knowledge_dir, kv_bits)
             if n > count and w + kv + oh <= usable_memory_gb(gpu, knowledge_dir) * n:
                 need = n
                 break

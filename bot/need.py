@@ -63,6 +63,7 @@ class Need:
     context_tokens: int | None = None
     owned_gpus: tuple[str, ...] = ()  # cards the user already has (one entry per card) to build on
     serving: bool | None = None  # serving many users (vLLM/SGLang), not one person chatting
+    kv_cache_bits: int | None = None  # a quantised KV cache (8 or 4); None: F16
 
     @property
     def workload(self) -> str | None:

@@ -49,7 +49,7 @@ class Query:
         """The labelled-slot view (knowledge/intents/README.md): what the message states, JSON-ready."""
         out = {}
         for k, v in self.need.stated().items():
-            if k in ("model", "quant", "context_tokens", "owned_gpus", "serving"):
+            if k in ("model", "quant", "context_tokens", "owned_gpus", "serving", "kv_cache_bits"):
                 continue  # not labelled in knowledge/intents (the model table's own tests cover them)
             if k == "budget":
                 v = {"amount": v.amount, "currency": v.currency, **({"low": v.low} if v.low else {})}
@@ -94,7 +94,8 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     if model_params is not None and (size is None or abs(size / model_params - 1) > 0.15):
         size = model_params  # "deepseek r1", "mixtral 8x7b" (46.7B, not 56B): the table knows the size
     ctx, ctx_spans = model.context_tokens(mask(n, gpu_spans))
-    spans = gpu_spans + size_spans + name_spans + ctx_spans
+    kv_bits, kv_spans = model.kv_cache_bits(n)
+    spans = gpu_spans + size_spans + name_spans + ctx_spans + kv_spans
     min_vram, vram_spans = hardware.min_vram(mask(n, spans))
     memory_said = hardware.memory_mentioned(mask(n, spans))
     spans += vram_spans
@@ -122,7 +123,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
                 vendor=vendor, as_of=as_of, min_vram_gb=min_vram, max_power_w=cap_w,
                 psu_w=psu_w, region=context.region(t), form_factor=hardware.form_factor(t), model=model_name,
                 quant=model.quant_format(masked), context_tokens=ctx, owned_gpus=hardware.owned_cards(n, catalog),
-                serving=True if "serving" in cues else None)
+                serving=True if "serving" in cues else None, kv_cache_bits=kv_bits)
     return Query(
         text=raw, lang=lang, need=need, traditional=is_traditional(raw), bare_number=found.bare_number,
         rejected_money=found.rejected, currency_written=found.currency_written, gpus=gpus, ordinals=context.ordinals(n),

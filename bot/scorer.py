@@ -648,7 +648,10 @@ def _caveats(c: Candidate, spec: WorkloadSpec) -> tuple[Text, ...]:
     if g.segment == "datacenter":
         out.append(Text("data-centre card: passive cooling (needs server airflow), priced for companies",
                         "数据中心卡：被动散热（需要服务器风道），价格面向企业"))
-    if g.vendor != "NVIDIA":
+    if g.vendor == "Apple":
+        out.append(Text("Apple: no CUDA; llama.cpp (Metal) and MLX run LLMs well, PyTorch (MPS) only small training",
+                        "Apple：没有 CUDA；llama.cpp（Metal）和 MLX 跑大模型很好，PyTorch（MPS）只适合小规模训练"))
+    elif g.vendor != "NVIDIA":
         out.append(Text(f"{g.vendor}: no CUDA; check that your framework supports it (ROCm / oneAPI) first",
                         f"{g.vendor}：不支持 CUDA，先确认你的框架支持（ROCm / oneAPI）"))
     watts = (g.tdp_w or 0) * c.count + c.owned_w
@@ -691,8 +694,10 @@ def _notable_exclusions(cands: list[Candidate], too_small: list[Candidate], over
             out.append(Exclusion(c.gpu, Text(f"{c.gpu.vram_gb:g} GB VRAM, below the {need:g} GB this job needs",
                                              f"显存 {c.gpu.vram_gb:g} GB，低于所需的 {need:g} GB")))
     for c in sorted(over_budget, key=lambda c: c.total)[:2]:
-        out.append(Exclusion(c.gpu, Text(f"{money(c.total, c.price.currency)} is over the budget",
-                                         f"{money(c.total, c.price.currency)} 超出预算")))
+        n = f"{c.count}× for " if c.count > 1 else ""
+        n_zh = f"{c.count} 张共 " if c.count > 1 else ""
+        out.append(Exclusion(c.gpu, Text(f"{n}{money(c.total, c.price.currency)} is over the budget",
+                                         f"{n_zh}{money(c.total, c.price.currency)}，超出预算")))
     return tuple(out)
 
 

@@ -178,3 +178,13 @@ def context_tokens(text: str) -> tuple[int | None, Spans]:
         return None, []
     k = int(m[1] or m[2])
     return (k * 1024 if 1 <= k <= 2048 else None), [m.span()]
+
+
+def kv_cache_bits(text: str) -> tuple[int | None, Spans]:
+    """A quantised KV cache ('q8 kv cache', 'kv cache q4'): its bits, and where it is said (so the weights' format
+    extractor does not read it)."""
+    for bits, key in ((8, "kv8"), (4, "kv4")):
+        m = words_pattern(words("slots", "cues", key)).search(text)
+        if m:
+            return bits, [m.span()]
+    return None, []
