@@ -43,6 +43,16 @@ def print_reply(console, reply: Reply) -> None:
     console.print()
 
 
+def _preload(conv: Conversation) -> None:
+    try:
+        _ = conv.engine.index
+        _ = conv.engine.acts
+    except Exception:  # a broken index is rebuilt (or reported) when a question needs it
+        import logging
+
+        logging.getLogger(__name__).debug("preloading the index failed", exc_info=True)
+
+
 def run_chat(conv: Conversation) -> int:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
@@ -51,6 +61,11 @@ def run_chat(conv: Conversation) -> int:
     from bot.config import get_settings
 
     console = Console()
+    # Load the retrieval index (ONNX encoder, FAISS, BM25) while the user types: the first free-form question then
+    # does not wait for it. Engine.index is guarded by a lock, so a question asked before it is ready simply waits.
+    import threading
+
+    threading.Thread(target=_preload, args=(conv,), name="preload-index", daemon=True).start()
     data_dir = get_settings().data_dir
     try:
         data_dir.mkdir(parents=True, exist_ok=True)

@@ -825,7 +825,9 @@ def run(settings: Settings | None = None) -> int:
 
     engine = Engine.from_settings(s)
     if s.telegram_preload:
-        _ = engine.index  # load the model and index now: the first question is answered at full speed
+        started = time.perf_counter()
+        _ = engine.index  # load the encoder and index now: the first question is answered at full speed
+        log.warning("retrieval index loaded in %.1f s", time.perf_counter() - started)
     warm_up(engine, retrieval=s.telegram_preload)
     app = build_application(s, engine, store)
     app.bot_data["advisor"].owns_store = True
