@@ -449,3 +449,24 @@ def test_a_chip_number_is_not_a_budget(scorer_engine):
 def test_a_better_format_is_offered_only_with_room_for_context(scorer_engine):
     (r,) = _turns(scorer_engine, "4090能跑qwen 32b吗")
     assert "Q5_K_M" not in r.paragraphs[0]  # 23.4 of 24 GB would leave no room for the context
+
+
+@PROPERTY
+@given(workload=_workloads, budget=_budgets, currency=st.sampled_from(["USD", "CNY"]),
+       size=st.sampled_from([None, 7, 70]), server=st.booleans())
+def test_an_estimated_price_never_wins_without_saying_so(catalog, workload, budget, currency, size, server):
+    need = replace(_need(workload, budget, currency, size), form_factor="server" if server else None)
+    r = rank_or_used(catalog, need, KNOWLEDGE, as_of=TODAY)
+    for p in r.picks:
+        c = p.candidate
+        if c.gpu.segment == "datacenter" and c.price.market == "new" and c.price.on == c.gpu.release_date:
+            assert any("estimate" in x.en and "估算" in x.zh for x in p.caveats), c.gpu.name
+
+
+@pytest.mark.parametrize("text", ["RTX 5090 D specs", "5090D 参数"])
+def test_the_5090_d_has_its_cut_tensor_cores(scorer_engine, catalog, text):
+    g = catalog.get("GeForce RTX 5090 D")
+    assert g.has_tensor_cores and g.tensor_fp16_tflops < catalog.get("GeForce RTX 5090").tensor_fp16_tflops
+    (r,) = _turns(scorer_engine, text)
+    shown = " ".join(" ".join(row) for row in r.table.rows) if r.table else " ".join(r.paragraphs)
+    assert "148.4" in shown
