@@ -28,6 +28,18 @@ def _as_of(text: str) -> date:
     return d
 
 
+def _int_in(low: int, high: int):
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= v <= high:
+            raise argparse.ArgumentTypeError(f"must be between {low} and {high}")
+        return v
+    return parse
+
+
 def _engine():
     from bot.dialogue import Engine
 
@@ -259,8 +271,8 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("model", help="a model ('qwen2.5 32b', 'llama 3.1 70b') or a size ('8b')")
     f.add_argument("--quant", help="format: F16, Q8_0, Q6_K, Q5_K_M, Q4_K_M, Q4_0, AWQ, Q3_K_M, Q2_K (default: what "
                                    "people run: Q4_K_M from 7B up)")
-    f.add_argument("--count", type=int, default=1, help="identical cards, model split by layers (default 1)")
-    f.add_argument("--context", type=int, help="context length in tokens (default 4096)")
+    f.add_argument("--count", type=_int_in(1, 64), default=1, help="identical cards, model split by layers (default 1)")
+    f.add_argument("--context", type=_int_in(1, 10_000_000), help="context length in tokens (default 4096)")
     f.add_argument("--lang", choices=("en", "zh"), default="en")
     f.add_argument("--json", action="store_true", help="print the numbers as one JSON object")
     f.set_defaults(func=cmd_fit)

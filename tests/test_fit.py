@@ -470,3 +470,9 @@ def test_the_5090_d_has_its_cut_tensor_cores(scorer_engine, catalog, text):
     (r,) = _turns(scorer_engine, text)
     shown = " ".join(" ".join(row) for row in r.table.rows) if r.table else " ".join(r.paragraphs)
     assert "148.4" in shown
+
+
+def test_cli_fit_rejects_impossible_counts_and_contexts():
+    for args in (("--count", "0"), ("--count", "two"), ("--context", "-5")):
+        out = _cli("fit", "4090", "70b", *args)
+        assert out.returncode == 2 and "Traceback" not in out.stderr and args[0] in out.stderr
