@@ -19,7 +19,7 @@ from bot.catalog import Catalog
 from bot.knowledge import Passage, Source, content_hash, domain_words, load_passages
 
 log = logging.getLogger(__name__)
-INDEX_FORMAT = 4  # 3: FAISS + JSON metadata (no pickle); 4: + the ONNX query encoder
+INDEX_FORMAT = 5  # 3: FAISS + JSON metadata (no pickle); 4: + the ONNX query encoder; 5: + tokens.json
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*|[\u4e00-\u9fff]+")
 _STOP = frozenset("的 了 是 在 和 与 或 吗 呢 吧 啊 我 你 他 她 它 们 这 那 有 也 就 都 要 会 能 可以 什么 怎么 如何 哪 个 "
                   "a an the is are was were be to of in on for and or with what which how do does can i you it my me "
@@ -74,14 +74,14 @@ def tokenizer(knowledge_dir: Path) -> Callable[[str], list[str]]:
     key = str(knowledge_dir)
     if key not in _words_cache:
         _words_cache[key] = tuple(domain_words(knowledge_dir))
-    jb = _jieba(_words_cache[key])
+    words = _words_cache[key]
 
     def tokenize(text: str) -> list[str]:
         out = []
         for m in _TOKEN.finditer(text.lower()):
             chunk = m.group(0)
-            if "\u4e00" <= chunk[0] <= "\u9fff":
-                out.extend(t for t in jb.lcut_for_search(chunk) if t.strip() and t not in _STOP)
+            if "\u4e00" <= chunk[0] <= "\u9fff":  # jieba's dictionary (~0.6 s, 60 MB) loads at the first Chinese text
+                out.extend(t for t in _jieba(words).lcut_for_search(chunk) if t.strip() and t not in _STOP)
             elif chunk not in _STOP:
                 out.append(chunk)
         return out
@@ -115,6 +115,16 @@ class Index:
     tokenize: Callable[[str], list[str]]
     embedder: object
     manifest: Manifest
+    passage_tokens: list[list[str]] | None = None  # each passage's BM25 tokens, as built
+    term_tokens: dict[str, list[str]] | None = None  # the glossary's Chinese terms, tokenised at build time
+
+    def tokenize_terms(self, terms: list[str]) -> list[str]:
+        """BM25 tokens of glossary terms: from the build when known (no jieba for an English question)."""
+        out: list[str] = []
+        for t in terms:
+            known = (self.term_tokens or {}).get(t)
+            out.extend(known if known is not None else self.tokenize(t))
+        return out
 
 
 def is_fresh(index_dir: Path, knowledge_dir: Path, model_path: str) -> bool:
@@ -123,7 +133,8 @@ def is_fresh(index_dir: Path, knowledge_dir: Path, model_path: str) -> bool:
     m = Manifest.read(index_dir / "manifest.json")
     return (m is not None and m.format == INDEX_FORMAT and m.model == model_id(model_path)
             and m.content_hash == content_hash(knowledge_dir)
-            and all((index_dir / n).exists() for n in ("faiss/index.faiss", "faiss/docs.json", "bm25", "docs.json"))
+            and all((index_dir / n).exists() for n in ("faiss/index.faiss", "faiss/docs.json", "bm25", "docs.json",
+                                                       "tokens.json"))
             and is_complete(index_dir / ENCODER_DIR, m.encoder))
 
 
@@ -145,8 +156,9 @@ def build(index_dir: Path, knowledge_dir: Path, catalog: Catalog, model_path: st
     store = FaissJsonStore.from_texts([p.search_text for p in passages], embedder,
                                       [{"id": p.id} for p in passages], ids=[p.id for p in passages])
     say("BM25 over jieba tokens")
+    tokens = [tok(p.search_text) for p in passages]
     bm = bm25s.BM25()
-    bm.index([tok(p.search_text) or ["_"] for p in passages], show_progress=False)
+    bm.index([t or ["_"] for t in tokens], show_progress=False)
 
     index_dir.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=index_dir))
@@ -155,12 +167,15 @@ def build(index_dir: Path, knowledge_dir: Path, catalog: Catalog, model_path: st
         bm.save(str(tmp / "bm25"))
         (tmp / "docs.json").write_text(json.dumps([_passage_json(p) for p in passages], ensure_ascii=False),
                                        encoding="utf-8")
+        # the passages' tokens, so answering never re-tokenises the corpus (nor loads jieba for an English question)
+        (tmp / "tokens.json").write_text(json.dumps({"passages": tokens, "terms": _term_tokens(knowledge_dir, tok)},
+                                                    ensure_ascii=False), encoding="utf-8")
         say("exporting the query encoder to ONNX (answers then need no torch)")
         cfg = encoder.export(model_path, tmp / encoder.ENCODER_DIR)
         manifest = Manifest(content_hash(knowledge_dir), model_id(model_path), INDEX_FORMAT, len(passages),
                             {k: cfg[k] for k in ("model_sha256", "tokenizer_sha256", "model_bytes")})
         (tmp / "manifest.json").write_text(json.dumps(asdict(manifest), indent=2), encoding="utf-8")
-        names = ("faiss", "bm25", "docs.json", encoder.ENCODER_DIR, "manifest.json")
+        names = ("faiss", "bm25", "docs.json", "tokens.json", encoder.ENCODER_DIR, "manifest.json")
         for name in names:
             target = index_dir / name
             if target.is_dir():
@@ -174,6 +189,17 @@ def build(index_dir: Path, knowledge_dir: Path, catalog: Catalog, model_path: st
         shutil.rmtree(tmp, ignore_errors=True)
     say(f"index written to {index_dir}")
     return manifest
+
+
+def _term_tokens(knowledge_dir: Path, tok: Callable[[str], list[str]]) -> dict[str, list[str]]:
+    import csv
+
+    path = knowledge_dir / "glossary.csv"
+    if not path.exists():
+        return {}
+    with open(path, encoding="utf-8") as f:
+        terms = {(row.get("zh") or "").strip() for row in csv.DictReader(f)}
+    return {t: tok(t) for t in sorted(terms) if t}
 
 
 def _passage_json(p: Passage) -> dict:
@@ -200,9 +226,11 @@ def load(index_dir: Path, knowledge_dir: Path, model_path: str, embedder=None) -
     bm = bm25s.BM25.load(str(index_dir / "bm25"))
     passages = [_passage_from_json(d) for d in json.loads((index_dir / "docs.json").read_text(encoding="utf-8"))]
     manifest = Manifest.read(index_dir / "manifest.json")
-    if manifest is None or manifest.passages != len(passages) or store.index.ntotal != len(passages):
+    tokens = json.loads((index_dir / "tokens.json").read_text(encoding="utf-8"))
+    if manifest is None or not (manifest.passages == len(passages) == store.index.ntotal == len(tokens["passages"])):
         raise IndexError_("the index files disagree with each other")
-    return Index(passages, store, bm, tokenizer(knowledge_dir), embedder, manifest)
+    return Index(passages, store, bm, tokenizer(knowledge_dir), embedder, manifest, tokens["passages"],
+                 tokens["terms"])
 
 
 def ensure(index_dir: Path, knowledge_dir: Path, catalog: Catalog, model_path: str,

@@ -206,7 +206,7 @@ def _cache(index: Index) -> _Cache:
     section_tokens: dict[str, set[str]] = {}
     section_positions: dict[str, list[int]] = {}
     for i, p in enumerate(index.passages):
-        toks = set(index.tokenize(p.search_text))
+        toks = set(index.passage_tokens[i] if index.passage_tokens else index.tokenize(p.search_text))
         for t in toks:
             df[t] = df.get(t, 0) + 1
         section_tokens.setdefault(p.section, set()).update(toks)
@@ -273,7 +273,7 @@ def search(index: Index, query: str, lang: str, knowledge_dir: Path, mode: str =
     bm_scores = np.zeros(n, dtype=np.float32)
     tokens: list[str] = []
     if mode in ("hybrid", "bm25"):
-        tokens = index.tokenize(f"{query} {' '.join(en_terms)} {' '.join(zh_terms)}")
+        tokens = index.tokenize(f"{query} {' '.join(en_terms)}") + index.tokenize_terms(zh_terms)
         if tokens:
             raw = np.asarray(index.bm25.get_scores(tokens), dtype=np.float32)
             top = float(raw.max()) if raw.size else 0.0
