@@ -864,11 +864,12 @@ def fit_mixed(engine: Engine, have: list[str], new: str, need: Need, lang: str, 
     setup = " + ".join(dict.fromkeys(f"{have.count(n)}× {n}" if have.count(n) > 1 else n for n in have)) + f" + {new}"
     if pick:
         q, gb, _, tps = pick
+        basis = _BASIS["formula" if model.is_moe else "calibrated"]  # no measured MoE rows to calibrate on
         verdict = _t(lang, f"Yes: {setup} ({total:g} GB together) runs {model.label('en')} at {q.label_en} (~{gb:.1f} GB), "
-                           f"about {_tps(tps)} tokens/s when generating (calibrated estimate; the slower card sets "
-                           "the pace for its share of the layers).",
+                           f"about {_tps(tps)} tokens/s when generating ({basis.en}; the slower card sets the pace "
+                           "for its share of the layers).",
                      f"可以：{setup}（合计 {total:g} GB）能跑 {model.label('zh')}，{q.label_zh}（约 {gb:.1f} GB），生成约 "
-                     f"{_tps(tps)} tokens/s（校准估算；慢的那张卡决定它那部分层的速度）。")
+                     f"{_tps(tps)} tokens/s（{basis.zh}；慢的那张卡决定它那部分层的速度）。")
     else:
         verdict = _t(lang, f"No: even together, {setup} ({total:g} GB) cannot hold {model.label('en')} at 4-bit.",
                      f"不行：{setup} 合计 {total:g} GB，4 位也装不下 {model.label('zh')}。")
@@ -883,7 +884,8 @@ def fit_mixed(engine: Engine, have: list[str], new: str, need: Need, lang: str, 
                  fit={"gpus": [g.name for g in cards], "model": model.name, "vram_gb": total,
                       "fits": bool(pick), "quant": pick[0].code if pick else None,
                       "total_gb": round(pick[1], 1) if pick else None,
-                      "decode_tokens_per_s": round(pick[3], 1) if pick and pick[3] else None, "basis": "calibrated"})
+                      "decode_tokens_per_s": round(pick[3], 1) if pick and pick[3] else None,
+                      "basis": "formula" if model.is_moe else "calibrated"})
 
 
 def what_fits(engine: Engine, name: str, count: int, lang: str, vram_gb: float | None = None) -> Reply:
