@@ -43,6 +43,7 @@ class Query:
     card_memory_gb: float | None = None  # memory written after the card named, when it is not that card's ("22G")
     memory_gb: float | None = None  # a memory size the message mentions, asked for or not ("a gtx 1650 4gb")
     card_counts: dict = field(default_factory=dict)  # cards of each named model: "2x3090 vs an A100" -> {3090: 2}
+    quant_formats: tuple[str, ...] = ()  # every quantisation format named ("Q4_K_M vs Q8_0")
     delexicalised: str = ""  # the normalised text with cards as "@" and digits as "9": what the act classifier reads
 
     def slots(self) -> dict:
@@ -129,5 +130,5 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
         rejected_money=found.rejected, currency_written=found.currency_written, gpus=gpus, ordinals=context.ordinals(n),
         direction=context.direction(t) if len(gpus) < 2 else None,
         cues=cues, lang_request=context.language_request(t), card_memory_gb=hardware.stated_card_memory(n, catalog),
-        memory_gb=memory_said, card_counts=hardware.card_counts(n, catalog),
+        memory_gb=memory_said, card_counts=hardware.card_counts(n, catalog), quant_formats=model.quant_formats(masked),
         delexicalised=re.sub(r"\d+(?:[.,]\d+)*", "9", mask(n, gpu_spans, "@")).strip())

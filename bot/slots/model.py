@@ -155,6 +155,18 @@ def named_model(text: str) -> tuple[str | None, float | None, Spans]:
     return None, None, []
 
 
+def quant_formats(text: str) -> tuple[str, ...]:
+    """Every quantisation format the text names, in order ('Q4_K_M 和 Q8_0 差多少' -> Q4_K_M, Q8_0)."""
+    found = []
+    for q in _table().quants:
+        for a in (q.code.lower(),) + q.aliases:
+            m = re.search(r"(?<![a-z0-9])" + re.escape(a) + r"(?![a-z0-9])", text)
+            if m:
+                found.append((m.start(), q.code))
+                break
+    return tuple(dict.fromkeys(code for _, code in sorted(found)))
+
+
 def quant_format(text: str) -> str | None:
     """The quantisation format the text names ('Q5_K_M', 'awq', '4-bit' -> Q4_K_M), by the longest alias."""
     best = None
