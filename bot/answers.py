@@ -830,6 +830,44 @@ def typical_card(engine: Engine, gb: float, need: Need, lang: str) -> str | None
     return max(pool, key=lambda g: (g.release_date or date.min, g.name)).name if pool else None
 
 
+def worth_for_llm(engine: Engine, name: str, need: Need, lang: str) -> Reply:
+    """"Is the P40 still worth it for LLMs?": what it runs and how fast, what it costs now, and what holds it back."""
+    from bot.scorer import pricing
+
+    g = engine.catalog.get(name)
+    if g is None:
+        return unknown(lang)
+    base = what_fits(engine, name, 1, lang)
+    on = need.as_of or engine.today or date.today()
+    currency, _ = pricing(need, engine.catalog, on, lang)
+    price = price_for(g, currency, True, on, engine.catalog)
+    lines = []
+    if price:
+        used = _t(lang, " used", "二手") if price.market == "used" else ""
+        runs = base.fit.get("runs") or []
+        best = runs[-1] if runs else None
+        per = _t(lang, f" — about {money(price.amount / max(g.vram_gb, 1), price.currency)} per GB of memory",
+                 f"——每 GB 显存约 {money(price.amount / max(g.vram_gb, 1), price.currency)}")
+        lines.append(_t(lang, f"Price now: {money(price.amount, price.currency)}{used} ({price.on:%Y-%m}){per}.",
+                        f"现在的价格：{used}{money(price.amount, price.currency)}（{price.on:%Y-%m}）{per}。"))
+        if best:
+            lines.append(_t(lang, f"For the money it runs up to {best['model']} at ~{_tps(best['decode_tokens_per_s'])} "
+                                  "tokens/s.",
+                            f"这个价位最大能跑到 {best['model']}，约 {_tps(best['decode_tokens_per_s'])} tokens/s。"))
+    if g.crippled_fp16:
+        lines.append(_t(lang, "Held back by its FP16 (1/64 rate): long prompts read slowly, vLLM does not support it, and "
+                              "it is no training card.",
+                        "短板是 FP16 只有 1/64 速率：长提示词读得慢，vLLM 不支持，也不适合训练。"))
+    if g.segment == "datacenter" and g.form_factor == "PCIe":
+        lines.append(_t(lang, "Passive cooling: it needs a fan shroud or server airflow in a desktop.",
+                        "被动散热：装在台式机里需要加装风扇导风罩或服务器风道。"))
+    if g.form_factor in ("SXM", "OAM"):
+        lines.append(_t(lang, f"{g.form_factor} module: it needs a server board or an adapter.",
+                        f"{g.form_factor} 模组：需要服务器主板或转接板。"))
+    return replace(base, title=_t(lang, f"Is the {g.name} worth it for LLMs?", f"{g.name} 跑大模型值得买吗？"),
+                   paragraphs=base.paragraphs + tuple(lines))
+
+
 def fit_mixed(engine: Engine, have: list[str], new: str, need: Need, lang: str, have_vram: float | None = None
               ) -> Reply:
     """"Add a P40 to my 3090?": the cards the user has plus a new one, the model split by layers in proportion to their

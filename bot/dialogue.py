@@ -641,6 +641,11 @@ POLICY: tuple[Rule, ...] = (
     Rule("where-to-buy", _acts("where_to_buy"), lambda c, t: bool(t.referred), lambda c, t: c._where_to_buy(t)),
     Rule("power", _acts("power"), lambda c, t: bool(t.referred or c.session.last_picks),
          lambda c, t: c._power(t)),
+    Rule("worth-for-llm", _acts("gpu_info", "question", "recommend", "fit", "where_to_buy"),
+         lambda c, t: len(t.referred) == 1 and t.cue("worth") and not t.q.need.model_size_b and not t.need.budget and (
+             "llm_inference" in t.need.workloads or "llm_inference" in c.session.need.workloads or
+             has_any(normalise(t.text), words("slots", "llm_words"))),
+         lambda c, t: answers.worth_for_llm(c.engine, t.referred[0], c.session.need, t.lang)),
     Rule("what-fits", _acts("fit", "memory", "gpu_info", "question", "recommend"),
          lambda c, t: bool(t.referred) and t.cue("what_fits") and not t.q.need.model_size_b and not t.need.budget,
          lambda c, t: c._what_fits(t)),

@@ -476,3 +476,18 @@ def test_cli_fit_rejects_impossible_counts_and_contexts():
     for args in (("--count", "0"), ("--count", "two"), ("--context", "-5")):
         out = _cli("fit", "4090", "70b", *args)
         assert out.returncode == 2 and "Traceback" not in out.stderr and args[0] in out.stderr
+
+
+@pytest.mark.parametrize(("text", "card"), [("P40 还值得买吗 2026年 跑大模型", "Tesla P40"),
+                                            ("is a used 3090 still worth it for local llms?", "GeForce RTX 3090")])
+def test_worth_it_for_llms_answers_with_what_it_runs_and_its_price(scorer_engine, text, card):
+    (r,) = _turns(scorer_engine, text)
+    assert r.intent == "fit" and r.focus == card and r.fit["runs"]
+    shown = "\n".join(r.paragraphs)
+    assert ("Price now" in shown or "现在的价格" in shown) and "tokens/s" in shown
+
+
+def test_quantisation_quality_questions_go_to_the_guide(scorer_engine):
+    for text in ("is q4_k_m much worse than q8 for 70b", "Q4_K_M 和 Q8_0 差多少"):
+        (r,) = _turns(scorer_engine, text)
+        assert r.intent == "question" and r.topic == "llm-quantisation", text
