@@ -770,9 +770,13 @@ def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, la
     on = need.as_of or engine.today or date.today()
     currency, _ = pricing(need, engine.catalog, on, lang)
     rows, results = [], []
+    from bot.fit import default_quant
+
+    # one format for every setup (the asked one, else the usual one): "faster" at Q2 against Q4 would mislead
+    common = quant or default_quant(model, engine.knowledge_dir, table)
     for name, n in setups:
         g = engine.catalog.get(name)
-        ans = estimate_fit(g, model, engine.knowledge_dir, n, quant, need.context_tokens)
+        ans = estimate_fit(g, model, engine.knowledge_dir, n, common, need.context_tokens, need.kv_cache_bits)
         c = ans.chosen
         price = price_for(g, currency, True, on, engine.catalog)
         label = f"{n}× {g.name}" if n > 1 else g.name
@@ -798,9 +802,11 @@ def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, la
                           f"{_tps(cheapest[1].decode_tokens_per_s)} tokens/s。")
         left = [r[0] for r in results if not r[1].fits]
         if left:
-            verdict += _t(lang, f" {', '.join(left)} cannot hold it.", f"{'、'.join(left)} 装不下。")
+            verdict += _t(lang, f" {', '.join(left)} cannot hold it at {common.label_en}.",
+                          f"{'、'.join(left)} 用 {common.label_zh} 装不下。")
     else:
-        verdict = _t(lang, f"None of these holds {name_en} in memory.", f"这几种配置都装不下 {name_zh}。")
+        verdict = _t(lang, f"None of these holds {name_en} at {common.label_en}.",
+                     f"这几种配置用 {common.label_zh} 都装不下 {name_zh}。")
     header = (_t(lang, "Setup", "配置"), _t(lang, "Memory", "显存"), _t(lang, "Format", "格式"), "tokens/s",
               _t(lang, "Price", "价格"))
     basis = {r[1].basis for r in results}

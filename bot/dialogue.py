@@ -301,6 +301,10 @@ class Conversation:
         elif need.budget and not q.currency_written and chat_currency and chat_currency != need.budget.currency:
             need = replace(need, budget=replace(need.budget, currency=chat_currency))  # "what about 1500?" after €
         need = self._relative_budget(q, need)
+        if need.budget and not q.currency_written and s.last_act == "fit" and len(q.text.strip()) <= 16 and \
+                need.budget.amount in _CONTEXT_SIZES and not s.need.budget:
+            # "and 128k?" after a fit answer: a context length, not $128,000
+            need = replace(need, budget=None, context_tokens=int(need.budget.amount / 1000 * 1024))
         if not need.workloads and "finetune" in q.cues and set(s.need.workloads) & set(LLM_WORKLOADS):
             need = replace(need, workloads=("llm_finetune",))  # "what about for fine-tuning?" of the LLM at hand
         return need
@@ -599,6 +603,8 @@ def _asks_about_the_guide(c: Conversation, t: Turn) -> bool:
 def _always(c: Conversation, t: Turn) -> bool:
     return True
 
+
+_CONTEXT_SIZES = {float(k * 1000) for k in (4, 8, 16, 32, 64, 128, 256, 512)}
 
 _SERVING_NOTE = Text(
     "These figures are for one user at a time (llama.cpp). Serving many users with vLLM or SGLang batches requests: "

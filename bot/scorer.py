@@ -302,6 +302,8 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
             continue
         block = g.not_sold_in(market, on) if price.market == "new" else None
         holds = usable_memory_gb(g, knowledge_dir)  # a Mac's GPU gets part of its unified memory
+        if g.segment == "mac" and holds < per_card[counts[0]] * counts[0]:
+            continue  # a Mac is one machine: it holds the model alone or not at all
         if owned:
             perfs = [model.relative(x, spec.family, ref, 1) for x in owned + [g]]
             if any(p is None for p in perfs) or g.form_factor != "PCIe":

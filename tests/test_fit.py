@@ -491,3 +491,21 @@ def test_quantisation_quality_questions_go_to_the_guide(scorer_engine):
     for text in ("is q4_k_m much worse than q8 for 70b", "Q4_K_M 和 Q8_0 差多少"):
         (r,) = _turns(scorer_engine, text)
         assert r.intent == "question" and r.topic == "llm-quantisation", text
+
+
+def test_setups_are_compared_in_one_format(scorer_engine):
+    (r,) = _turns(scorer_engine, "rtx 5090 vs rtx pro 6000 for running 70b")
+    assert r.intent == "compare"
+    formats = {row[2].split(" (")[0] + ")" for row in r.table.rows}
+    assert len(formats) == 1  # not Q2_K on one side and Q4_K_M on the other
+    assert r.paragraphs[0].split(",")[1].strip().startswith("RTX PRO 6000")
+
+
+def test_a_bare_context_size_after_a_fit_is_a_context_not_a_budget(scorer_engine):
+    _, r = _turns(scorer_engine, "can a 4090 run llama 3.1 8b?", "and 128k?")
+    assert r.intent == "fit" and r.query["budget"] is None and r.fit["context"] == 131072
+
+
+def test_a_mac_is_one_machine(scorer_engine):
+    _, r = _turns(scorer_engine, "best mac for running 70b models under 3000 dollars", "what about a mac?")
+    assert all(p.count == 1 for p in r.recommendations)
