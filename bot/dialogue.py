@@ -480,7 +480,12 @@ class Conversation:
 
     def _where_to_buy(self, t: Turn) -> Reply:
         region = t.q.need.region or self.session.need.region or ("cn" if t.lang == "zh" else None)
-        return answers.where_to_buy(self.engine, t.referred[0], region, t.lang)
+        reply = answers.where_to_buy(self.engine, t.referred[0], region, t.lang)
+        if t.q.need.used:  # "哪里买二手3090靠谱", "is a used 3090 safe on ebay?": the guide's used-market advice too
+            guide = answers.question(self.engine, t.q.text, t.lang)
+            if guide.intent == "question" and not guide.focus:
+                return answers.with_advice(reply, guide)
+        return reply
 
     def _ranking(self, need: Need, lang: str):
         e = self.engine
