@@ -760,13 +760,13 @@ def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, la
     """Setups against one LLM ("2x3090 vs an M3 Ultra for 70B", "两张3090还是一张4090跑70B"): for each, whether it holds
     the model, in what format, how fast, and at what price; the verdict names the faster one that holds it."""
     from bot.fit import fit as estimate_fit
+    from bot.fit import quant_for
     from bot.models import load_models
     from bot.scorer import pricing
 
     model = _model_of(engine, need)
     table = load_models(engine.knowledge_dir)
-    quant = table.quant(need.quant) if need.quant else (table.quant_for_bits(need.precision_bits)
-                                                          if need.precision_bits else None)
+    quant = quant_for(engine.knowledge_dir, need.quant, need.precision_bits)
     on = need.as_of or engine.today or date.today()
     currency, _ = pricing(need, engine.catalog, on, lang)
     rows, results = [], []
@@ -1031,14 +1031,9 @@ def _fit_gpu(engine: Engine, g: GPU, need: Need, count: int, lang: str) -> Reply
 
 
 def _model_of(engine: Engine, need: Need):
-    from bot.fit import generic_model
-    from bot.models import load_models
+    from bot.fit import model_for
 
-    if need.model:
-        m = load_models(engine.knowledge_dir).get(need.model)
-        if m is not None and (not need.model_size_b or abs(m.params_b / need.model_size_b - 1) <= 0.15):
-            return m
-    return generic_model(need.model_size_b, engine.knowledge_dir) if need.model_size_b else None
+    return model_for(engine.knowledge_dir, need.model, need.model_size_b)
 
 
 _BASIS = {"measured": Text("measured", "实测"), "calibrated": Text("estimate calibrated on measurements", "按实测校准的估算"),
@@ -1061,13 +1056,12 @@ def _tps(v: float | None) -> str:
 
 def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -> Reply:
     """A verdict on running an LLM locally: the format to use and its speed, then every format on the ladder."""
-    from bot.fit import default_quant
+    from bot.fit import default_quant, quant_for
     from bot.fit import fit as estimate_fit
     from bot.models import load_models
 
     table = load_models(engine.knowledge_dir)
-    quant = table.quant(need.quant) if need.quant else (table.quant_for_bits(need.precision_bits)
-                                                          if need.precision_bits else None)
+    quant = quant_for(engine.knowledge_dir, need.quant, need.precision_bits)
     ans = estimate_fit(g, model, engine.knowledge_dir, count, quant, need.context_tokens, need.kv_cache_bits)
     c = ans.chosen
     q = table.quant(c.quant)

@@ -467,6 +467,24 @@ def fit(gpu: GPU, model: ModelSpec, knowledge_dir: Path, count: int = 1, quant: 
     return FitAnswer(chosen, ladder, best, quant is not None, need)
 
 
+def model_for(knowledge_dir: Path, name: str | None, params_b: float | None) -> ModelSpec | None:
+    """The model a need means: the named one when its size agrees with the size stated (±15 %), else a generic model
+    of that size. One rule for the scorer and the answers."""
+    if name:
+        m = load_models(knowledge_dir).get(name)
+        if m is not None and (not params_b or abs(m.params_b / params_b - 1) <= 0.15):
+            return m
+    return generic_model(params_b, knowledge_dir) if params_b else None
+
+
+def quant_for(knowledge_dir: Path, code: str | None, bits: int | None) -> Quant | None:
+    """The format a need means: the one named, else the usual one of the width stated ("4-bit" -> Q4_K_M)."""
+    table = load_models(knowledge_dir)
+    if code and table.quant(code):
+        return table.quant(code)
+    return table.quant_for_bits(bits) if bits else None
+
+
 def resolve_model(text: str, knowledge_dir: Path) -> ModelSpec | None:
     """A model from the table by name ('qwen2.5 32b'), or a generic one of that size ('8b', '14B')."""
     table = load_models(knowledge_dir)

@@ -110,22 +110,25 @@ class ModelTable:
         return next((q for q in self.quants if q.bits == bits), None)
 
     @cached_property
-    def _mention_pattern(self) -> re.Pattern[str]:
-        """Every name and alias, longest first, loose about spaces, hyphens and underscores between its parts, on
-        token boundaries ('llama 3 70b' is not found inside 'llama 3.1 70b'); release words may follow."""
+    def _names(self) -> dict[str, ModelSpec]:
+        """Every name and alias, lower case, to its model (canonical names win over aliases)."""
         names: dict[str, ModelSpec] = {}
         for m in self.models:
             names.setdefault(m.name.lower(), m)
         for m in self.models:
             for a in m.aliases:
                 names.setdefault(a.lower(), m)
-        self._names = names
-        pieces = sorted({_loose(n) for n in names if len(_norm(n)) >= 3}, key=lambda p: (-len(p), p))
+        return names
+
+    @cached_property
+    def _mention_pattern(self) -> re.Pattern[str]:
+        """Every name and alias, longest first, loose about spaces, hyphens and underscores between its parts, on
+        token boundaries ('llama 3 70b' is not found inside 'llama 3.1 70b'); release words may follow."""
+        pieces = sorted({_loose(n) for n in self._names if len(_norm(n)) >= 3}, key=lambda p: (-len(p), p))
         return re.compile(r"(?<![a-z0-9.])(" + "|".join(pieces) + r")(?![0-9]|\.[0-9]|[a-z]*\d)", re.IGNORECASE)
 
     @cached_property
     def _by_norm(self) -> dict[str, ModelSpec]:
-        self._mention_pattern  # noqa: B018 - fills self._names
         return {_norm(n): m for n, m in self._names.items()}
 
     def find_mention(self, text: str) -> tuple[ModelSpec, tuple[int, int]] | None:

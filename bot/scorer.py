@@ -153,14 +153,10 @@ def _inference_memory(need: Need, bits: int | None, count: int, knowledge_dir: P
                       ) -> tuple[MemoryEstimate, float]:
     """Running the need's model, as bot.fit counts it (the same figures a fit answer shows): the estimate for one
     card, and what each of `count` cards must hold when the layers are split over them."""
-    from bot.fit import generic_model, memory, settings
-    from bot.models import load_models
+    from bot.fit import memory, model_for, quant_for, settings
 
-    table = load_models(knowledge_dir)
-    model = table.get(need.model) if need.model else None
-    if model is None or abs(model.params_b / need.model_size_b - 1) > 0.15:
-        model = generic_model(need.model_size_b, knowledge_dir)
-    quant = (table.quant(need.quant) if need.quant else None) or table.quant_for_bits(bits or 16)
+    model = model_for(knowledge_dir, need.model, need.model_size_b)
+    quant = quant_for(knowledge_dir, need.quant, bits or 16)
     ctx = need.context_tokens or int(settings(knowledge_dir)["default_context"])
     w, kv, oh = memory(model, quant, ctx, 1, knowledge_dir)
     total = w + kv + oh
@@ -341,7 +337,7 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
                 candidates.append(c)
 
     candidates.sort(key=lambda c: (-c.perf, c.total, c.gpu.name))
-    speed = _speed_reason(need, est, knowledge_dir) if spec.name == "llm_inference" and est else None
+    speed = _speed_reason(need, est, knowledge_dir, catalog) if spec.name == "llm_inference" and est else None
     picks = _choose(candidates, budget, currency, spec, per_card, model.reference_gpu, speed)
     exclusions = _notable_exclusions(candidates, too_small, over_budget, needed, budget, not_sold)
     suggestions = () if picks else _suggestions(need, est, needed, over_budget)
@@ -432,12 +428,10 @@ def _mac_note(catalog: Catalog, r: Ranking, knowledge_dir: Path) -> tuple[Text, 
             r.need.serving:
         return ()  # a Mac serves one person, not a vLLM deployment
     from bot.fit import estimate as fit_estimate
-    from bot.fit import generic_model
-    from bot.models import load_models
+    from bot.fit import model_for, quant_for
 
-    table = load_models(knowledge_dir)
-    model = (table.get(r.need.model) if r.need.model else None) or generic_model(r.need.model_size_b, knowledge_dir)
-    quant = (table.quant(r.need.quant) if r.need.quant else None) or table.quant_for_bits(r.memory.precision_bits)
+    model = model_for(knowledge_dir, r.need.model, r.need.model_size_b)
+    quant = quant_for(knowledge_dir, r.need.quant, r.memory.precision_bits)
     options = []
     for mac in catalog.systems:
         price = mac.price(r.currency, "new", r.as_of, catalog.fx)
@@ -450,16 +444,14 @@ def _mac_note(catalog: Catalog, r: Ranking, knowledge_dir: Path) -> tuple[Text, 
     if not options:
         return ()
     _, mac, price, e = min(options, key=lambda o: o[0])
-    tps = f"{e.decode_tokens_per_s:.0f}" if e.decode_tokens_per_s >= 10 else f"{e.decode_tokens_per_s:.1f}"
-    how = {"measured": ("measured", "实测"), "calibrated": ("calibrated estimate", "校准估算"),
-           "formula": ("formula only", "仅公式估算")}[e.basis]
+    tps, how = _tps_text(e.decode_tokens_per_s), _BASIS[e.basis]
     conv = price.converted_from
     return (Text(f"Or a Mac: {mac.name} at {money(price.amount, price.currency)} ({price.on:%Y-%m}"
                  f"{', converted from ' + conv if conv else ''}) holds {model.label('en')} in unified memory and "
-                 f"generates ~{tps} tokens/s ({how[0]}); no CUDA: good for llama.cpp/MLX inference, not for training.",
+                 f"generates ~{tps} tokens/s ({how.en}); no CUDA: good for llama.cpp/MLX inference, not for training.",
                  f"也可以考虑 Mac：{mac.name}，{money(price.amount, price.currency)}（{price.on:%Y-%m}"
                  f"{'，由 ' + conv + ' 换算' if conv else ''}），统一内存装得下 {model.label('zh')}，生成约 {tps} tokens/s"
-                 f"（{how[1]}）；没有 CUDA：适合 llama.cpp/MLX 推理，不适合训练。"),)
+                 f"（{how.zh}）；没有 CUDA：适合 llama.cpp/MLX 推理，不适合训练。"),)
 
 
 USED_VALUE_MARGIN = 1.3  # a used setup is worth a mention when it gives this much more speed per money
@@ -539,26 +531,27 @@ def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: 
     return picks
 
 
-def _speed_reason(need: Need, est: MemoryEstimate, knowledge_dir: Path):
+_BASIS = {"measured": Text("measured", "实测"), "calibrated": Text("calibrated estimate", "校准估算"),
+          "formula": Text("formula only", "仅公式估算")}
+
+
+def _tps_text(v: float) -> str:
+    return f"{v:.0f}" if v >= 10 else f"{v:.1f}"
+
+
+def _speed_reason(need: Need, est: MemoryEstimate, knowledge_dir: Path, catalog: Catalog):
     """For running an LLM: each pick's generation speed on the need's model, from bot.fit (what it rests on said)."""
     from bot.fit import estimate as fit_estimate
-    from bot.fit import generic_model
-    from bot.models import load_models
+    from bot.fit import mixed_decode_speed, model_for, quant_for
 
-    table = load_models(knowledge_dir)
-    model = table.get(need.model) if need.model else None
-    if model is None or abs(model.params_b / est.params_b - 1) > 0.15:
-        model = generic_model(est.params_b, knowledge_dir)
-    quant = (table.quant(need.quant) if need.quant else None) or table.quant_for_bits(est.precision_bits)
-    basis = {"measured": Text("measured", "实测"), "calibrated": Text("calibrated estimate", "校准估算"),
-             "formula": Text("formula only", "仅公式估算")}
+    model = model_for(knowledge_dir, need.model, est.params_b)
+    quant = quant_for(knowledge_dir, need.quant, est.precision_bits)
 
     def reason(c: Candidate) -> Text | None:
         e = tokens_per_s(c)
         if e is None:
             return None
-        tps = f"{e.decode_tokens_per_s:.0f}" if e.decode_tokens_per_s >= 10 else f"{e.decode_tokens_per_s:.1f}"
-        b = basis[e.basis]
+        tps, b = _tps_text(e.decode_tokens_per_s), _BASIS[e.basis]
         return Text(f"~{tps} tokens/s generating {model.label('en')} at {quant.label_en} ({b.en})",
                     f"{model.label('zh')} {quant.label_zh} 生成约 {tps} tokens/s（{b.zh}）")
 
@@ -567,21 +560,13 @@ def _speed_reason(need: Need, est: MemoryEstimate, knowledge_dir: Path):
             return None
         e = fit_estimate(c.gpu, model, quant, knowledge_dir, c.count, need.context_tokens)
         if c.with_owned:  # the new card and the user's own ones share the layers in proportion to their memory
-            from bot.fit import mixed_decode_speed
-
-            cards = [g for n in c.with_owned if (g := _catalog_card(n, knowledge_dir))] + [c.gpu]
+            cards = [g for n in c.with_owned if (g := catalog.get(n))] + [c.gpu]
             tps = mixed_decode_speed(cards, model, quant, knowledge_dir)
             return replace(e, decode_tokens_per_s=round(tps, 1), fits=True, basis="calibrated") if tps else None
         return e if e.fits and e.decode_tokens_per_s else None
 
     reason.tokens_per_s = tokens_per_s
     return reason
-
-
-def _catalog_card(name: str, knowledge_dir: Path) -> GPU | None:
-    from bot.catalog import load_catalog
-
-    return load_catalog(knowledge_dir).get(name)
 
 
 CHAT_SPEED_TOKENS_S = 10  # below this, generation is slower than people read: not a "best overall" pick

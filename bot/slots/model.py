@@ -155,27 +155,27 @@ def named_model(text: str) -> tuple[str | None, float | None, Spans]:
     return None, None, []
 
 
-def quant_formats(text: str) -> tuple[str, ...]:
-    """Every quantisation format the text names, in order ('Q4_K_M 和 Q8_0 差多少' -> Q4_K_M, Q8_0)."""
+def _quant_matches(text: str) -> list[tuple[int, int, str]]:
+    """(start, alias length, code) for each format named, by the first of its spellings found."""
     found = []
     for q in _table().quants:
-        for a in (q.code.lower(),) + q.aliases:
+        for a in sorted((q.code.lower(),) + q.aliases, key=len, reverse=True):
             m = re.search(r"(?<![a-z0-9])" + re.escape(a) + r"(?![a-z0-9])", text)
             if m:
-                found.append((m.start(), q.code))
+                found.append((m.start(), len(a), q.code))
                 break
-    return tuple(dict.fromkeys(code for _, code in sorted(found)))
+    return found
+
+
+def quant_formats(text: str) -> tuple[str, ...]:
+    """Every quantisation format the text names, in order ('Q4_K_M 和 Q8_0 差多少' -> Q4_K_M, Q8_0)."""
+    return tuple(dict.fromkeys(code for _, _, code in sorted(_quant_matches(text))))
 
 
 def quant_format(text: str) -> str | None:
     """The quantisation format the text names ('Q5_K_M', 'awq', '4-bit' -> Q4_K_M), by the longest alias."""
-    best = None
-    for q in _table().quants:
-        for a in (q.code.lower(),) + q.aliases:
-            m = re.search(r"(?<![a-z0-9])" + re.escape(a) + r"(?![a-z0-9])", text)
-            if m and (best is None or len(a) > best[0]):
-                best = (len(a), q.code)
-    return best[1] if best else None
+    found = _quant_matches(text)
+    return max(found, key=lambda f: f[1])[2] if found else None
 
 
 _CONTEXT = re.compile(r"(\d{1,4})\s*k\s*(?:tokens?\s*)?(?:context|ctx|上下文|的上下文)|"
