@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 from dataclasses import dataclass, field
@@ -37,8 +38,8 @@ class Engine:
                 if self._index is None:
                     from bot import index as index_mod
 
-                    self._index = index_mod.ensure(self.index_dir, self.knowledge_dir, self.catalog,
-                                                   self.model_path_fn())
+                    self._index = _long_lived(index_mod.ensure(self.index_dir, self.knowledge_dir, self.catalog,
+                                                               self.model_path_fn()))
         return self._index
 
     @property
@@ -50,7 +51,8 @@ class Engine:
                     from bot import acts
 
                     try:
-                        self._acts = acts.ensure(self.knowledge_dir / "intents", self.index_dir, self.catalog) or False
+                        self._acts = _long_lived(acts.ensure(self.knowledge_dir / "intents", self.index_dir,
+                                                             self.catalog) or False)
                     except Exception:  # the rules still understand; never take a chat down for this
                         log.exception("act model unavailable; using the word rules alone")
                         self._acts = False
@@ -62,5 +64,13 @@ class Engine:
         from bot.config import get_settings
 
         s = settings or get_settings()
-        return cls(load_catalog(s.knowledge_dir, s.catalog), s.knowledge_dir, s.index_dir, s.model_path,
+        return cls(_long_lived(load_catalog(s.knowledge_dir, s.catalog)), s.knowledge_dir, s.index_dir, s.model_path,
                    s.min_relevance, s.max_input_chars)
+
+
+def _long_lived(value):
+    """What the engine loads lives as long as the process: move everything allocated so far out of the cyclic
+    collector's sight (`gc.freeze`), so that later collections, and the last one at exit, do not walk the catalog,
+    the word lists and the index again. Measured: about a tenth of a second of a cold free-form answer."""
+    gc.freeze()
+    return value

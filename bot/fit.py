@@ -16,9 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
-from bot.catalog import GPU, CatalogError, _num, _rows
+from bot.catalog import GPU, CatalogError, _num, _rows, parse_yaml
 from bot.i18n import Text
 from bot.models import ModelSpec, ModelTable, Quant, load_models
 
@@ -103,7 +101,7 @@ class FitEstimate:
 
 @lru_cache(maxsize=4)
 def settings(knowledge_dir: Path) -> dict:
-    return yaml.safe_load((knowledge_dir / "llm-inference.yaml").read_text(encoding="utf-8"))
+    return parse_yaml((knowledge_dir / "llm-inference.yaml").read_text(encoding="utf-8"))
 
 
 def backend_group(gpu: GPU | None, knowledge_dir: Path, backend: str = "") -> str:

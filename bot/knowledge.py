@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from bot.catalog import Catalog
+from bot.catalog import Catalog, parse_yaml
 
 DOCS_FORMAT = 3  # bump when the way passages are built changes: the index is rebuilt
 
@@ -59,7 +59,7 @@ def parse_section(path: Path) -> Section:
     if not m:
         raise KnowledgeError(f"{path}: missing '---' front matter")
     try:
-        meta = yaml.safe_load(m.group(1))
+        meta = parse_yaml(m.group(1))
     except yaml.YAMLError as e:
         raise KnowledgeError(f"{path}: front matter is not valid YAML: {e}") from None
     parts = _SPLIT.split(m.group(2))

@@ -7,9 +7,7 @@ from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
-from bot.catalog import GPU, Catalog
+from bot.catalog import GPU, Catalog, parse_yaml
 
 
 @dataclass(frozen=True)
@@ -117,7 +115,7 @@ def rank_correlation(xs: list[float], ys: list[float]) -> float:
 
 @lru_cache(maxsize=4)
 def load_perf_model(knowledge_dir: Path) -> PerfModel:
-    data = yaml.safe_load((knowledge_dir / "perf-model.yaml").read_text(encoding="utf-8"))
+    data = parse_yaml((knowledge_dir / "perf-model.yaml").read_text(encoding="utf-8"))
     fams = {}
     for name, spec in data["families"].items():
         e = spec["exponents"]

@@ -197,11 +197,10 @@ def _cache(index: Index) -> _Cache:
         return cached
     n = len(index.passages)
     by_id = {p.id: i for i, p in enumerate(index.passages)}
-    fi = index.faiss.index
-    raw = fi.reconstruct_n(0, fi.ntotal)
+    raw = index.faiss.vectors()
     vectors = np.zeros((n, raw.shape[1]), dtype=np.float32)
-    for f, doc_id in index.faiss.index_to_docstore_id.items():
-        vectors[by_id[doc_id]] = raw[int(f)]
+    for row, doc in enumerate(index.faiss.docs):
+        vectors[by_id[doc.id]] = raw[row]
     df: dict[str, int] = {}
     section_tokens: dict[str, set[str]] = {}
     section_positions: dict[str, list[int]] = {}

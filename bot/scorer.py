@@ -10,9 +10,7 @@ from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
-from bot.catalog import GPU, Catalog, Price
+from bot.catalog import GPU, Catalog, Price, parse_yaml
 from bot.fit import usable_memory_gb
 from bot.i18n import Text, money
 from bot.need import LLM_WORKLOADS, PRICING_CURRENCIES, Budget, Need
@@ -106,7 +104,7 @@ class Ranking:
 
 @lru_cache(maxsize=4)
 def load_workloads(knowledge_dir: Path) -> dict:
-    return yaml.safe_load((knowledge_dir / "workloads.yaml").read_text(encoding="utf-8"))
+    return parse_yaml((knowledge_dir / "workloads.yaml").read_text(encoding="utf-8"))
 
 
 def workload_spec(knowledge_dir: Path, workload: str | None, on: date) -> WorkloadSpec:

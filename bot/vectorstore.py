@@ -1,33 +1,26 @@
-"""A langchain-core `VectorStore` over faiss-cpu whose metadata is JSON: nothing in the index folder is unpickled.
-
-The FAISS index itself is written with faiss's own binary format (`index.faiss`); the ids and metadata of the
-documents go to `docs.json`. Loading checks that the two agree, so a tampered or half-written folder is refused
-(and `bot.index.ensure` rebuilds it) instead of running code."""
+"""A langchain-core `VectorStore` over faiss-cpu whose metadata is JSON: the files are `bot.faissdocs`'s, so nothing
+in the index folder is unpickled. The index is built through it (sentence-transformers vectors via langchain), and it
+is what a langchain consumer gets from `Index.vectorstore()` (`as_retriever()` and the rest)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 
-INDEX_FILE = "index.faiss"
-DOCS_FILE = "docs.json"
+from bot.faissdocs import FaissDocs
 
 
 class FaissJsonStore(VectorStore):
     """Inner-product search over normalised vectors (cosine similarity), documents kept in memory."""
 
-    def __init__(self, embedding: Embeddings, index, docs: list[Document]):
+    def __init__(self, embedding: Embeddings, files: FaissDocs | None = None):
         self._embedding = embedding
-        self.index = index
-        self.docs = docs
-        self.index_to_docstore_id = {i: d.id for i, d in enumerate(docs)}
+        self.files = files if files is not None else FaissDocs()
 
     @property
     def embeddings(self) -> Embeddings:
@@ -37,30 +30,22 @@ class FaissJsonStore(VectorStore):
     def add_texts(self, texts: Iterable[str], metadatas: list[dict] | None = None, *, ids: list[str] | None = None,
                   **kwargs: Any) -> list[str]:
         texts = list(texts)
-        vectors = np.asarray(self._embedding.embed_documents(texts), dtype=np.float32)
-        if self.index is None:
-            import faiss
-
-            self.index = faiss.IndexFlatIP(vectors.shape[1])
-        self.index.add(vectors)
         metadatas = metadatas or [{} for _ in texts]
-        ids = ids or [str(len(self.docs) + i) for i in range(len(texts))]
-        for text, meta, doc_id in zip(texts, metadatas, ids, strict=True):
-            self.index_to_docstore_id[len(self.docs)] = doc_id
-            self.docs.append(Document(page_content=text, metadata=meta, id=doc_id))
+        ids = ids or [str(len(self.files.docs) + i) for i in range(len(texts))]
+        docs = [Document(page_content=t, metadata=m, id=i) for t, m, i in zip(texts, metadatas, ids, strict=True)]
+        self.files.add(self._embedding.embed_documents(texts), docs)
         return ids
 
     @classmethod
     def from_texts(cls, texts: list[str], embedding: Embeddings, metadatas: list[dict] | None = None, *,
                    ids: list[str] | None = None, **kwargs: Any) -> FaissJsonStore:
-        store = cls(embedding, None, [])
+        store = cls(embedding)
         store.add_texts(texts, metadatas, ids=ids)
         return store
 
     # --- searching ---------------------------------------------------------------------------------------------
     def similarity_search_with_score_by_vector(self, embedding: list[float], k: int = 4) -> list[tuple[Document, float]]:
-        scores, rows = self.index.search(np.asarray([embedding], dtype=np.float32), k)
-        return [(self.docs[int(r)], float(s)) for s, r in zip(scores[0], rows[0], strict=True) if r >= 0]
+        return self.files.search(embedding, k)
 
     def similarity_search_with_score(self, query: str, k: int = 4, **kwargs: Any) -> list[tuple[Document, float]]:
         return self.similarity_search_with_score_by_vector(self._embedding.embed_query(query), k)
@@ -70,25 +55,9 @@ class FaissJsonStore(VectorStore):
 
     # --- files -------------------------------------------------------------------------------------------------
     def save(self, folder: Path) -> None:
-        import faiss
-
-        folder.mkdir(parents=True, exist_ok=True)
-        faiss.write_index(self.index, str(folder / INDEX_FILE))
-        (folder / DOCS_FILE).write_text(json.dumps(
-            [{"id": d.id, "text": d.page_content, "metadata": d.metadata} for d in self.docs], ensure_ascii=False),
-            encoding="utf-8")
+        self.files.save(folder)
 
     @classmethod
     def load(cls, folder: Path, embedding: Embeddings) -> FaissJsonStore:
         """Raises ValueError when the files are not what `save` writes (tampered, truncated, mismatched)."""
-        import faiss
-
-        raw = json.loads((folder / DOCS_FILE).read_text(encoding="utf-8"))
-        if not isinstance(raw, list) or not all(isinstance(d, dict) and isinstance(d.get("id"), str) for d in raw):
-            raise ValueError(f"{folder / DOCS_FILE} is not a list of documents")
-        index = faiss.read_index(str(folder / INDEX_FILE))
-        if index.ntotal != len(raw):
-            raise ValueError(f"{folder}: {index.ntotal} vectors for {len(raw)} documents")
-        docs = [Document(page_content=str(d.get("text", "")), metadata=dict(d.get("metadata") or {}), id=d["id"])
-                for d in raw]
-        return cls(embedding, index, docs)
+        return cls(embedding, FaissDocs.load(folder))

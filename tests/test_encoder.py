@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from bot import index
-from bot.encoder import ENCODER_DIR, MODEL_FILE, OnnxEmbeddings
+from bot.encoder import ENCODER_DIR, MODEL_FILE, WEIGHTS_FILE, OnnxEmbeddings
 from tests.conftest import KNOWLEDGE, ROOT
 
 
@@ -60,6 +60,11 @@ def test_a_missing_or_tampered_encoder_is_rebuilt(tmp_path, engine, settings):
     shutil.copytree(settings.index_dir, out, ignore=shutil.ignore_patterns("acts*"))
     model = settings.model_path()
     assert index.is_fresh(out, KNOWLEDGE, model)
+    weights = (out / ENCODER_DIR / WEIGHTS_FILE).read_bytes()
+    (out / ENCODER_DIR / WEIGHTS_FILE).write_bytes(weights[: len(weights) // 2])  # a half-copied weights file
+    assert not index.is_fresh(out, KNOWLEDGE, model)
+    (out / ENCODER_DIR / WEIGHTS_FILE).write_bytes(weights)
+    assert index.is_fresh(out, KNOWLEDGE, model)
     (out / ENCODER_DIR / MODEL_FILE).write_bytes(b"not a model")
     assert not index.is_fresh(out, KNOWLEDGE, model)  # its hash no longer matches the manifest
     shutil.rmtree(out / ENCODER_DIR)
@@ -71,9 +76,11 @@ def test_a_missing_or_tampered_encoder_is_rebuilt(tmp_path, engine, settings):
 
 
 def test_a_free_form_answer_imports_no_torch(settings):
+    """Nor langchain-core's VectorStore machinery (langsmith tracing): answers read the FAISS files directly."""
     code = ("import sys; from bot.dialogue import Conversation, Engine; "
             "r = Conversation(Engine.from_settings()).turn('is AMD usable for PyTorch?'); "
-            "heavy = [m for m in ('torch', 'transformers', 'sentence_transformers', 'sklearn') if m in sys.modules]; "
+            "heavy = [m for m in ('torch', 'transformers', 'sentence_transformers', 'sklearn', 'langsmith', "
+            "'langchain_core.vectorstores') if m in sys.modules]; "
             "print(r.intent, heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr[-500:]

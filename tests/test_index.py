@@ -105,5 +105,76 @@ def test_nothing_is_unpickled_and_tampered_metadata_is_refused(small, caplog):
 def test_the_vector_store_searches_like_a_langchain_store(small):
     kb, out, catalog, model, emb = small
     idx = index.ensure(out, kb, catalog, model, embedder=emb)
-    hits = idx.faiss.similarity_search_with_score(idx.passages[0].search_text, k=3)
+    store = idx.vectorstore()
+    hits = store.similarity_search_with_score(idx.passages[0].search_text, k=3)
     assert hits and hits[0][0].id == idx.passages[0].id and hits[0][1] > 0.99
+    from langchain_core.vectorstores import VectorStore
+
+    assert isinstance(store, VectorStore)
+    docs = store.as_retriever(search_kwargs={"k": 2}).invoke(idx.passages[0].search_text)
+    assert [d.id for d in docs][:1] == [idx.passages[0].id] and len(docs) == 2
+
+
+def test_bm25_scores_are_bm25s_own_on_every_labelled_question(engine, settings):
+    """Answers read bm25s's saved arrays without importing bm25s: the scores must be the ones bm25s computes."""
+    import bm25s
+    import numpy as np
+    import yaml
+
+    from bot.retrieval import expand_terms
+    from tests.conftest import ROOT
+
+    reference = bm25s.BM25.load(str(settings.index_dir / "bm25"))
+    idx = engine.index
+    questions = yaml.safe_load((ROOT / "bench" / "retrieval-eval.yaml").read_text(encoding="utf-8"))
+    compared = 0
+    for q in questions:
+        en, zh = expand_terms(q["q"], KNOWLEDGE)
+        tokens = idx.tokenize(f"{q['q']} {' '.join(en)}") + idx.tokenize_terms(zh) + ["a-token-no-passage-has"]
+        known = [t for t in tokens if t in reference.vocab_dict]
+        ours = idx.bm25.get_scores(tokens)
+        if known:
+            np.testing.assert_allclose(ours, reference.get_scores(known), rtol=1e-5, atol=1e-6, err_msg=q["q"])
+            compared += 1
+        else:
+            assert not ours.any()
+    assert compared >= 0.9 * len(questions)
+
+
+def test_damaged_bm25_arrays_are_refused(tmp_path, settings):
+    shutil.copytree(settings.index_dir / "bm25", tmp_path / "bm25")
+    index.Bm25Scores(tmp_path / "bm25")  # intact: loads
+    (tmp_path / "bm25" / "indptr.csc.index.npy").write_bytes(b"garbage")
+    with pytest.raises(index.IndexError_):
+        index.Bm25Scores(tmp_path / "bm25")
+
+
+def test_a_question_is_cut_as_jieba_cuts_it_without_loading_the_whole_dictionary(engine, settings):
+    """The saved dictionary gives jieba only the entries a text can consult: the tokens must be jieba's own, on
+    every Chinese text we have (questions, the labelled utterances, the guide's passages)."""
+    import re as _re
+
+    import yaml
+
+    from tests.conftest import ROOT
+
+    full = index.tokenizer(KNOWLEDGE)
+    saved = index.tokenizer(KNOWLEDGE, saved=settings.index_dir / "jieba.sqlite3")
+    texts = [q["q"] for q in yaml.safe_load((ROOT / "bench" / "retrieval-eval.yaml").read_text(encoding="utf-8"))]
+    for path in sorted((KNOWLEDGE / "intents").glob("*.yaml")):
+        texts += [item["text"] for item in yaml.safe_load(path.read_text(encoding="utf-8")) or []
+                  if isinstance(item, dict) and item.get("text")]
+    texts += [p.search_text for p in engine.index.passages if p.lang == "zh"]
+    texts = [t for t in texts if _re.search(r"[\u4e00-\u9fff]", t)]
+    assert len(texts) > 2000
+    for t in texts:
+        assert saved(t) == full(t), t
+
+
+def test_a_damaged_saved_dictionary_makes_the_index_stale_or_refused(tmp_path, settings):
+    from bot import zhseg
+
+    path = tmp_path / zhseg.DICT_FILE
+    path.write_bytes(b"not a database")
+    with pytest.raises(ValueError):
+        zhseg.SavedDictionary(path)

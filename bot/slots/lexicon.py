@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
+from bot.catalog import parse_yaml
 
 LEXICON_DIR = Path(__file__).resolve().parents[2] / "knowledge" / "lexicon"
 
@@ -13,7 +13,7 @@ LEXICON_DIR = Path(__file__).resolve().parents[2] / "knowledge" / "lexicon"
 @lru_cache(maxsize=8)
 def load(name: str) -> dict:
     """One lexicon file (`slots`, `workloads`, `money`) as a dict; keys are strings."""
-    data = yaml.safe_load((LEXICON_DIR / f"{name}.yaml").read_text(encoding="utf-8")) or {}
+    data = parse_yaml((LEXICON_DIR / f"{name}.yaml").read_text(encoding="utf-8")) or {}
     return _stringify(data)
 
 
