@@ -71,8 +71,19 @@ class SearchResult:
 class _Gloss:
     zh: str
     en: tuple[str, ...]  # alternatives, the first is the preferred English
-    en_patterns: tuple[re.Pattern[str], ...]
     generic: bool  # an everyday word (buy, price, free) rather than a term only this domain uses
+    heads: tuple[str, ...]  # the first word of each alternative, lower case
+
+    def in_english(self, low: str) -> bool:
+        """Whether lower-cased `low` uses one of the English alternatives (words may be joined by spaces, hyphens or
+        nothing). The first word is checked as a plain substring first: most terms are absent from most questions,
+        so their patterns are never compiled nor run."""
+        return any(h in low and _term_pattern(a).search(low) for h, a in zip(self.heads, self.en, strict=True))
+
+
+@lru_cache(maxsize=4096)
+def _term_pattern(term: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![a-z0-9])" + re.escape(term.lower()).replace(r"\ ", r"[\s\-]*") + r"(?![a-z0-9])")
 
 
 @lru_cache(maxsize=4)
@@ -86,9 +97,8 @@ def _glossary(knowledge_dir: Path) -> tuple[_Gloss, ...]:
         for row in csv.DictReader(f):
             zh, en = (row.get("zh") or "").strip(), row.get("en") or ""
             alts = tuple(a.strip() for a in en.split("|") if a.strip())
-            pats = tuple(re.compile(r"(?<![a-z0-9])" + re.escape(a.lower()).replace(r"\ ", r"[\s\-]*") +
-                                    r"(?![a-z0-9])") for a in alts)
-            out.append(_Gloss(zh, alts, pats, (row.get("generic") or "").strip().lower() in ("yes", "1", "true")))
+            out.append(_Gloss(zh, alts, (row.get("generic") or "").strip().lower() in ("yes", "1", "true"),
+                              tuple(a.lower().split(" ", 1)[0] for a in alts)))
     return tuple(out)
 
 
@@ -100,7 +110,7 @@ def expand_terms(query: str, knowledge_dir: Path) -> tuple[list[str], list[str]]
     for g in _glossary(knowledge_dir):
         if g.zh and g.zh.lower() in low:
             en_terms.extend(a for a in g.en if a not in en_terms)
-        if any(p.search(low) for p in g.en_patterns) and g.zh not in zh_terms:
+        if g.in_english(low) and g.zh not in zh_terms:
             zh_terms.append(g.zh)
     return en_terms, zh_terms
 

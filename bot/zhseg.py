@@ -18,15 +18,19 @@ DICT_FILE = "jieba.sqlite3"
 _BATCH = 900  # SQLite's smallest limit on parameters per statement is 999
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=2)
 def full_jieba(words: tuple[str, ...]):
-    """jieba's default tokenizer with the domain words registered (the whole dictionary loads at its first cut)."""
+    """A jieba tokenizer over its default dictionary with the domain words registered. A tokenizer of its own, not
+    jieba's global one: registering words changes the dictionary's total, so two word lists in one process (tests
+    build indexes of several knowledge folders) must not add up."""
     import jieba
 
     jieba.setLogLevel(logging.WARNING)
+    tk = jieba.Tokenizer()
+    tk.initialize()
     for w in words:
-        jieba.add_word(w, freq=2000)
-    return jieba.dt
+        tk.add_word(w, freq=2000)
+    return tk
 
 
 def save_dictionary(words: tuple[str, ...], path: Path) -> None:

@@ -7,7 +7,7 @@ import re
 from datetime import date
 
 from bot.slots.lexicon import words
-from bot.slots.text import has_any, words_pattern
+from bot.slots.text import has_any, search_any
 
 Spans = list[tuple[int, int]]
 
@@ -77,7 +77,7 @@ def direction(text: str) -> str | None:
     '凉快一点' is cooler, not '快一点')."""
     found = []
     for name, ws in words("slots", "direction").items():
-        m = words_pattern(ws).search(text)
+        m = search_any(text, ws)
         if m:
             found.append((m.start(), -len(m.group()), name))
     return min(found)[2] if found else None

@@ -6,7 +6,7 @@ import re
 
 from bot.need import LLM_WORKLOADS, WORKLOADS
 from bot.slots.lexicon import load, words
-from bot.slots.text import has_any, words_pattern
+from bot.slots.text import has_any, search_any, words_pattern
 
 Spans = list[tuple[int, int]]
 
@@ -50,7 +50,7 @@ def finetune_method(text: str) -> str | None:
     """The method named first ('full finetune instead of lora' is full)."""
     found = []
     for method in ("qlora", "lora", "full"):
-        m = words_pattern(words("slots", "finetune_method", method)).search(text)
+        m = search_any(text, words("slots", "finetune_method", method))
         if m:
             found.append((m.start(), -len(m.group()), method))
     return min(found)[2] if found else None
@@ -61,7 +61,7 @@ _DOMAINS = ("diffusion", "video", "speech", "rl", "recsys", "scientific", "rnn",
 
 
 def _first_match(text: str, ws: tuple[str, ...]) -> int | None:
-    m = words_pattern(ws).search(text)
+    m = search_any(text, ws)
     return m.start() if m else None
 
 
@@ -70,7 +70,7 @@ def workloads(text: str, size: float | None, method: str | None, named_llm: bool
     only when an LLM is meant (an LLM word or a model size); 'deep learning' alone is `general`."""
     text = words_pattern(words("slots", "platform_names")).sub(" ", text)
     lex = load("workloads")
-    spans = {w: m.span() for w in WORKLOADS if w in lex and (m := words_pattern(lex[w]).search(text))}
+    spans = {w: m.span() for w in WORKLOADS if w in lex and (m := search_any(text, lex[w]))}
     # a word inside a longer one names nothing of its own ("图像" in "图像生成" is not computer vision)
     at = {w: a for w, (a, b) in spans.items()
           if not any(o != w and oa <= a and b <= ob and (ob - oa) > (b - a) for o, (oa, ob) in spans.items())}
@@ -148,7 +148,7 @@ def named_model(text: str) -> tuple[str | None, float | None, Spans]:
         return other.name, other.params_b, [span]
     if size:
         for family, ws in load("slots")["model_families"].items():
-            m = words_pattern(ws).search(text)
+            m = search_any(text, ws)
             spec = table.of_family(family, size) if m else None
             if spec is not None:
                 return spec.name, spec.params_b, [m.span()]
@@ -196,7 +196,7 @@ def kv_cache_bits(text: str) -> tuple[int | None, Spans]:
     """A quantised KV cache ('q8 kv cache', 'kv cache q4'): its bits, and where it is said (so the weights' format
     extractor does not read it)."""
     for bits, key in ((8, "kv8"), (4, "kv4")):
-        m = words_pattern(words("slots", "cues", key)).search(text)
+        m = search_any(text, words("slots", "cues", key))
         if m:
             return bits, [m.span()]
     return None, []
