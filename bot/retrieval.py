@@ -107,12 +107,18 @@ def expand_terms(query: str, knowledge_dir: Path) -> tuple[list[str], list[str]]
     low = query.lower()
     en_terms: list[str] = []
     zh_terms: list[str] = []
+    present = {h for h in _heads(knowledge_dir) if h in low}  # one pass, instead of one per term
     for g in _glossary(knowledge_dir):
         if g.zh and g.zh.lower() in low:
             en_terms.extend(a for a in g.en if a not in en_terms)
-        if g.in_english(low) and g.zh not in zh_terms:
+        if not present.isdisjoint(g.heads) and g.in_english(low) and g.zh not in zh_terms:
             zh_terms.append(g.zh)
     return en_terms, zh_terms
+
+
+@lru_cache(maxsize=4)
+def _heads(knowledge_dir: Path) -> frozenset[str]:
+    return frozenset(h for g in _glossary(knowledge_dir) for h in g.heads)
 
 
 def expand(query: str, lang: str, knowledge_dir: Path) -> tuple[str, str]:
@@ -137,6 +143,16 @@ def _english_view(query: str, knowledge_dir: Path) -> str:
                 if a not in terms:
                     terms.append(a)
     return f"{latin} {' '.join(terms)}".strip()
+
+
+def dense_texts(query: str, lang: str, knowledge_dir: Path, en_terms: list[str] | None = None) -> list[str]:
+    """What a search encodes: the question with the English of its domain terms, and for a Chinese question also its
+    English view (the model reads English; the relevance judges a Chinese question by the view alone)."""
+    if en_terms is None:
+        en_terms = expand_terms(query, knowledge_dir)[0]
+    texts = [f"{query} {' '.join(en_terms)}".strip()]
+    view = _english_view(query, knowledge_dir) if lang == "zh" else ""
+    return texts + [view] if view else texts
 
 
 # --- named items: GPUs of the catalog and rental platforms ---------------------------------------------------------
@@ -268,15 +284,14 @@ def search(index: Index, query: str, lang: str, knowledge_dir: Path, mode: str =
     dense_scores = np.zeros(n, dtype=np.float32)
     judge_scores = dense_scores
     if mode in ("hybrid", "dense"):
-        texts = [f"{query} {' '.join(en_terms)}".strip()]
-        view = _english_view(query, knowledge_dir) if lang == "zh" else ""
-        if view:
-            texts.append(view)
+        texts = dense_texts(query, lang, knowledge_dir, en_terms)
+        view = len(texts) > 1
         per_text = cache.vectors @ _embed(index, cache, texts).T
         dense_scores = per_text.max(axis=1)
         # what the relevance trusts: for Chinese only the English view (MiniLM reads Chinese characters as noise)
         judge_scores = per_text[:, 1] if view else (per_text[:, 0] if lang != "zh" else np.zeros(n, np.float32))
-        order = [int(i) for i in np.argsort(-dense_scores) if allowed[i]][:DEPTH]
+        ranked = np.argsort(-dense_scores)
+        order = ranked[allowed[ranked]][:DEPTH].tolist()
         rankings.append((weights["dense"] if mode == "hybrid" else 1.0, order))
 
     bm_scores = np.zeros(n, dtype=np.float32)
@@ -288,7 +303,8 @@ def search(index: Index, query: str, lang: str, knowledge_dir: Path, mode: str =
             top = float(raw.max()) if raw.size else 0.0
             if top > 0:
                 bm_scores = raw / top
-                order = [int(i) for i in np.argsort(-raw) if raw[i] > 0 and allowed[i]][:DEPTH]
+                ranked = np.argsort(-raw)
+                order = ranked[(raw[ranked] > 0) & allowed[ranked]][:DEPTH].tolist()
                 rankings.append((weights["bm25"] if mode == "hybrid" else 1.0, order))
 
     fused = np.zeros(n, dtype=np.float64)
