@@ -8,6 +8,7 @@ name is logged and shown in `--json` (`query.rule`)."""
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from datetime import date
@@ -22,7 +23,7 @@ from bot.reply import Reply
 from bot.scorer import candidate_for, rank_or_used
 from bot.session import Session
 from bot.slots.lexicon import words
-from bot.slots.text import has_any, normalise
+from bot.slots.text import CJK, find_any, has_any, mask, normalise
 
 log = logging.getLogger(__name__)
 
@@ -75,10 +76,12 @@ class Rule:
 
 
 def _ml_evidence(q: Query) -> bool:
-    """The message is about machine learning: a workload, a model, a method, or words of the field."""
+    """The message is about machine learning: a workload, a model, a method, or words of the field. "For
+    beginners" / "入门" (the learning workload) and a generic "general" do not prove it beside another topic's words:
+    a workout plan for beginners is not a first deep-learning card."""
     n = q.need
-    return bool(n.workloads or n.model_size_b or n.finetune_method or n.precision_bits or n.min_vram_gb
-                or "dl" in q.cues)
+    return bool(set(n.workloads) - {"learning", "general"} or n.model_size_b or n.finetune_method
+                or n.precision_bits or n.min_vram_gb or "dl" in q.cues)
 
 
 def _off_topic_gate(q: Query, act: str, guess: ActGuess | None) -> str:
@@ -124,13 +127,31 @@ def rule_act_and_strength(q: Query, s: Session) -> tuple[str, str]:
         return "refine", "command"  # the answer to the question we just asked ("5000", "NLP")
     act = _rule_act(q, s)
     if act in COMMANDS:
-        return act, "command"
+        # "hi", "ok thanks", "start over": only that; "ok but I'm in Canada", "sounds good, any AMD?" carry more, so
+        # the classifier may read the rest
+        return act, "command" if act == "language" or not _more_than_small_talk(q.text) else "cue"
     if act == "gpu_info" and "pronoun" in q.cues and q.cues & {"memory_question", "more_info"} and \
             q.need.is_empty() and not q.direction:
         return act, "command"  # "它显存多大", "tell me more about it": a question about the card in focus
     if act in ("question", "refine", "recommend", "gpu_info") and not _cue_for(act, q):
         return act, "default"
     return act, "cue"
+
+
+def _more_than_small_talk(text: str) -> bool:
+    """Whether the message has words besides its greeting/thanks/help/reset words: two or more Latin words, or three
+    or more Chinese characters."""
+    t = normalise(text)
+    spans = [sp for cue in _SMALL_CUES for sp in find_any(t, words("slots", "cues", cue))]
+    rest = mask(t, spans)
+    return len(re.findall(r"[a-z]{2,}", rest)) >= 2 or len(CJK.findall(rest)) >= 3
+
+
+def _asks(text: str) -> bool:
+    """A question rather than a statement: "is my 1000w enough?", "电源够吗", "will my psu handle that"."""
+    t = normalise(text).strip()
+    first = re.match(r"[a-z']+", t)
+    return has_any(t, words("slots", "asks")) or bool(first and first.group() in words("slots", "asks_openers"))
 
 
 def _cue_for(act: str, q: Query) -> bool:
@@ -150,7 +171,8 @@ def _rule_act(q: Query, s: Session) -> str:
             not (q.cues - _SMALL_CUES - {"domain", "dl", "offtopic", "pronoun"}):
         return "language"
     for act in ("reset", "help", "greeting"):
-        if act in q.cues and short and not stated and not q.gpus and q.cues <= _SMALL_CUES:
+        if act in q.cues and short and not stated and not q.gpus and q.cues <= _SMALL_CUES and not q.direction \
+                and not q.ordinals:  # "ok, cheaper then", "ok the first one" are follow-ups
             return act
     if "why_not" in q.cues and (q.gpus or q.ordinals):
         return "why_not"
@@ -263,6 +285,9 @@ class Conversation:
             act = "gpu_info"  # "how much memory does it have?"
         if act == "power" and need.psu_w and (need.budget or need.workloads or "pick_request" in q.cues):
             act = "recommend"  # "I have a 650 W PSU and $1000 for CV": a need with a power limit
+        if act == "power" and s.last_picks and (q.need.psu_w or q.need.max_power_w) and not (q.gpus or q.ordinals) \
+                and not _asks(q.text):
+            return "refine"  # "我电源只有650W", "功耗别超过300W", "keep it under 200 watts": the picks again
         if "add_card" in q.cues and (need.owned_gpus or (s.focus and q.gpus and q.gpus[0] != s.focus)) and \
                 (need.model_size_b or s.need.model_size_b):
             return "fit" if not need.owned_gpus else "recommend"  # a card joins the one(s) on the table

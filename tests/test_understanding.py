@@ -248,3 +248,58 @@ def test_a_verdict_question_about_a_card_leads_with_the_verdict(scorer_engine, t
     assert reply.intent == "gpu" and reply.paragraphs
     lead = reply.paragraphs[0]
     assert verdict in lead and any(w in lead for w in ("Yes", "No", "够用", "偏紧", "不够"))
+
+
+# --- an acknowledgement in front of a follow-up, power statements, slang, screens and processors -------------------
+
+@pytest.mark.parametrize(("opening", "follow_up"), [
+    ("$1500 for training CNNs", "ok cheaper then"),
+    ("预算8000训练CNN推荐什么卡", "好的，那便宜点的呢"),
+    ("$1500 for training CNNs", "sounds good, but anything from team red?"),
+    ("预算8000训练CNN推荐什么卡", "好的 有没有红队的"),
+])
+def test_an_acknowledgement_does_not_hide_the_follow_up(scorer_engine, opening, follow_up):
+    _, (first, reply) = chat(scorer_engine, opening, follow_up)
+    assert reply.intent == "recommend" and reply.recommendations, (reply.query.get("rule"), plain(reply))
+    if "red" in follow_up or "红" in follow_up:
+        assert reply.query["vendor"] == "AMD"
+    else:
+        assert reply.recommendations[0].price < first.recommendations[0].price
+
+
+@pytest.mark.parametrize(("follow_up", "kind"), [
+    ("i have a 550w psu", "recommend"), ("我电源只有550W", "recommend"), ("keep it under 200 watts please", "recommend"),
+    ("功耗别超过200W", "recommend"), ("is my 550w psu enough?", "power"), ("我电源550W够吗", "power"),
+    ("will my 650w psu handle that", "power"),
+])
+def test_a_power_limit_after_picks_narrows_them_and_a_power_question_is_answered(scorer_engine, follow_up, kind):
+    opening = "预算8000训练CNN推荐什么卡" if any("\u4e00" <= c <= "\u9fff" for c in follow_up) else \
+        "$1500 for training CNNs"
+    _, (first, reply) = chat(scorer_engine, opening, follow_up)
+    assert reply.intent == kind, (reply.query.get("rule"), plain(reply))
+    if kind == "recommend":
+        tdp = {g.name: g.tdp_w for g in scorer_engine.catalog}
+        psu, cap = reply.query["psu_w"], reply.query["max_power_w"]
+        limit = psu / 1.25 - 250 if psu else cap  # what a PSU can feed a card (as in test_a_psu_limits_the_cards)
+        assert limit and all(tdp[r.gpu] <= limit for r in reply.recommendations), plain(reply)
+
+
+@pytest.mark.parametrize("text", ["best gpu for 4k 144hz gaming under 1500", "gpu for a home theater pc, 4k hdr movies",
+                                  "5090 for gaming at 8k", "7800x3d or 14700k for gaming", "4K游戏显卡推荐，预算5000"])
+def test_screen_resolutions_and_processors_are_not_budgets(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    budget = reply.query["budget"]
+    assert budget is None or budget["amount"] in (1500, 5000), budget
+
+
+@pytest.mark.parametrize(("text", "amount"), [("4k budget for deep learning, what card?", 4000),
+                                              ("预算4k 训练cnn", 4000), ("$4k for a rig to train CNNs", 4000)])
+def test_a_k_amount_is_still_money_without_a_screen_word(scorer_engine, text, amount):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.query["budget"]["amount"] == amount
+
+
+@pytest.mark.parametrize("text", ["give me a 3 day workout split for beginners", "best fps games for beginners"])
+def test_for_beginners_of_another_topic_is_declined_after_picks(scorer_engine, text):
+    _, (_, reply) = chat(scorer_engine, "$1500 for training CNNs", text)
+    assert reply.intent == "out_of_scope", (reply.query.get("rule"), plain(reply))

@@ -88,6 +88,8 @@ class _Grammar:
     range_closers: re.Pattern[str]
     not_money_after: re.Pattern[str]
     not_money_before: re.Pattern[str]
+    resolutions: frozenset[float]  # "4k", "8k": screen sizes, when a word of screens or video is near
+    resolution_near: re.Pattern[str]
     cny_words: re.Pattern[str]
 
 
@@ -154,7 +156,10 @@ def _grammar() -> _Grammar:
                                    _alternation(ascii_after) + ")"),
         not_money_before=re.compile(r"(?:" + _alternation(lex["not_money_before"], lead=r"(?<![a-z0-9])") +
                                     r")\s*(?:of|=|:|为|是|is|size)?\s*$"),
-        cny_words=words_pattern(tuple(w for w, c in {**before_code, **after_code}.items() if c == "CNY" and w != "¥")))
+        cny_words=words_pattern(tuple(w for w, c in {**before_code, **after_code}.items() if c == "CNY" and w != "¥")),
+        resolutions=frozenset(float(v) for v in lex["resolutions"]["sizes"]),
+        resolution_near=re.compile(r"[\s,]*(?:[a-z0-9]+[\s,]+){0,2}?(?:" +
+                                   _alternation(lex["resolutions"]["words"], lead=r"(?<![a-z0-9])") + ")"))
 
 
 @lru_cache(maxsize=1)
@@ -284,6 +289,12 @@ def _counts_something(a: _Amount, text: str, lang: str, g: _Grammar, before: boo
             return True  # "300w", "850w psu", "65w": watts ("1.5w", "预算2w": 15,000 and 20,000 yuan)
     if after and (g.not_money_after.match(text, a.num_end) or re.match(r"[a-z]", text[a.num_end:a.num_end + 1])):
         return True
+    if a.scale == "k" and a.currency is None:
+        if re.fullmatch(r"\d{4,}k", text[a.m.start("n"):a.num_end] if a.m["n"] is not None else ""):
+            return True  # "14700k", "13900k": a processor, not 14.7 million
+        if a.value / 1000 in g.resolutions and (g.resolution_near.match(text, a.num_end) or
+                                                re.search(r"(?:\bat|\bin|\bon)\s*$", text[:a.start])):
+            return True  # "4k 144hz gaming", "8k video", "gaming at 4k": a resolution
     if before:
         begin = a.m.start("n") if a.m["n"] is not None else a.m.start("w")
         head = text[max(0, begin - 20):begin]
