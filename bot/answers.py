@@ -537,7 +537,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool) -> R
     return Reply("rent", lang, title=_t(lang, "Renting instead of buying", "租用而不是购买"), paragraphs=(para,),
                  table=Table(header, tuple(r for _, r in table_rows[:8])),
                  footer=(_t(lang, "Rental prices change often; check the platform before you commit.",
-                            "租用价格变化频繁，下单前请到平台确认。"),), sources=sources)
+                            "租用价格变化频繁，下单前请到平台确认。"),), sources=sources, follow_up="rent")
 
 
 # --- memory questions ----------------------------------------------------------------------------------------------
@@ -634,7 +634,18 @@ def question(engine: Engine, text: str, lang: str) -> Reply:
     sources = tuple(OrderedDict((x.url, x) for x in sources).values())
     focus = best_id[4:] if best_id.startswith("gpu:") else None
     return Reply("question", lang, title=title, paragraphs=tuple(paragraphs), sources=sources,
-                 suggestions=_EXAMPLES[lang][:2], topic=best_id, focus=focus)
+                 suggestions=_EXAMPLES[lang][:2], topic=best_id, focus=focus, follow_up=_follow_up(engine, best_id))
+
+
+def _follow_up(engine: Engine, section_id: str) -> str | None:
+    """What a bare follow-up ("paid options?", "cheaper?") to an answer from this section asks: a platform's card
+    and the sections about renting mark it "rent" (their front matter's `follow_up`)."""
+    from bot.knowledge import load_sections
+
+    if section_id.startswith("platform:"):
+        return "rent"
+    sec = next((x for x in load_sections(engine.knowledge_dir) if x.id == section_id), None)
+    return sec.follow_up if sec else None
 
 
 def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_paragraphs: int = 2):

@@ -277,8 +277,12 @@ class Conversation:
         if act == "question" and need.model and "memory_question" in q.cues and not referred and not need.budget:
             return "memory"  # "flux.1 dev fp16 需要多大显存": the model table answers, not the guide
         if s.last_act in ("fit", "recommend", "refine", "compare") and "speed" in q.cues and not q.gpus and \
-                not need.budget and len(q.text) <= 40 and (s.need.model_size_b or need.model_size_b) and s.focus:
+                not q.need.budget and not q.need.model_size_b and not q.need.model and s.need.model_size_b and s.focus:
             return "fit"  # "how fast?", "速度多少" after a fit or a pick: the setup on the table, its speed
+        if s.follow_up == "rent" and act in ("refine", "recommend", "question") and \
+                not (q.gpus or q.ordinals or q.need.budget or q.need.workloads or q.need.model_size_b) and \
+                (q.direction or has_any(normalise(q.text), words("slots", "platform_follow_up"))):
+            return "rent"  # "what about paid options?", "cheaper?", "还有别的吗" after a platform answer
         if act == "fit" and not referred:
             act = "recommend"  # "I want to run Llama 3 70B at home": what to buy for it
         if act == "memory" and referred and not need.model_size_b:
@@ -377,6 +381,7 @@ class Conversation:
             s.focus = reply.focus
         if reply.topic:
             s.last_topic = reply.topic
+        s.follow_up = reply.follow_up if reply.intent in ("question", "rent") else None
 
     def _query_json(self, t: Turn, rule: str) -> dict:
         s = self.session
@@ -565,7 +570,7 @@ class Conversation:
             s.awaiting = "budget"
             return answers.ask_budget_and_workload(lang)
         if need.workload is None and need.min_vram_gb is None and not _says_generic(q) and \
-                not (s.last_picks and need.budget):
+                not (s.last_picks and need.budget) and not _asks_for_a_pick_in_context(t, need, s):
             s.awaiting = "workload"
             return answers.ask_workload(lang, need)
         assumed = need.workload is None
@@ -612,6 +617,14 @@ _REGION_OF_CURRENCY = {"CNY": "cn", "USD": "us", "TWD": "tw", "HKD": "hk", "EUR"
 
 def _says_generic(q: Query) -> bool:
     return "general" in q.need.workloads
+
+
+def _asks_for_a_pick_in_context(t: Turn, need: Need, s: Session) -> bool:
+    """"Which AMD card is best for $1000?" after a question about deep learning, or with a vendor chosen: a budget in
+    a request for a pick is enough to answer for general deep learning (the reply says so and offers the workloads as
+    next steps) instead of asking what it is for."""
+    asks = t.act == "recommend" or "pick_request" in t.q.cues
+    return bool(need.budget) and asks and bool(need.vendor or s.last_act in ("question", "rent"))
 
 
 def _has_a_job(c: Conversation, t: Turn) -> bool:
@@ -662,7 +675,8 @@ POLICY: tuple[Rule, ...] = (
     Rule("out-of-scope", _acts("out_of_scope"), _always,
          lambda c, t: answers.out_of_scope(t.lang)),
     Rule("guide-source", _acts(), _asks_about_the_guide, lambda c, t: c._guide_question(t)),
-    Rule("why-not", _acts("why_not"), lambda c, t: bool(t.referred) and bool(c.session.need.workload),
+    Rule("why-not", _acts("why_not"), lambda c, t: bool(t.referred) and bool(c.session.need.workload
+                                                                               or c.session.last_picks),
          lambda c, t: c._why_not(t)),
     Rule("why-not-without-picks", _acts("why_not"), _always, lambda c, t: c._guide_question(t)),
     Rule("why", _acts("why"), lambda c, t: _has_picks(c, t) and t.q.need.is_empty(),

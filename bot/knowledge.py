@@ -31,6 +31,7 @@ class Section:
     sources: tuple[Source, ...]
     keywords: dict[str, tuple[str, ...]]
     paragraphs: dict[str, tuple[str, ...]]  # lang -> paragraphs
+    follow_up: str | None = None  # the act a bare follow-up to this section continues ("rent": "paid options?")
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def parse_section(path: Path) -> Section:
         id=meta["id"], title={"zh": str(meta["title_zh"]), "en": str(meta["title_en"])}, sources=sources,
         keywords={"zh": tuple(str(k) for k in meta.get("keywords_zh") or ()),
                   "en": tuple(str(k) for k in meta.get("keywords_en") or ())},
-        paragraphs=paragraphs,
+        paragraphs=paragraphs, follow_up=str(meta["follow_up"]) if meta.get("follow_up") else None,
     )
 
 

@@ -16,6 +16,9 @@ CURRENCY_SYMBOLS = {"CNY": "¥", "USD": "$", "TWD": "NT$", "HKD": "HK$", "EUR": 
 WORKLOADS = ("cnn", "transformer", "rnn", "llm_inference", "llm_finetune", "diffusion", "video", "rl", "speech",
              "recsys", "scientific", "kaggle", "learning", "inference", "general")
 LLM_WORKLOADS = ("llm_inference", "llm_finetune")
+# a generic workload that names the kind of job the conversation's workload already is: "tokens per second?" after a
+# 70B question is still running an LLM, not a new topic
+NARROWER = {"inference": frozenset({"llm_inference", "diffusion", "video", "speech"})}
 FINETUNE_METHODS = ("full", "lora", "qlora")
 DIRECTIONS = ("cheaper", "faster", "more_memory", "less_power")
 REGIONS = ("cn", "tw", "hk", "us", "eu", "uk", "jp")
@@ -85,6 +88,9 @@ class Need:
         precision, memory asked for it) and the vendor filter; a new budget drops a 'faster than' floor."""
         if turn.is_empty():
             return self
+        if len(turn.workloads) == 1 and self.workloads and \
+                set(self.workloads) <= NARROWER.get(turn.workloads[0], frozenset()):
+            turn = replace(turn, workloads=self.workloads)
         if turn.budget is not None and turn.workloads:
             base = Need(region=self.region)
         else:

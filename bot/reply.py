@@ -53,4 +53,5 @@ class Reply:
     chart_gpus: tuple[str, ...] = ()  # candidates worth charting (speed vs price), picks first
     focus: str | None = None  # the one card this reply is about: what "it" means next turn
     topic: str | None = None  # the guide section or card the reply drew on
+    follow_up: str | None = None  # the act a bare follow-up continues ("rent" after a platform answer)
     fit: dict | None = None  # a fit answer's numbers (`fit` in the JSON reply; `gpu-advisor fit --json`)

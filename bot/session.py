@@ -22,6 +22,7 @@ class Session:
     budget_aside: dict | None = None  # the budget "faster?" set aside, restored by the next refinement
     last_act: str | None = None
     last_topic: str | None = None
+    follow_up: str | None = None  # what the last answer's topic makes of a bare follow-up ("rent")
     turns: int = 0
 
     def to_dict(self) -> dict:

@@ -303,3 +303,38 @@ def test_a_k_amount_is_still_money_without_a_screen_word(scorer_engine, text, am
 def test_for_beginners_of_another_topic_is_declined_after_picks(scorer_engine, text):
     _, (_, reply) = chat(scorer_engine, "$1500 for training CNNs", text)
     assert reply.intent == "out_of_scope", (reply.query.get("rule"), plain(reply))
+
+
+# --- follow-ups that keep the thread (strangers' conversations) ------------------------------------------------------
+
+@pytest.mark.parametrize("turns", [
+    ("can a 3090 run a 70B model?", "what about two of them?", "how fast would it be, tokens per second?"),
+    ("3090能跑70B吗", "两张呢", "那推理速度大概每秒多少token"),
+])
+def test_a_speed_question_after_a_multi_card_fit_keeps_the_model_and_the_count(engine, turns):
+    conv, replies = chat(engine, *turns)
+    last = replies[-1]
+    assert last.intent == "fit" and last.fit and last.fit["count"] == 2, plain(last)
+    assert "70" in plain(last)
+
+
+@pytest.mark.parametrize(("turns", "kinds"), [
+    (("is colab free enough for a small project?", "what about paid options?", "what's a tensor core anyway?"),
+     ("question", "rent", "question")),
+    (("Colab 免费版够用吗", "还有别的平台吗", "便宜点的呢"), ("question", "rent", "rent")),
+])
+def test_a_bare_follow_up_to_a_platform_answer_stays_on_renting(engine, turns, kinds):
+    _, replies = chat(engine, *turns)
+    assert tuple(r.intent for r in replies) == kinds, [(r.intent, r.query.get("rule")) for r in replies]
+
+
+@pytest.mark.parametrize("turns", [
+    ("AMD vs NVIDIA for pytorch?", "so which AMD card is best for $1000", "why not the 4090?"),
+    ("AMD顯卡可以跑深度學習嗎", "咁買邊張好？預算八千人民幣", "點解唔揀4090"),
+])
+def test_a_pick_request_with_a_budget_after_a_question_is_answered_and_why_not_follows(engine, turns):
+    conv, (_, picks, why_not) = chat(engine, *turns)
+    assert picks.intent == "recommend" and picks.recommendations, plain(picks)
+    if "AMD" in turns[1]:
+        assert all(r.gpu.startswith("Radeon") or "AMD" in r.gpu or "Instinct" in r.gpu for r in picks.recommendations)
+    assert why_not.query["rule"] == "why-not" and "4090" in plain(why_not), plain(why_not)
