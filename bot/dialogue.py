@@ -91,7 +91,13 @@ def _off_topic_gate(q: Query, act: str, guess: ActGuess | None) -> str:
     if act in COMMANDS or act == "out_of_scope":
         return act
     if "offtopic" in q.cues and not _ml_evidence(q):
-        if act in ("recommend", "refine") or (guess and "out_of_scope" in (guess.act, guess.runner_up)):
+        # a question about a named card's power, stock or memory ("is the 3090 Ti a space heater?", "which retailer
+        # has the 4070 Super?") and a confident guide question in GPU words ("为什么游戏卡比专业卡性价比高") stay in scope
+        about_a_card = bool(q.gpus) and act in ("power", "where_to_buy", "memory", "fit", "rent")
+        sure_question = act == "question" and "domain" in q.cues and guess is not None and \
+            guess.act == "question" and guess.confidence >= 0.8
+        if act in ("recommend", "refine") or (guess and "out_of_scope" in (guess.act, guess.runner_up)
+                                               and not (about_a_card or sure_question)):
             return "out_of_scope"
     if act == "refine" and q.need.is_empty() and q.bare_number is None and not q.direction and not q.cues - {
             "domain", "offtopic", "dl"} and not q.gpus and not q.ordinals:
@@ -108,7 +114,11 @@ def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool
         return True
     if "offtopic" in q.cues:
         return False  # "4090 for 4K gaming?", "phone under $800": the card or the budget is not for deep learning
-    if follow_up and (not n.is_empty() or q.gpus or q.direction or q.ordinals):
+    # a place, a date, a form factor or a vendor alone is a refinement only in a short message ("in the UK?",
+    # "laptop?", "AMD?"); in a longer one it is a word of another topic ("taxes in Germany", "a job at NVIDIA")
+    weak = replace(n, region=None, as_of=None, form_factor=None, vendor=None).is_empty()
+    if follow_up and ((not n.is_empty() and (not weak or len(q.text.strip()) <= 15)) or q.gpus or q.direction
+                      or q.ordinals):
         return True  # "nevermind, show me nvidia again" after picks
     return confidence < 0.6 and bool(q.gpus or n.budget or n.gpu_count or q.direction)
 
@@ -152,6 +162,15 @@ def _asks(text: str) -> bool:
     t = normalise(text).strip()
     first = re.match(r"[a-z']+", t)
     return has_any(t, words("slots", "asks")) or bool(first and first.group() in words("slots", "asks_openers"))
+
+
+def _names_other_things(text: str) -> bool:
+    """A comparison of things that are not cards: words besides the comparing ones ("vs", "哪个好", "compare") and
+    fillers ("please", "一下"): two or more Latin words, or three or more Chinese characters."""
+    t = normalise(text)
+    spans = find_any(t, words("slots", "cues", "compare")) + find_any(t, words("slots", "compare_fillers"))
+    rest = mask(t, spans)
+    return len(re.findall(r"[a-z]{2,}", rest)) >= 2 or len(CJK.findall(rest)) >= 3
 
 
 def _cue_for(act: str, q: Query) -> bool:
@@ -283,6 +302,10 @@ class Conversation:
                 not (q.gpus or q.ordinals or q.need.budget or q.need.workloads or q.need.model_size_b) and \
                 (q.direction or has_any(normalise(q.text), words("slots", "platform_follow_up"))):
             return "rent"  # "what about paid options?", "cheaper?", "还有别的吗" after a platform answer
+        if act == "compare" and not (q.gpus or q.ordinals or "pronoun" in q.cues) and _names_other_things(q.text):
+            return "question"  # "lora vs qlora?", "spot vs on-demand", "A卡和N卡哪个好": the guide compares them
+        if act == "rent" and has_any(normalise(q.text), words("slots", "rent_judgement")):
+            return "question"  # "rent or buy?", "租卡平台数据安全吗": the guide's judgement, not a price table
         if act == "fit" and not referred:
             act = "recommend"  # "I want to run Llama 3 70B at home": what to buy for it
         if act == "memory" and referred and not need.model_size_b:
@@ -295,8 +318,9 @@ class Conversation:
         if "add_card" in q.cues and (need.owned_gpus or (s.focus and q.gpus and q.gpus[0] != s.focus)) and \
                 (need.model_size_b or s.need.model_size_b):
             return "fit" if not need.owned_gpus else "recommend"  # a card joins the one(s) on the table
-        if "price" in q.cues and not q.gpus and s.focus and not need.budget and len(q.text) <= 30:
-            return "where_to_buy"  # "价格多少" about the card on the table
+        if "price" in q.cues and "rent" not in q.cues and not q.gpus and s.focus and not need.budget and \
+                len(q.text) <= 30:
+            return "where_to_buy"  # "价格多少" about the card on the table (not "租卡一小时多少钱": a rental price)
         modifier_only = not need.budget and set(need.workloads) <= set(LLM_WORKLOADS) and bool(
             need.precision_bits or need.finetune_method or need.model_size_b or q.gpus or need.gpu_count or
             need.context_tokens or need.quant or need.kv_cache_bits)

@@ -338,3 +338,50 @@ def test_a_pick_request_with_a_budget_after_a_question_is_answered_and_why_not_f
     if "AMD" in turns[1]:
         assert all(r.gpu.startswith("Radeon") or "AMD" in r.gpu or "Instinct" in r.gpu for r in picks.recommendations)
     assert why_not.query["rule"] == "why-not" and "4090" in plain(why_not), plain(why_not)
+
+
+# --- the act in context: words of another topic beside a card, things that are not cards, renting judgements -----
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("is the 3090 ti a space heater lol", "power"), ("which retailer has the 4070 super in stock", "where_to_buy"),
+    ("为什么游戏卡比专业卡性价比高", "question"),
+])
+def test_another_topics_word_beside_a_card_question_is_not_a_refusal(engine, text, kind):
+    _, (_, reply) = chat(engine, "$1500 for training CNNs", text)
+    assert reply.intent not in REFUSED and reply.query["act"] == kind, (reply.query.get("rule"), plain(reply))
+
+
+@pytest.mark.parametrize("text", ["how do i do my taxes as a freelancer in germany",
+                                  "I have an interview at NVIDIA next week for a software role, any tips?",
+                                  "things to do in berlin for 3 days"])
+def test_a_place_or_a_vendor_in_a_long_off_topic_message_is_no_refinement(engine, text):
+    _, (_, reply) = chat(engine, "$1500 for training CNNs", text)
+    assert reply.intent in REFUSED, (reply.query.get("rule"), plain(reply))
+
+
+@pytest.mark.parametrize("text", ["difference between lora and qlora?", "spot vs on demand instances, whats the catch",
+                                  "llama.cpp vs vllm, which one should I use for serving", "租还是买比较划算"])
+def test_comparing_things_that_are_not_cards_is_a_guide_question(engine, text):
+    _, (_, reply) = chat(engine, "$1500 for training CNNs", text)
+    assert reply.intent in ("question", "unknown"), (reply.query.get("rule"), plain(reply))
+
+
+@pytest.mark.parametrize("text", ["compare the first two", "对比一下前两个", "compare them side by side please"])
+def test_comparing_the_picks_still_compares_them(engine, text):
+    _, (_, reply) = chat(engine, "$1500 for training CNNs" if text[0] < "\u4e00" else "预算8000训练CNN", text)
+    assert reply.intent == "compare", (reply.query.get("rule"), plain(reply))
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("should i rent or buy for a 6 month project", "question"), ("阿里云租GPU多少钱一小时", "rent"),
+    ("租卡跑70B 一小时大概多少钱", "rent"), ("16gb is the floor for me", "recommend"),
+    ("this is for a lab in shanghai", "recommend"),
+])
+def test_renting_prices_judgements_and_stated_floors_after_picks(engine, text, kind):
+    _, (_, reply) = chat(engine, "$1500 for training CNNs", text)
+    assert reply.intent == kind or (kind == "question" and reply.intent == "unknown"), \
+        (reply.query.get("rule"), plain(reply))
+    if "floor" in text:
+        assert reply.query["min_vram_gb"] == 16
+    if "shanghai" in text:
+        assert reply.query["region"] == "cn"

@@ -134,7 +134,8 @@ def vendor(text: str) -> str | None:
 
 _MEMORY = re.compile(r"(?<![a-z0-9.])(\d{1,4}(?:\.\d+)?)\s*(gb|g|gib|gigs?)(?![a-z])\s*(显存|vram|memory|ram|以上|及以上|"
                      r"or more|\+|起步|at least|的显存|of vram|of memory|cards?\b|gpus?\b|min\b|minimum\b|的卡|卡(?!上)|"
-                     r"显卡|起|or bigger|or larger|or above|and up)?")
+                     r"显卡|起|or bigger|or larger|or above|and up|is the floor|is my floor|is the minimum|is a must|"
+                     r"at minimum|是底线|是最低|是下限)?")
 _MEMORY_MIN_BEFORE = re.compile(r"(?:至少|最少|起码|不少于|at least|minimum|min\.?|need|needs|需要|要|want|with|has|have|"
                                 r"大于|超过|more than|over|显存|~|about|around|>=|≥|大概|约)\s*$")
 
