@@ -35,4 +35,4 @@ bench: index
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) index/faiss index/bm25 index/*.json index/*.npz
+	rm -rf $(VENV) index/faiss index/bm25 index/encoder index/*.json index/*.npz index/*.sqlite3
