@@ -84,6 +84,14 @@ def _ml_evidence(q: Query) -> bool:
                 or n.precision_bits or n.min_vram_gb or "dl" in q.cues)
 
 
+_SMALL_TALK_ACTS = ("greeting", "help", "reset")
+
+
+def _any_content(q: Query) -> bool:
+    """A need, a number, a card, a direction or a position: what no greeting, thanks or "start over" carries."""
+    return bool(not q.need.is_empty() or q.bare_number is not None or q.gpus or q.direction or q.ordinals)
+
+
 def _off_topic_gate(q: Query, act: str, guess: ActGuess | None) -> str:
     """A request about another topic ("机械键盘推荐", "what gpu for fortnite?", "NVDA earnings?") is declined, not
     answered with GPU picks: words of another topic and none of machine learning. A refinement that states nothing
@@ -259,7 +267,9 @@ class Conversation:
                   "default": MIN_GUESS_OVER_DEFAULT if act == "question" else MIN_ACT_CONFIDENCE}[strength]
         if guess and guess.act == "out_of_scope" and "offtopic" in q.cues and not _states_a_need(q, 1.0):
             needed = min(needed, MIN_GUESS_OVER_DEFAULT)  # words of another topic back the guess
-        if guess and guess.confidence >= needed:
+        # "ok, and 8000?": small talk states nothing, so a message that does is not small talk, however sure the guess
+        content = guess is not None and guess.act in _SMALL_TALK_ACTS and _any_content(q)
+        if guess and guess.confidence >= needed and not content:
             # "hi", "start over", "help", "in English" (a short message with only that word) are never overruled
             if guess.act != "out_of_scope" or not _states_a_need(q, guess.confidence, bool(s.last_picks)):
                 act = guess.act  # an out-of-scope guess never refuses a message that states a GPU need

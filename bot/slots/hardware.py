@@ -96,10 +96,11 @@ def stated_card_memory(text: str, catalog: Catalog | None) -> float | None:
 
 # "2张", "4 gpus", "@ x2" (a card name reads "@"), "4卡", "8-gpu"
 _COUNT = re.compile(r"(?<![\d.第])(\d{1,3})\s*(?:(?=@)|张(?!\s*(?:图|照|片|纸|表|票|脸|画|样本))|块(?=\s*(?:@|卡|显卡))|块卡|卡|"
-                    r"x\s*(?=@)|×\s*(?=@)|\*\s*(?=@)|-?gpus?\b|cards?\b|graphics cards\b|块显卡|路|台(?=\s*@))")
+                    r"x\s*(?=@)|×\s*(?=@)|\*\s*(?=@)|-?gpus?(?![a-z0-9])|cards?(?![a-z0-9])|graphics cards(?![a-z0-9])|块显卡|路|"
+                    r"台(?=\s*@))")  # not \b after "gpus": "4 GPUs的话呢" has a Chinese letter there
 _COUNT_AFTER = re.compile(r"@\s*(?:[x×*]\s*(\d{1,2})(?![\d.])|\s*(?:,|，)?\s*(\d{1,2})\s*(?:张|块|片))")
 _COUNT_NUMBER_WORDS = re.compile(r"\b(one|two|three|four|five|six|seven|eight|single)\s+(?:@|(?:[a-z\-]+\s+){0,2}"
-                                 r"(?:gpus|cards|graphics cards)\b)|(?<![\d.])(\d{1,2})\s+(?:of them|of those|of these)\b|"
+                                 r"(?:gpus|cards|graphics cards)(?![a-z0-9]))|(?<![\d.])(\d{1,2})\s+(?:of them|of those|of these)\b|"
                                  r"\b(two|three|four|eight) of (?:them|those|these)\b")
 _NUMBER_WORDS = {"one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 
