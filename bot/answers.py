@@ -279,25 +279,26 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str) -> Reply:
                                                                for p in prices))
     paragraphs = []
     if len(gpus) >= 2:
-        a, b = gpus[0], gpus[1]
-        pa, pb = perfs[spec.family][0], perfs[spec.family][1]
-        if pa and pb:
-            faster, slower, ratio = (a, b, pa / pb) if pa >= pb else (b, a, pb / pa)
+        # with three or four cards: the fastest against the slowest, the most memory against the least
+        speed = [(p, g) for p, g in zip(perfs[spec.family], gpus, strict=True) if p]
+        if len(speed) >= 2:
+            (pa, faster), (pb, slower) = max(speed, key=lambda x: x[0]), min(speed, key=lambda x: x[0])
+            ratio = pa / pb
             paragraphs.append(_t(lang, f"For {spec.label.en}, {faster.name} is about {100 * (ratio - 1):.0f}% faster "
                                        f"than {slower.name}.",
                                  f"{spec.label.zh}：{faster.name} 比 {slower.name} 快约 {100 * (ratio - 1):.0f}%。"))
-        if a.vram_gb != b.vram_gb:
-            big, small = (a, b) if a.vram_gb > b.vram_gb else (b, a)
+        big, small = max(gpus, key=lambda g: g.vram_gb), min(gpus, key=lambda g: g.vram_gb)
+        if big.vram_gb != small.vram_gb:
             paragraphs.append(_t(lang, f"{big.name} has more memory ({big.vram_gb:g} vs {small.vram_gb:g} GB), which "
                                        "decides which models fit at all.",
                                  f"{big.name} 显存更大（{big.vram_gb:g} 对 {small.vram_gb:g} GB），这决定了能不能装下模型。"))
-        pna, pnb = prices[0][0], prices[1][0]
-        if pna and pnb and pa and pb:
-            va, vb = pa / pna.amount, pb / pnb.amount
-            better = a if va >= vb else b
+        priced = [(p / pr[0].amount, g, pr[0].currency) for p, g, pr in zip(perfs[spec.family], gpus, prices,
+                                                                            strict=True) if p and pr[0]]
+        if len(priced) >= 2 and len({c for _, _, c in priced}) == 1:
+            _, better, cur = max(priced, key=lambda x: x[0])
             paragraphs.append(_t(lang, f"At today's new prices {better.name} gives more speed per "
-                                       f"{'yuan' if pna.currency == 'CNY' else 'dollar'}.",
-                                 f"按当前新卡价格，{better.name} 每{'元' if pna.currency == 'CNY' else '美元'}换到的速度更多。"))
+                                       f"{'yuan' if cur == 'CNY' else 'dollar'}.",
+                                 f"按当前新卡价格，{better.name} 每{'元' if cur == 'CNY' else '美元'}换到的速度更多。"))
     sources = tuple(Source(f"{g.name} — specs", g.source_url) for g in gpus if g.source_url)
     return Reply("compare", lang, title=_t(lang, "Comparison", "对比") + ": " + " vs ".join(g.name for g in gpus),
                  paragraphs=tuple(paragraphs), table=Table(header, tuple(rows)),

@@ -416,6 +416,8 @@ class Conversation:
         if reply.topic:
             s.last_topic = reply.topic
         s.follow_up = reply.follow_up if reply.intent in ("question", "rent") else None
+        if reply.intent == "compare":
+            s.compared = list(reply.chart_gpus[:4])
 
     def _query_json(self, t: Turn, rule: str) -> dict:
         s = self.session
@@ -461,6 +463,8 @@ class Conversation:
     def _compare(self, t: Turn) -> Reply:
         s = self.session
         names = list(t.referred)
+        if len(names) == 1 and s.last_act == "compare" and s.compared and names[0] not in s.compared:
+            names = [*s.compared[-3:], names[0]]  # the cards just compared, and the one asked about now
         if len(names) == 1:
             other = s.focus if s.focus and s.focus != names[0] else (s.last_picks[0] if s.last_picks else None)
             if other and other != names[0]:
@@ -584,6 +588,12 @@ class Conversation:
                 need = replace(need, min_perf=top.perf, budget=None, region=region)
                 notes.append(Text(f"Looking for cards faster than {top.gpu.name}, budget aside.",
                                   f"不看预算，找比 {top.gpu.name} 更快的卡。"))
+            elif d == "pricier" and need.budget:
+                # "something pricier?", "加点钱能上什么": what half as much again buys over the top pick
+                raised = Budget(round(need.budget.amount * 1.5), need.budget.currency)
+                need = replace(need, budget=raised, min_perf=top.perf)
+                notes.append(Text(f"Raising the budget by half, to {raised}: cards faster than {top.gpu.name}.",
+                                  f"预算提高一半到 {raised}：找比 {top.gpu.name} 更快的卡。"))
             elif d == "less_power" and top.gpu.tdp_w:
                 need = replace(need, max_power_w=top.gpu.tdp_w - 1)
                 notes.append(Text(f"Looking for cards under {top.gpu.tdp_w:.0f} W.",
@@ -744,6 +754,9 @@ POLICY: tuple[Rule, ...] = (
     Rule("card-in-context", _acts("refine", "recommend"), lambda c, t: len(t.q.gpus) == 1 and t.need.is_empty() and
          bool(c.session.last_picks) and bool(c.session.need.workload) and not t.cue("compare"),
          lambda c, t: c._why_not(t, asked="what_about")),  # "4090呢？" after picks: that card against this need
+    Rule("card-after-a-comparison", _acts("refine", "recommend", "gpu_info"), lambda c, t: len(t.q.gpus) == 1 and
+         t.need.is_empty() and c.session.last_act == "compare" and bool(c.session.compared),
+         lambda c, t: c._compare(t)),  # "那5090呢", "and the 5090?" after "3090 vs 4090": it joins the comparison
     Rule("recommend", _acts("recommend", "refine"), _always, lambda c, t: c._recommend(t)),
     Rule("a-need-in-passing", _acts(), lambda c, t: bool(t.need.budget) or (
         c.session.awaiting is not None and bool(t.need.workloads)),

@@ -22,6 +22,7 @@ class Session:
     budget_aside: dict | None = None  # the budget "faster?" set aside, restored by the next refinement
     last_act: str | None = None
     last_topic: str | None = None
+    compared: list[str] = field(default_factory=list)  # the cards the last comparison was about
     follow_up: str | None = None  # what the last answer's topic makes of a bare follow-up ("rent")
     turns: int = 0
 

@@ -385,3 +385,24 @@ def test_renting_prices_judgements_and_stated_floors_after_picks(engine, text, k
         assert reply.query["min_vram_gb"] == 16
     if "shanghai" in text:
         assert reply.query["region"] == "cn"
+
+
+# --- spending more, and a card joining a comparison (strangers' follow-ups) ------------------------------------------
+
+@pytest.mark.parametrize(("opening", "follow_up"), [
+    ("$1000 for training CNNs", "something pricier?"), ("$1000 for training CNNs", "anything better?"),
+    ("预算5000训练CNN", "贵一点的呢"), ("预算5000训练CNN", "加点钱能上什么"), ("預算5000訓練CNN", "好一點的呢"),
+])
+def test_asking_to_spend_more_raises_the_budget_and_beats_the_top_pick(scorer_engine, opening, follow_up):
+    _, (first, reply) = chat(scorer_engine, opening, follow_up)
+    assert reply.intent == "recommend" and reply.recommendations, (reply.query.get("rule"), plain(reply))
+    assert reply.query["budget"]["amount"] == 1.5 * first.query["budget"]["amount"]
+    assert reply.recommendations[0].price > first.recommendations[0].price
+
+
+@pytest.mark.parametrize("turns", [("compare the 3090 and the 4090", "and the 5090?"),
+                                   ("3090和4090哪个适合做LoRA", "那5090呢")])
+def test_a_card_asked_about_after_a_comparison_joins_it(scorer_engine, turns):
+    _, (_, reply) = chat(scorer_engine, *turns)
+    assert reply.intent == "compare" and len(reply.chart_gpus) == 3, (reply.query.get("rule"), plain(reply))
+    assert "5090" in reply.paragraphs[0]  # the verdict is about the fastest of the three

@@ -73,7 +73,7 @@ def region(text: str) -> str | None:
 
 
 def direction(text: str) -> str | None:
-    """cheaper / faster / more_memory / less_power, when the message asks to move that way (the first one said:
+    """cheaper / pricier / faster / more_memory / less_power, when the message asks to move that way (the first one said:
     '凉快一点' is cooler, not '快一点')."""
     found = []
     for name, ws in words("slots", "direction").items():

@@ -89,6 +89,7 @@ class _Grammar:
     not_money_after: re.Pattern[str]
     not_money_before: re.Pattern[str]
     resolutions: frozenset[float]  # "4k", "8k": screen sizes, when a word of screens or video is near
+    processor_words: re.Pattern[str]  # "14700k" is a processor in a message about processors
     resolution_near: re.Pattern[str]
     cny_words: re.Pattern[str]
 
@@ -158,6 +159,7 @@ def _grammar() -> _Grammar:
                                     r")\s*(?:of|=|:|为|是|is|size)?\s*$"),
         cny_words=words_pattern(tuple(w for w, c in {**before_code, **after_code}.items() if c == "CNY" and w != "¥")),
         resolutions=frozenset(float(v) for v in lex["resolutions"]["sizes"]),
+        processor_words=re.compile(_alternation(lex["processor_words"])),  # "7800x3d": inside a word too
         resolution_near=re.compile(r"[\s,]*(?:[a-z0-9]+[\s,]+){0,2}?(?:" +
                                    _alternation(lex["resolutions"]["words"], lead=r"(?<![a-z0-9])") + ")"))
 
@@ -290,8 +292,9 @@ def _counts_something(a: _Amount, text: str, lang: str, g: _Grammar, before: boo
     if after and (g.not_money_after.match(text, a.num_end) or re.match(r"[a-z]", text[a.num_end:a.num_end + 1])):
         return True
     if a.scale == "k" and a.currency is None:
-        if re.fullmatch(r"\d{4,}k", text[a.m.start("n"):a.num_end] if a.m["n"] is not None else ""):
-            return True  # "14700k", "13900k": a processor, not 14.7 million
+        if re.fullmatch(r"\d{4,5}k", text[a.m.start("n"):a.num_end] if a.m["n"] is not None else "") and \
+                g.processor_words.search(text):
+            return True  # "7800x3d or 14700k", "i9 13900k": a processor, not 14.7 million
         if a.value / 1000 in g.resolutions and (g.resolution_near.match(text, a.num_end) or
                                                 re.search(r"(?:\bat|\bin|\bon)\s*$", text[:a.start])):
             return True  # "4k 144hz gaming", "8k video", "gaming at 4k": a resolution
