@@ -206,8 +206,9 @@ def _rule_act(q: Query, s: Session) -> str:
     if "why" in q.cues and not stated:
         return "why"
     if ("compare" in q.cues and (len(q.gpus) >= 2 or len(q.ordinals) >= 2 or s.last_picks)) or \
-            (len(q.ordinals) >= 2 and s.last_picks):
-        return "compare"
+            (len(q.ordinals) >= 2 and s.last_picks) or \
+            (len(q.gpus) >= 2 and has_any(t, words("slots", "choice_between")) and not n.model_size_b):
+        return "compare"  # "预算两万做大模型微调，4090还是5090D": the two, for that need
     if "rent" in q.cues:
         return "rent"
     if "buy_where" in q.cues:
@@ -312,6 +313,9 @@ class Conversation:
                 not (q.gpus or q.ordinals or q.need.budget or q.need.workloads or q.need.model_size_b) and \
                 (q.direction or has_any(normalise(q.text), words("slots", "platform_follow_up"))):
             return "rent"  # "what about paid options?", "cheaper?", "还有别的吗" after a platform answer
+        if act in ("recommend", "refine") and len(q.gpus) >= 2 and not need.model_size_b and \
+                has_any(normalise(q.text), words("slots", "choice_between")):
+            return "compare"  # "预算两万做微调，4090还是5090D": two cards offered as the choice are weighed, not re-listed
         if act == "compare" and not (q.gpus or q.ordinals or "pronoun" in q.cues) and _names_other_things(q.text):
             return "question"  # "lora vs qlora?", "spot vs on-demand", "A卡和N卡哪个好": the guide compares them
         if act == "rent" and has_any(normalise(q.text), words("slots", "rent_judgement")):

@@ -406,3 +406,11 @@ def test_a_card_asked_about_after_a_comparison_joins_it(scorer_engine, turns):
     _, (_, reply) = chat(scorer_engine, *turns)
     assert reply.intent == "compare" and len(reply.chart_gpus) == 3, (reply.query.get("rule"), plain(reply))
     assert "5090" in reply.paragraphs[0]  # the verdict is about the fastest of the three
+
+
+@pytest.mark.parametrize("text", ["预算两万，做大模型微调，4090还是5090d", "$2000, LoRA fine-tuning, 4090 or 5090?",
+                                  "預算8000訓練CNN，4060ti 16g和4070哪個好"])
+def test_two_cards_offered_as_the_choice_in_a_request_are_weighed_for_it(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.intent == "compare" and len(reply.chart_gpus) == 2, (reply.query.get("rule"), plain(reply))
+    assert reply.query["budget"] and reply.query["workloads"]  # the need stays on the table for the next turn
