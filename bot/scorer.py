@@ -402,7 +402,35 @@ def rank_or_used(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
             notes += _mac_note(catalog, r, knowledge_dir)
             fell_back = bool(alt.used) and need.used is None
             return replace(r, notes=r.notes + notes, used_fallback=fell_back, used_why="no_new" if fell_back else None)
-    return first
+    return replace(first, suggestions=_what_blocks(catalog, need, knowledge_dir, as_of, lang) + first.suggestions)
+
+
+def _what_blocks(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None, lang: str) -> tuple[Text, ...]:
+    """When nothing meets the need: each limit that alone rules out every card, and what dropping it would give
+    ("a 550 W PSU is what blocks it: without that limit, the RX 7800 XT at $479"), so the reply says what to change."""
+    tries = []
+    if need.psu_w or need.max_power_w:
+        w = f"{need.psu_w:.0f} W PSU" if need.psu_w else f"{need.max_power_w:.0f} W limit"
+        wz = f"{need.psu_w:.0f} W 电源" if need.psu_w else f"{need.max_power_w:.0f} W 功耗上限"
+        tries.append((replace(need, psu_w=None, max_power_w=None), Text(f"the {w}", wz)))
+    if need.vendor:
+        tries.append((replace(need, vendor=None), Text(f"only {need.vendor} cards", f"只看 {need.vendor}")))
+    if need.min_vram_gb:
+        tries.append((replace(need, min_vram_gb=None), Text(f"at least {need.min_vram_gb:g} GB",
+                                                            f"至少 {need.min_vram_gb:g} GB 显存")))
+    if need.form_factor:
+        tries.append((replace(need, form_factor=None), Text(f"the {need.form_factor} form factor",
+                                                            f"{need.form_factor} 形态")))
+    out = []  # (the budget is not tried: a reply with no picks already names the cheapest card that fits)
+    for alt, what in tries:
+        r = rank(catalog, alt, knowledge_dir, as_of, lang=lang)
+        if not r.picks:
+            continue
+        c = r.picks[0].candidate
+        price = money(c.total, c.price.currency)
+        out.append(Text(f"What rules everything out is {what.en}: without it, {c.setup.en} at {price}.",
+                        f"卡住的是{what.zh}：放开这一条，{c.setup.zh}（{price}）就可以。"))
+    return tuple(out)
 
 
 _USED_LLM_NOTE = Text("Used cards are ranked too: for running LLMs at home, used 24 GB cards are what most people buy, "

@@ -310,3 +310,16 @@ def test_the_used_market_comes_before_changing_the_method(catalog):
     r = rank_or_used(catalog, _need("llm_finetune", "USD", budget=Budget(1500, "USD"), model_size_b=7), KNOWLEDGE,
                      as_of=TODAY)
     assert r.picks and r.need.finetune_method is None and r.used_fallback
+
+
+@pytest.mark.parametrize(("text", "names"), [("AMD card for stable diffusion, my psu is 550w, $600", "AMD"),
+                                             ("预算3000训练CNN，只要A卡", "AMD"),
+                                             ("$900 for training CNNs, max 100 W", "100 W")])
+def test_when_nothing_fits_the_reply_names_the_limit_that_rules_everything_out(scorer_engine, text, names):
+    from bot.dialogue import Conversation
+    from bot.render import plain
+
+    reply = Conversation(scorer_engine).turn(text)
+    assert not reply.recommendations
+    blocking = [b for b in reply.bullets if "rules everything out" in b or "卡住的是" in b]
+    assert blocking and names in blocking[0], plain(reply)
