@@ -361,7 +361,7 @@ def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
 
 def with_advice(card: Reply, guide: Reply) -> Reply:
     """A card's sheet led by the guide's advice on the question asked about it ("is a used 3090 worth it?")."""
-    return replace(card, paragraphs=guide.paragraphs[:1] + card.paragraphs,
+    return replace(card, paragraphs=guide.paragraphs[:2] + card.paragraphs,
                    sources=tuple(OrderedDict((x.url, x) for x in guide.sources + card.sources).values()))
 
 
@@ -613,12 +613,13 @@ def _image_memory(engine: Engine, model, lang: str) -> Reply:
 
 # --- retrieval -----------------------------------------------------------------------------------------------------
 
-def question(engine: Engine, text: str, lang: str) -> Reply:
+def question(engine: Engine, text: str, lang: str, kinds: tuple[str, ...] | None = None) -> Reply:
+    """The guide's answer (`kinds=("guide",)`: from its sections only, not from a card's or a platform's sheet)."""
     from bot.retrieval import search
 
     if not text.strip():
         return unknown(lang)
-    result = search(engine.index, text, lang, engine.knowledge_dir, k=30)
+    result = search(engine.index, text, lang, engine.knowledge_dir, k=30, kinds=kinds)
     if not result.hits or result.relevance < engine.min_relevance:
         return unknown(lang)
     # retrieval ranks sections (hits come grouped, best section first): the best answers, a close second adds

@@ -504,9 +504,17 @@ class Conversation:
 
     def _card_advice(self, t: Turn) -> Reply:
         card = answers.gpu_card_for(self.engine, self.session.need, t.q.gpus[0], t.lang)
-        guide = answers.question(self.engine, t.q.text, t.lang)
-        if guide.intent != "question" or guide.focus:
+        # the guide's sections only: the card's own sheet is already here ("7900 XTX 能跑 pytorch 吗" wants ROCm)
+        # asked about the card's maker, which the guide's sections are written about ("AMD", not "7900 XTX": a model
+        # number only matches the sections' tables of numbers)
+        gpu = self.engine.catalog.get(t.q.gpus[0])
+        text = (t.q.delexicalised or t.q.text).replace("@", " ")
+        text = f"{text} {gpu.vendor}" if gpu is not None else text
+        guide = answers.question(self.engine, text, t.lang, kinds=("guide",))
+        if guide.intent != "question":
             return card  # the guide has nothing better than the card's own numbers
+        if t.need.used is None and gpu is not None and not any(gpu.vendor.lower() in p.lower() for p in guide.paragraphs):
+            return card  # a software question about a maker the guide does not discuss (Intel): no borrowed advice
         return answers.with_advice(card, guide)
 
     def _fit(self, t: Turn) -> Reply:

@@ -414,3 +414,14 @@ def test_two_cards_offered_as_the_choice_in_a_request_are_weighed_for_it(scorer_
     _, (reply,) = chat(scorer_engine, text)
     assert reply.intent == "compare" and len(reply.chart_gpus) == 2, (reply.query.get("rule"), plain(reply))
     assert reply.query["budget"] and reply.query["workloads"]  # the need stays on the table for the next turn
+
+
+@pytest.mark.parametrize("text", ["is the 7900 xtx good for pytorch?", "A卡现在能跑pytorch吗，7900xtx值得买吗"])
+def test_a_software_question_about_a_card_gets_the_guide_on_its_maker(engine, text):
+    _, (reply,) = chat(engine, text)
+    assert reply.intent == "gpu" and "ROCm" in " ".join(reply.paragraphs[:2]), plain(reply)
+
+
+def test_a_software_question_about_a_maker_the_guide_skips_borrows_no_unrelated_advice(engine):
+    _, (reply,) = chat(engine, "arc b580 for pytorch any good?")
+    assert reply.intent == "gpu" and not any("Baidu" in p or "Dettmers" in p for p in reply.paragraphs), plain(reply)
