@@ -318,6 +318,8 @@ class Conversation:
             return "compare"  # "预算两万做微调，4090还是5090D": two cards offered as the choice are weighed, not re-listed
         if act == "compare" and not (q.gpus or q.ordinals or "pronoun" in q.cues) and _names_other_things(q.text):
             return "question"  # "lora vs qlora?", "spot vs on-demand", "A卡和N卡哪个好": the guide compares them
+        if act == "gpu_info" and has_any(normalise(q.text), words("slots", "other_parts")):
+            return "question"  # "4090配什么主板": about another part, which the guide may or may not cover
         if act == "rent" and has_any(normalise(q.text), words("slots", "rent_judgement")):
             return "question"  # "rent or buy?", "租卡平台数据安全吗": the guide's judgement, not a price table
         if act == "fit" and not referred:
@@ -496,6 +498,8 @@ class Conversation:
     def _guide_question(self, t: Turn) -> Reply:
         """The guide answers; when it has nothing, the cards named still get their numbers."""
         reply = answers.question(self.engine, t.q.text, t.lang)
+        if has_any(normalise(t.q.text), words("slots", "other_parts")) and (reply.focus or reply.intent == "unknown"):
+            return answers.unknown(t.lang)  # "which CPU for a 4090?": an honest "I don't know", not the 4090's numbers
         if reply.intent != "unknown" or not t.q.gpus:
             return reply
         if len(t.q.gpus) >= 2:
@@ -639,6 +643,14 @@ class Conversation:
             r = self._ranking(need, lang)
             notes.append(Text(f"Looking at the cheapest cards that do the job (up to about {need.budget}).",
                               f"只看能胜任的最便宜的卡（约 {need.budget} 以内）。"))
+        elif d == "faster" and previous is None and need.budget is None and r.candidates:
+            # "不差钱", "money is no object", "the fastest card for SD": the fastest that does the job, whatever it costs
+            top = max(r.candidates, key=lambda c: c.perf)
+            need = replace(need, budget=Budget(round(top.total), top.price.currency, approximate=True))
+            s.need = need
+            r = self._ranking(need, lang)
+            notes.append(Text(f"Price aside: the fastest cards for this job (up to about {need.budget}).",
+                              f"不考虑价格：这类任务最快的卡（约 {need.budget} 以内）。"))
         if t.cue("serving") and need.workload == "llm_inference":
             notes.append(_SERVING_NOTE)
         if need.form_factor == "laptop":

@@ -425,3 +425,23 @@ def test_a_software_question_about_a_card_gets_the_guide_on_its_maker(engine, te
 def test_a_software_question_about_a_maker_the_guide_skips_borrows_no_unrelated_advice(engine):
     _, (reply,) = chat(engine, "arc b580 for pytorch any good?")
     assert reply.intent == "gpu" and not any("Baidu" in p or "Dettmers" in p for p in reply.paragraphs), plain(reply)
+
+
+@pytest.mark.parametrize("text", ["想买个卡 train diffusion model，不差钱", "money is no object, best card for training transformers"])
+def test_money_no_object_leads_with_the_fastest_card_for_the_job(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.recommendations, plain(reply)
+    speeds = [r.score for r in reply.recommendations]
+    assert reply.recommendations[0].role == "best" and speeds[0] == max(speeds), plain(reply)
+
+
+@pytest.mark.parametrize("text", ["which CPU should I pair with a 4090", "4090配什么主板"])
+def test_a_question_about_another_part_is_not_answered_with_the_cards_sheet(engine, text):
+    _, (reply,) = chat(engine, text)
+    assert reply.intent in ("unknown", "question") and reply.focus is None, plain(reply)
+
+
+@pytest.mark.parametrize("text", ["would an old P40 be ok for LLMs", "P40跑大模型还能用吗"])
+def test_is_a_card_ok_for_llms_is_weighed_not_just_measured(engine, text):
+    _, (reply,) = chat(engine, text)
+    assert reply.query["rule"] == "worth-for-llm", (reply.query.get("rule"), plain(reply))
