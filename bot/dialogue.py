@@ -98,6 +98,9 @@ def _off_topic_gate(q: Query, act: str, guess: ActGuess | None) -> str:
     ("whats 2+2") is no refinement."""
     if act in COMMANDS or act == "out_of_scope":
         return act
+    if has_any(normalise(q.text), words("slots", "tasks_we_do_not_do")) and not (q.need.budget or
+                                                                                "pick_request" in q.cues):
+        return "out_of_scope"  # "write me a DDP script", "帮我写个训练代码": a task, not advice on hardware
     if "offtopic" in q.cues and not _ml_evidence(q):
         # a question about a named card's power, stock or memory ("is the 3090 Ti a space heater?", "which retailer
         # has the 4070 Super?") and a confident guide question in GPU words ("为什么游戏卡比专业卡性价比高") stay in scope
@@ -118,10 +121,12 @@ def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool
     A card, a budget or a count alone ("4090 for Cyberpunk?", "phone under $800") counts only when the classifier
     is unsure."""
     n = q.need
-    if n.workloads and n.workloads != ("general",) or n.model_size_b or n.finetune_method or n.min_vram_gb:
+    if n.workloads and n.workloads != ("general",) or n.model_size_b or n.finetune_method:
         return True
     if "offtopic" in q.cues:
-        return False  # "4090 for 4K gaming?", "phone under $800": the card or the budget is not for deep learning
+        return False  # "4090 for 4K gaming?", "32gb ram for gaming", "phone under $800": not for deep learning
+    if n.min_vram_gb:
+        return True
     # a place, a date, a form factor or a vendor alone is a refinement only in a short message ("in the UK?",
     # "laptop?", "AMD?"); in a longer one it is a word of another topic ("taxes in Germany", "a job at NVIDIA")
     weak = replace(n, region=None, as_of=None, form_factor=None, vendor=None).is_empty()

@@ -445,3 +445,16 @@ def test_a_question_about_another_part_is_not_answered_with_the_cards_sheet(engi
 def test_is_a_card_ok_for_llms_is_weighed_not_just_measured(engine, text):
     _, (reply,) = chat(engine, text)
     assert reply.query["rule"] == "worth-for-llm", (reply.query.get("rule"), plain(reply))
+
+
+@pytest.mark.parametrize("text", ["can u write a ddp script for two gpus", "帮我写个训练代码，两张卡的",
+                                  "is 32gb ram overkill for gaming"])
+def test_tasks_and_another_topics_memory_are_declined_after_picks(engine, text):
+    _, (_, reply) = chat(engine, "$1500 for training CNNs", text)
+    assert reply.intent in REFUSED, (reply.query.get("rule"), plain(reply))
+
+
+@pytest.mark.parametrize("text", ["I need at least 24GB for training, $2000", "写训练代码用，预算5000，显存至少16G"])
+def test_a_memory_floor_in_a_request_is_still_a_need(engine, text):
+    _, (reply,) = chat(engine, text)
+    assert reply.intent == "recommend" and reply.query["min_vram_gb"], plain(reply)
