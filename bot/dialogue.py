@@ -323,8 +323,9 @@ class Conversation:
             return "compare"  # "预算两万做微调，4090还是5090D": two cards offered as the choice are weighed, not re-listed
         if act == "compare" and not (q.gpus or q.ordinals or "pronoun" in q.cues) and _names_other_things(q.text):
             return "question"  # "lora vs qlora?", "spot vs on-demand", "A卡和N卡哪个好": the guide compares them
-        if act == "gpu_info" and has_any(normalise(q.text), words("slots", "other_parts")):
-            return "question"  # "4090配什么主板": about another part, which the guide may or may not cover
+        if act in ("gpu_info", "recommend", "refine") and not q.need.budget and \
+                has_any(normalise(q.text), words("slots", "other_parts")):
+            return "question"  # "4090配什么主板", "多卡训练要买什么主板": another part, which the guide may not cover
         if act == "rent" and has_any(normalise(q.text), words("slots", "rent_judgement")):
             return "question"  # "rent or buy?", "租卡平台数据安全吗": the guide's judgement, not a price table
         if act == "fit" and not referred:

@@ -458,3 +458,9 @@ def test_tasks_and_another_topics_memory_are_declined_after_picks(engine, text):
 def test_a_memory_floor_in_a_request_is_still_a_need(engine, text):
     _, (reply,) = chat(engine, text)
     assert reply.intent == "recommend" and reply.query["min_vram_gb"], plain(reply)
+
+
+@pytest.mark.parametrize("text", ["多卡训练要买什么主板", "which motherboard for 4 gpus?"])
+def test_a_question_about_another_part_is_not_a_request_for_cards(engine, text):
+    _, (reply,) = chat(engine, text)
+    assert reply.intent in ("question", "unknown") and not reply.recommendations, plain(reply)
