@@ -254,25 +254,37 @@ def _current_price(engine: Engine, need: Need, g: GPU, lang: str):
     return g.price(cur, "new", when, engine.catalog.fx), g.price(cur, "used", when, engine.catalog.fx)
 
 
-def compare(engine: Engine, need: Need, names: list[str], lang: str) -> Reply:
+def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dict[str, int] | None = None) -> Reply:
+    """Cards side by side for the need; `counts` compares setups ("two 3090s or one 4090"): speed scaled by the
+    measured multi-GPU efficiency of the job, memory, power and price per setup."""
+    from bot.perf import load_perf_model
+
     gpus = [engine.catalog.get(n) for n in names]
     gpus = [g for g in gpus if g is not None]
+    n_of = [max(1, (counts or {}).get(g.name, 1)) for g in gpus]
+    label = [f"{n}× {g.name}" if n > 1 else g.name for g, n in zip(gpus, n_of, strict=True)]
+    perf_model = load_perf_model(engine.knowledge_dir)
     spec = workload_spec(engine.knowledge_dir, need.workload, need.as_of or engine.today or date.today())
     fams = list(OrderedDict.fromkeys([spec.family, "transformer", "llm_inference"]))
-    header = (_t(lang, "", ""),) + tuple(g.name for g in gpus)
-    rows = [(_t(lang, "VRAM", "显存"),) + tuple(f"{g.vram_gb:g} GB" for g in gpus),
+    header = (_t(lang, "", ""),) + tuple(label)
+    rows = [(_t(lang, "VRAM", "显存"),) + tuple(f"{n}× {g.vram_gb:g} GB" if n > 1 else f"{g.vram_gb:g} GB"
+                                               for g, n in zip(gpus, n_of, strict=True)),
             (_t(lang, "Bandwidth", "带宽"),) + tuple(f"{g.mem_bandwidth_gbs:,.0f} GB/s" if g.mem_bandwidth_gbs else "?"
                                                    for g in gpus),
             (_t(lang, "FP16 tensor", "FP16 张量"),) + tuple(f"{g.tensor_fp16_tflops:g} TFLOPS" if g.tensor_fp16_tflops
                                                            else _t(lang, "none", "无") for g in gpus),
-            (_t(lang, "Power", "功耗"),) + tuple(f"{g.tdp_w:.0f} W" if g.tdp_w else "?" for g in gpus)]
+            (_t(lang, "Power", "功耗"),) + tuple(f"{n * g.tdp_w:.0f} W" if g.tdp_w else "?"
+                                               for g, n in zip(gpus, n_of, strict=True))]
     perfs = {}
     for fam in fams:
-        vals = [_perf_of(engine, g, fam) for g in gpus]
+        vals = [(v * perf_model.scaling(fam, n) if v and fam in perf_model.families else v)
+                for v, n in ((_perf_of(engine, g, fam), n) for g, n in zip(gpus, n_of, strict=True))]
         perfs[fam] = vals
-        label = _family_label(engine, fam, lang)
-        rows.append((_t(lang, f"Speed: {label}", f"速度：{label}"),) + tuple(f"{v:.2f}" if v else "?" for v in vals))
-    prices = [_current_price(engine, need, g, lang) for g in gpus]
+        fam_label = _family_label(engine, fam, lang)
+        rows.append((_t(lang, f"Speed: {fam_label}", f"速度：{fam_label}"),) + tuple(f"{v:.2f}" if v else "?"
+                                                                                   for v in vals))
+    prices = [tuple(replace(p, amount=p.amount * n) if p else None for p in _current_price(engine, need, g, lang))
+              for g, n in zip(gpus, n_of, strict=True)]
     rows.append((_t(lang, "Price (new)", "价格（新）"),) + tuple(f"{p[0]} ({p[0].on:%Y-%m})" if p[0] else "—"
                                                               for p in prices))
     rows.append((_t(lang, "Price (used)", "价格（二手）"),) + tuple(f"{p[1]} ({p[1].on:%Y-%m})" if p[1] else "—"
@@ -280,27 +292,35 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str) -> Reply:
     paragraphs = []
     if len(gpus) >= 2:
         # with three or four cards: the fastest against the slowest, the most memory against the least
-        speed = [(p, g) for p, g in zip(perfs[spec.family], gpus, strict=True) if p]
+        speed = [(p, x) for p, x in zip(perfs[spec.family], label, strict=True) if p]
         if len(speed) >= 2:
             (pa, faster), (pb, slower) = max(speed, key=lambda x: x[0]), min(speed, key=lambda x: x[0])
             ratio = pa / pb
-            paragraphs.append(_t(lang, f"For {spec.label.en}, {faster.name} is about {100 * (ratio - 1):.0f}% faster "
-                                       f"than {slower.name}.",
-                                 f"{spec.label.zh}：{faster.name} 比 {slower.name} 快约 {100 * (ratio - 1):.0f}%。"))
+            paragraphs.append(_t(lang, f"For {spec.label.en}, {faster} is about {100 * (ratio - 1):.0f}% faster "
+                                       f"than {slower}.",
+                                 f"{spec.label.zh}：{faster} 比 {slower} 快约 {100 * (ratio - 1):.0f}%。"))
+        if any(n > 1 for n in n_of) and spec.family in perf_model.families:
+            eff = perf_model.families[spec.family].multi_gpu_efficiency
+            paragraphs.append(_t(
+                lang, f"Several cards: each doubling speeds {spec.label.en} up about {2 * eff:.1f}× (Lambda's measured "
+                      "multi-GPU scaling), but memory does not pool for ordinary data-parallel training: the model "
+                      "must fit on one card, or be split (FSDP, pipeline, or a layer split for inference).",
+                f"多卡：卡数每翻一倍，{spec.label.zh}约快 {2 * eff:.1f} 倍（Lambda 实测的多卡扩展），但普通数据并行训练时显存"
+                "不会叠加：模型要能装进一张卡，否则得切分（FSDP、流水线并行，推理可按层切分）。"))
         big, small = max(gpus, key=lambda g: g.vram_gb), min(gpus, key=lambda g: g.vram_gb)
         if big.vram_gb != small.vram_gb:
             paragraphs.append(_t(lang, f"{big.name} has more memory ({big.vram_gb:g} vs {small.vram_gb:g} GB), which "
                                        "decides which models fit at all.",
                                  f"{big.name} 显存更大（{big.vram_gb:g} 对 {small.vram_gb:g} GB），这决定了能不能装下模型。"))
-        priced = [(p / pr[0].amount, g, pr[0].currency) for p, g, pr in zip(perfs[spec.family], gpus, prices,
+        priced = [(p / pr[0].amount, x, pr[0].currency) for p, x, pr in zip(perfs[spec.family], label, prices,
                                                                             strict=True) if p and pr[0]]
         if len(priced) >= 2 and len({c for _, _, c in priced}) == 1:
             _, better, cur = max(priced, key=lambda x: x[0])
-            paragraphs.append(_t(lang, f"At today's new prices {better.name} gives more speed per "
+            paragraphs.append(_t(lang, f"At today's new prices {better} gives more speed per "
                                        f"{'yuan' if cur == 'CNY' else 'dollar'}.",
-                                 f"按当前新卡价格，{better.name} 每{'元' if cur == 'CNY' else '美元'}换到的速度更多。"))
+                                 f"按当前新卡价格，{better} 每{'元' if cur == 'CNY' else '美元'}换到的速度更多。"))
     sources = tuple(Source(f"{g.name} — specs", g.source_url) for g in gpus if g.source_url)
-    return Reply("compare", lang, title=_t(lang, "Comparison", "对比") + ": " + " vs ".join(g.name for g in gpus),
+    return Reply("compare", lang, title=_t(lang, "Comparison", "对比") + ": " + " vs ".join(label),
                  paragraphs=tuple(paragraphs), table=Table(header, tuple(rows)),
                  footer=(_t(lang, f"Speed relative to one {_ref_name(engine)} (= 1.00), from specs.",
                             f"速度以一张 {_ref_name(engine)} 为 1.00，按规格估算。"),),

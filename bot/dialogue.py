@@ -488,7 +488,8 @@ class Conversation:
         need = s.need
         if need.model_size_b and need.workload in (None, "llm_inference", "general"):  # "2x3090 vs M3 Ultra for 70B"
             return self._compare_setups(t, names, need)
-        return answers.compare(self.engine, need, names[:4], t.lang)
+        counts = {n: c for n, c in t.q.card_counts.items() if c > 1}  # "two 3090s or one 4090": setups
+        return answers.compare(self.engine, need, names[:4], t.lang, counts=counts or None)
 
     def _compare_setups(self, t: Turn, names: list[str], need: Need) -> Reply:
         counts = t.q.card_counts

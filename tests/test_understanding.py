@@ -464,3 +464,14 @@ def test_a_memory_floor_in_a_request_is_still_a_need(engine, text):
 def test_a_question_about_another_part_is_not_a_request_for_cards(engine, text):
     _, (reply,) = chat(engine, text)
     assert reply.intent in ("question", "unknown") and not reply.recommendations, plain(reply)
+
+
+@pytest.mark.parametrize("text", ["two 3090s or one 4090 for training CNNs?", "两张3090还是一张4090，训练CNN用"])
+def test_two_cards_against_one_are_compared_as_setups(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.intent == "compare" and "2× GeForce RTX 3090" in reply.title, plain(reply)
+    rows = {r[0]: r[1:] for r in reply.table.rows}
+    speed = next(v for k, v in rows.items() if "CNN" in k)
+    assert float(speed[0]) > float(speed[1])  # two 3090s outrun one 4090 on CNNs (Lambda's 2-card scaling)
+    power = next(v for k, v in rows.items() if k in ("Power", "功耗"))
+    assert power[0] == "700 W"
