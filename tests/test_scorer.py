@@ -323,3 +323,13 @@ def test_when_nothing_fits_the_reply_names_the_limit_that_rules_everything_out(s
     assert not reply.recommendations
     blocking = [b for b in reply.bullets if "rules everything out" in b or "卡住的是" in b]
     assert blocking and names in blocking[0], plain(reply)
+
+
+@pytest.mark.parametrize("text", ["预算3000训练CNN，只要A卡，电源只有450W", "$400 for training CNNs, AMD only, my PSU is 450W"])
+def test_when_two_limits_together_rule_everything_out_the_reply_says_which(scorer_engine, text):
+    from bot.dialogue import Conversation
+    from bot.render import plain
+
+    reply = Conversation(scorer_engine).turn(text)
+    together = [b for b in reply.bullets if "No single limit" in b or "不是某一条" in b]
+    assert not reply.recommendations and together and "450 W" in together[0] and "AMD" in together[0], plain(reply)
