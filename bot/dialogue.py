@@ -98,7 +98,7 @@ def _off_topic_gate(q: Query, act: str, guess: ActGuess | None) -> str:
     ("whats 2+2") is no refinement."""
     if act in COMMANDS or act == "out_of_scope":
         return act
-    if has_any(normalise(q.text), words("slots", "tasks_we_do_not_do")) and not (q.need.budget or
+    if _says(q.text, "tasks_we_do_not_do") and not (q.need.budget or
                                                                                 "pick_request" in q.cues):
         return "out_of_scope"  # "write me a DDP script", "帮我写个训练代码": a task, not advice on hardware
     if "offtopic" in q.cues and not _ml_evidence(q):
@@ -161,29 +161,35 @@ def rule_act_and_strength(q: Query, s: Session) -> tuple[str, str]:
     return act, "cue"
 
 
-def _more_than_small_talk(text: str) -> bool:
-    """Whether the message has words besides its greeting/thanks/help/reset words: two or more Latin words, or three
-    or more Chinese characters."""
+def _says(text: str, *path: str) -> bool:
+    """Whether the (normalised) message uses a word of the lexicon list at `path` of knowledge/lexicon/slots.yaml."""
+    return has_any(normalise(text), words("slots", *path))
+
+
+def _words_besides(text: str, word_lists) -> bool:
+    """Whether the message has words besides those of `word_lists`: two or more Latin words, or three or more Chinese
+    characters."""
     t = normalise(text)
-    spans = [sp for cue in _SMALL_CUES for sp in find_any(t, words("slots", "cues", cue))]
-    rest = mask(t, spans)
+    rest = mask(t, [sp for ws in word_lists for sp in find_any(t, ws)])
     return len(re.findall(r"[a-z]{2,}", rest)) >= 2 or len(CJK.findall(rest)) >= 3
+
+
+def _more_than_small_talk(text: str) -> bool:
+    """Whether the message has words besides its greeting/thanks/help/reset words."""
+    return _words_besides(text, [words("slots", "cues", cue) for cue in _SMALL_CUES])
 
 
 def _asks(text: str) -> bool:
     """A question rather than a statement: "is my 1000w enough?", "电源够吗", "will my psu handle that"."""
     t = normalise(text).strip()
     first = re.match(r"[a-z']+", t)
-    return has_any(t, words("slots", "asks")) or bool(first and first.group() in words("slots", "asks_openers"))
+    return _says(t, "asks") or bool(first and first.group() in words("slots", "asks_openers"))
 
 
 def _names_other_things(text: str) -> bool:
     """A comparison of things that are not cards: words besides the comparing ones ("vs", "哪个好", "compare") and
-    fillers ("please", "一下"): two or more Latin words, or three or more Chinese characters."""
-    t = normalise(text)
-    spans = find_any(t, words("slots", "cues", "compare")) + find_any(t, words("slots", "compare_fillers"))
-    rest = mask(t, spans)
-    return len(re.findall(r"[a-z]{2,}", rest)) >= 2 or len(CJK.findall(rest)) >= 3
+    fillers ("please", "一下")."""
+    return _words_besides(text, [words("slots", "cues", "compare"), words("slots", "compare_fillers")])
 
 
 def _cue_for(act: str, q: Query) -> bool:
@@ -211,9 +217,8 @@ def _rule_act(q: Query, s: Session) -> str:
     if "why" in q.cues and not stated:
         return "why"
     if ("compare" in q.cues and (len(q.gpus) >= 2 or len(q.ordinals) >= 2 or s.last_picks)) or \
-            (len(q.ordinals) >= 2 and s.last_picks) or \
-            (len(q.gpus) >= 2 and has_any(t, words("slots", "choice_between")) and not n.model_size_b):
-        return "compare"  # "预算两万做大模型微调，4090还是5090D": the two, for that need
+            (len(q.ordinals) >= 2 and s.last_picks):
+        return "compare"
     if "rent" in q.cues:
         return "rent"
     if "buy_where" in q.cues:
@@ -288,7 +293,7 @@ class Conversation:
     def _relative_budget(self, q: Query, need: Need) -> Need:
         """"再加一千呢", "$500 more", "少两千": the amount moves the budget on the table, it is not a new budget."""
         old = self.session.need.budget
-        if old is None or need.budget is None or has_any(normalise(q.text), words("slots", "budget_to")):
+        if old is None or need.budget is None or _says(q.text, "budget_to"):
             return need
         up, down = "budget_up" in q.cues, "budget_down" in q.cues
         if up == down or need.budget.amount >= old.amount and not up:
@@ -316,17 +321,17 @@ class Conversation:
             return "fit"  # "how fast?", "速度多少" after a fit or a pick: the setup on the table, its speed
         if s.follow_up == "rent" and act in ("refine", "recommend", "question") and \
                 not (q.gpus or q.ordinals or q.need.budget or q.need.workloads or q.need.model_size_b) and \
-                (q.direction or has_any(normalise(q.text), words("slots", "platform_follow_up"))):
+                (q.direction or _says(q.text, "platform_follow_up")):
             return "rent"  # "what about paid options?", "cheaper?", "还有别的吗" after a platform answer
         if act in ("recommend", "refine") and len(q.gpus) >= 2 and not need.model_size_b and \
-                has_any(normalise(q.text), words("slots", "choice_between")):
+                _says(q.text, "choice_between"):
             return "compare"  # "预算两万做微调，4090还是5090D": two cards offered as the choice are weighed, not re-listed
         if act == "compare" and not (q.gpus or q.ordinals or "pronoun" in q.cues) and _names_other_things(q.text):
             return "question"  # "lora vs qlora?", "spot vs on-demand", "A卡和N卡哪个好": the guide compares them
         if act in ("gpu_info", "recommend", "refine") and not q.need.budget and \
-                has_any(normalise(q.text), words("slots", "other_parts")):
+                _says(q.text, "other_parts"):
             return "question"  # "4090配什么主板", "多卡训练要买什么主板": another part, which the guide may not cover
-        if act == "rent" and has_any(normalise(q.text), words("slots", "rent_judgement")):
+        if act == "rent" and _says(q.text, "rent_judgement"):
             return "question"  # "rent or buy?", "租卡平台数据安全吗": the guide's judgement, not a price table
         if act == "fit" and not referred:
             act = "recommend"  # "I want to run Llama 3 70B at home": what to buy for it
@@ -456,7 +461,7 @@ class Conversation:
                 i = len(s.last_picks) - 1 if o == -1 else o - 1
                 if 0 <= i < len(s.last_picks) and s.last_picks[i] not in out:
                     out.append(s.last_picks[i])
-        if not out and s.focus and (has_any(normalise(q.text), words("slots", "cues", "pronoun"))
+        if not out and s.focus and (_says(q.text, "cues", "pronoun")
                                     or act in ("fit", "power", "where_to_buy", "rent", "gpu_info", "why_not")):
             out.append(s.focus)
         return out
@@ -505,7 +510,7 @@ class Conversation:
     def _guide_question(self, t: Turn) -> Reply:
         """The guide answers; when it has nothing, the cards named still get their numbers."""
         reply = answers.question(self.engine, t.q.text, t.lang)
-        if has_any(normalise(t.q.text), words("slots", "other_parts")) and (reply.focus or reply.intent == "unknown"):
+        if _says(t.q.text, "other_parts") and (reply.focus or reply.intent == "unknown"):
             return answers.unknown(t.lang)  # "which CPU for a 4090?": an honest "I don't know", not the 4090's numbers
         if reply.intent != "unknown" or not t.q.gpus:
             return reply
@@ -769,7 +774,7 @@ POLICY: tuple[Rule, ...] = (
     Rule("worth-for-llm", _acts("gpu_info", "question", "recommend", "fit", "where_to_buy"),
          lambda c, t: len(t.referred) == 1 and t.cue("worth") and not t.q.need.model_size_b and not t.need.budget and (
              "llm_inference" in t.need.workloads or "llm_inference" in c.session.need.workloads or
-             has_any(normalise(t.text), words("slots", "llm_words"))),
+             _says(t.text, "llm_words")),
          lambda c, t: answers.worth_for_llm(c.engine, t.referred[0], c.session.need, t.lang)),
     Rule("what-fits", _acts("fit", "memory", "gpu_info", "question", "recommend"),
          lambda c, t: bool(t.referred) and t.cue("what_fits") and not t.q.need.model_size_b and not t.need.budget,

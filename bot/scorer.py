@@ -431,11 +431,7 @@ def _what_blocks(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
         out.append(Text(f"What rules everything out is {what.en}: without it, {c.setup.en} at {price}.",
                         f"卡住的是{what.zh}：放开这一条，{c.setup.zh}（{price}）就可以。"))
     if not out and len(tries) >= 2:  # no single limit: say which ones do it together
-        together = need
-        for alt, _ in tries:
-            together = replace(together, **{k: getattr(alt, k) for k in ("psu_w", "max_power_w", "vendor",
-                                                                         "min_vram_gb", "form_factor")
-                                           if getattr(alt, k) != getattr(need, k)})
+        together = replace(need, psu_w=None, max_power_w=None, vendor=None, min_vram_gb=None, form_factor=None)
         r = rank(catalog, together, knowledge_dir, as_of, lang=lang)
         if r.picks:
             c, names = r.picks[0].candidate, [w for _, w in tries]
