@@ -226,7 +226,9 @@ def summarise(results: list[UtteranceResult]) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--split", default="heldout", choices=("heldout", "train", "all"))
-    ap.add_argument("--failures", type=int, default=15, help="print up to N failures of each kind")
+    ap.add_argument("--failures", type=int, default=0,
+                    help="print up to N failures of each kind (off by default: held-out failures are not to be read "
+                         "while tuning; use it with --split train)")
     ap.add_argument("--no-turns", action="store_true", help="skip full turns (refusal rates, stories)")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)

@@ -290,6 +290,7 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
     rows.append((_t(lang, "Price (used)", "价格（二手）"),) + tuple(f"{p[1]} ({p[1].on:%Y-%m})" if p[1] else "—"
                                                                for p in prices))
     paragraphs = []
+    chosen = gpus[0].name if gpus else None
     if len(gpus) >= 2:
         # with three or four cards: the fastest against the slowest, the most memory against the least
         speed = [(p, x) for p, x in zip(perfs[spec.family], label, strict=True) if p]
@@ -312,22 +313,44 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
             paragraphs.append(_t(lang, f"{big.name} has more memory ({big.vram_gb:g} vs {small.vram_gb:g} GB), which "
                                        "decides which models fit at all.",
                                  f"{big.name} 显存更大（{big.vram_gb:g} 对 {small.vram_gb:g} GB），这决定了能不能装下模型。"))
-        priced = [(p / pr[0].amount, x, pr[0].currency) for p, x, pr in zip(perfs[spec.family], label, prices,
-                                                                            strict=True) if p and pr[0]]
-        if len(priced) >= 2 and len({c for _, _, c in priced}) == 1:
-            _, better, cur = max(priced, key=lambda x: x[0])
-            paragraphs.append(_t(lang, f"At today's new prices {better} gives more speed per "
-                                       f"{'yuan' if cur == 'CNY' else 'dollar'}.",
-                                 f"按当前新卡价格，{better} 每{'元' if cur == 'CNY' else '美元'}换到的速度更多。"))
+        verdict = _compare_verdict(perfs[spec.family], label, prices, lang)
+        if verdict:
+            paragraphs.insert(0, verdict[0])
+            chosen = gpus[verdict[1]].name
     sources = tuple(Source(f"{g.name} — specs", g.source_url) for g in gpus if g.source_url)
     return Reply("compare", lang, title=_t(lang, "Comparison", "对比") + ": " + " vs ".join(label),
                  paragraphs=tuple(paragraphs), table=Table(header, tuple(rows)),
                  footer=(_t(lang, f"Speed relative to one {_ref_name(engine)} (= 1.00), from specs.",
                             f"速度以一张 {_ref_name(engine)} 为 1.00，按规格估算。"),),
                  sources=sources, chart_gpus=tuple(g.name for g in gpus), topic="compare",
-                 focus=gpus[0].name if gpus else None,
+                 focus=chosen,
                  suggestions=(_t(lang, "which is better value?", "哪个性价比高？"),
                               _t(lang, "where can I rent them?", "去哪租？")))
+
+
+def _compare_verdict(perfs: list, labels: list[str], prices: list[tuple], lang: str) -> tuple[str, int] | None:
+    """Which to buy, on what each costs today (new, else used): the faster one when it is also the better value or
+    costs little more per unit of speed; otherwise the better value, with what the extra money buys. With the index
+    of the card chosen: what "it" means next."""
+    priced = [(p, x, pr[0] or pr[1], i) for i, (p, x, pr) in enumerate(zip(perfs, labels, prices, strict=True))
+              if p and (pr[0] or pr[1])]
+    if len(priced) < 2 or len({m.currency for _, _, m, _ in priced}) != 1:
+        return None
+    fast = max(priced, key=lambda x: x[0])
+    value = max(priced, key=lambda x: x[0] / x[2].amount)
+    def cost(m) -> str:
+        return f"{m}" + (_t(lang, " used", " 二手") if m.market == "used" else "")
+    if fast is value or (fast[0] / fast[2].amount) >= 0.9 * (value[0] / value[2].amount):
+        return _t(lang, f"Verdict: {fast[1]} — the fastest here ({cost(fast[2])}) and about as much speed per "
+                        "unit of money as any.",
+                  f"结论：选 {fast[1]}——这里最快（{cost(fast[2])}），每块钱换到的速度也不输其他。"), fast[3]
+    share, extra = value[0] / fast[0], fast[2].amount / value[2].amount
+    return _t(lang, f"Verdict: {value[1]} is the better buy — {100 * share:.0f}% of {fast[1]}'s speed for "
+                    f"{cost(value[2])} against {cost(fast[2])} ({extra:.1f}× the price); {fast[1]} only if the extra "
+                    f"{100 * (1 / share - 1):.0f}% speed is worth that to you.",
+              f"结论：{value[1]} 更划算——速度是 {fast[1]} 的 {100 * share:.0f}%，价格 {cost(value[2])}，"
+              f"对方 {cost(fast[2])}（{extra:.1f} 倍）；除非多出的 {100 * (1 / share - 1):.0f}% 速度对你值这个钱，才选 {fast[1]}。"), \
+        value[3]
 
 
 def _family_label(engine: Engine, fam: str, lang: str) -> str:
@@ -447,6 +470,9 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
     top = r.picks[0].candidate if r.picks else None
     price = price_for(g, r.currency, r.need.used, r.as_of, engine.catalog)
     vendors = (r.need.vendor,) if r.need.vendor else ("NVIDIA",)
+    # how many of it this job takes: as ranked, else one when the whole job fits on it (the picks may be 2-card
+    # setups of smaller cards, but a 24 GB card that holds the job alone is priced alone)
+    count = cand.count if cand else 1 if (r.memory is None or r.memory.total_gb <= g.vram_gb) else r.count
     if g.name in last_picks:
         i = last_picks.index(g.name) + 1
         reasons.append(_t(lang, f"{g.name} is in the list: pick #{i}.", f"{g.name} 在推荐里：第 {i} 个。"))
@@ -456,7 +482,7 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
         reasons.append(_t(lang, f"It's a {g.vendor} card; I only consider NVIDIA unless you ask (CUDA support).",
                           f"这是 {g.vendor} 的卡；除非你指定，我默认只考虑 NVIDIA（CUDA 生态）。"))
     elif price is None and (used := g.price(r.currency, "used", r.as_of, engine.catalog.fx)) is not None:
-        over = r.budget is not None and used.amount * r.count > r.budget.amount
+        over = r.budget is not None and used.amount * count > r.budget.amount
         reasons.append(_t(lang, f"It is no longer sold new; used it goes for about {used} ({used.on:%Y-%m})"
                                 + (f", over your budget of {r.budget}." if over else
                                    ". Say \"used?\" to rank it with the other used cards."),
@@ -477,10 +503,10 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
     elif g.vram_gb < r.required_vram_gb:
         reasons.append(_t(lang, f"{g.vram_gb:g} GB is less than the {r.required_vram_gb:g} GB this job needs.",
                           f"{g.vram_gb:g} GB 显存少于这个任务需要的 {r.required_vram_gb:g} GB。"))
-    elif r.budget and price.amount * r.count > r.budget.amount:
-        reasons.append(_t(lang, f"It costs {money(price.amount * r.count, price.currency)} "
+    elif r.budget and price.amount * count > r.budget.amount:
+        reasons.append(_t(lang, f"It costs {money(price.amount * count, price.currency)} "
                                 f"({price.on:%Y-%m}), over your budget of {r.budget}.",
-                          f"它要 {money(price.amount * r.count, price.currency)}（{price.on:%Y-%m}），"
+                          f"它要 {money(price.amount * count, price.currency)}（{price.on:%Y-%m}），"
                           f"超出预算 {r.budget}。"))
     elif cand and top:
         reasons.append(_t(lang, f"It fits, but {top.gpu.name} is faster ({top.perf:.2f} vs {cand.perf:.2f}) or better "
@@ -558,7 +584,8 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool) -> R
     return Reply("rent", lang, title=_t(lang, "Renting instead of buying", "租用而不是购买"), paragraphs=(para,),
                  table=Table(header, tuple(r for _, r in table_rows[:8])),
                  footer=(_t(lang, "Rental prices change often; check the platform before you commit.",
-                            "租用价格变化频繁，下单前请到平台确认。"),), sources=sources, follow_up="rent")
+                            "租用价格变化频繁，下单前请到平台确认。"),), sources=sources, follow_up="rent",
+                 focus=gpus[0].name if len(gpus) == 1 else None)
 
 
 # --- memory questions ----------------------------------------------------------------------------------------------

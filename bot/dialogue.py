@@ -303,11 +303,21 @@ class Conversation:
         amount = old.amount + delta if up else old.amount - delta
         return replace(need, budget=Budget(round(amount, 2), old.currency)) if amount > 0 else need
 
+    def _another_card_same_question(self, q: Query) -> bool:
+        """"那5090呢", "what about H100?", "and the 3090?" right after an answer about one card (is it worth it, can it
+        run the model, its power, where to buy or rent it): the same question, of the card named now."""
+        s = self.session
+        return s.last_rule in _CARD_RULES and len(q.gpus) == 1 and q.gpus[0] != s.focus and q.need.is_empty() and \
+            not q.ordinals and not q.direction and not (q.cues - {"domain", "dl", "pronoun"}) and \
+            len(q.text.strip()) <= 24
+
     def _act_in_context(self, q: Query, need: Need, act: str, referred: list[str]) -> str:
         """What the act means in this conversation: a fit question without a card is a request for one, a memory
         question about a named card is about that card, a bare modifier after a fit or memory answer continues
         it, and a need message starts or refines a recommendation."""
         s = self.session
+        if act not in COMMANDS and act != "out_of_scope" and self._another_card_same_question(q):
+            return s.last_act or act
         if act in ("fit", "memory", "question", "recommend") and not referred and (need.model_size_b or need.model) \
                 and q.memory_gb and not need.budget and "pick_request" not in q.cues and not q.gpus:
             return "fit"  # "Qwen3-30B-A3B on an 8GB card?", "14B 在 16G 卡上能跑吗": the rule fit-on-memory
@@ -320,9 +330,12 @@ class Conversation:
                 not q.need.budget and not q.need.model_size_b and not q.need.model and s.need.model_size_b and s.focus:
             return "fit"  # "how fast?", "速度多少" after a fit or a pick: the setup on the table, its speed
         if s.follow_up == "rent" and act in ("refine", "recommend", "question") and \
-                not (q.gpus or q.ordinals or q.need.budget or q.need.workloads or q.need.model_size_b) and \
-                (q.direction or _says(q.text, "platform_follow_up")):
-            return "rent"  # "what about paid options?", "cheaper?", "还有别的吗" after a platform answer
+                not (q.gpus or q.ordinals or q.need.budget) and \
+                (((q.direction or _says(q.text, "platform_follow_up")) and not (q.need.workloads or q.need.model_size_b))
+                 or q.direction == "cheaper" or _says(q.text, "which_of_them")):
+            # "what about paid options?", "cheaper?", "还有别的吗", "which one is cheapest for fine-tuning a 70B?" after
+            # a platform answer
+            return "rent"
         if act in ("recommend", "refine") and len(q.gpus) >= 2 and not need.model_size_b and \
                 _says(q.text, "choice_between"):
             return "compare"  # "预算两万做微调，4090还是5090D": two cards offered as the choice are weighed, not re-listed
@@ -404,7 +417,9 @@ class Conversation:
             s.need = s.need.merge(t.need)
         if "now" in t.q.cues and t.act == "refine" and s.need.as_of:
             s.need = replace(s.need, as_of=None)  # "and today?"
-        rule = next(r for r in POLICY if (not r.acts or t.act in r.acts) and r.when(self, t))
+        again = self._another_card_same_question(t.q) and t.act == s.last_act
+        rule = next(r for r in POLICY if (r.name == s.last_rule if again else
+                                          (not r.acts or t.act in r.acts) and r.when(self, t)))
         log.debug("turn %d: act=%s (%s) rule=%s", s.turns, t.act,
                   f"{t.guess.act} {t.guess.confidence:.2f}" if t.guess else "rules", rule.name)
         reply = rule.answer(self, t)
@@ -416,6 +431,7 @@ class Conversation:
                         "beginning.)", f"（消息超过 {self.engine.max_input_chars:,} 个字符，我只读了开头部分。）").get(t.lang)
             reply = replace(reply, footer=(note,) + reply.footer)
         self.session.last_act = t.act
+        self.session.last_rule = rule.name
         return replace(reply, query=self._query_json(t, rule.name))
 
     def _remember(self, t: Turn, reply: Reply) -> None:
@@ -423,6 +439,7 @@ class Conversation:
         s = self.session
         if reply.recommendations:
             s.last_picks = list(dict.fromkeys(r.gpu for r in reply.recommendations))
+            s.pick_counts = {r.gpu: r.count for r in reply.recommendations if r.count > 1}
             s.focus = s.last_picks[0]
             s.focus_count, s.focus_vram_gb = reply.recommendations[0].count, None
         elif reply.focus:
@@ -491,13 +508,16 @@ class Conversation:
         if len(names) < 2:
             return answers.ask_which_to_compare(t.lang, names)
         need = s.need
+        # "two 3090s or one 4090": setups as written; "compare the first two": the picks as they were shown (2× 3090)
+        counts = {n: s.pick_counts[n] for n in names if n in s.pick_counts and n not in t.q.gpus}
+        counts.update(t.q.card_counts)
         if need.model_size_b and need.workload in (None, "llm_inference", "general"):  # "2x3090 vs M3 Ultra for 70B"
-            return self._compare_setups(t, names, need)
-        counts = {n: c for n, c in t.q.card_counts.items() if c > 1}  # "two 3090s or one 4090": setups
+            return self._compare_setups(t, names, need, counts)
+        counts = {n: c for n, c in counts.items() if c > 1}
         return answers.compare(self.engine, need, names[:4], t.lang, counts=counts or None)
 
-    def _compare_setups(self, t: Turn, names: list[str], need: Need) -> Reply:
-        counts = t.q.card_counts
+    def _compare_setups(self, t: Turn, names: list[str], need: Need, counts: dict[str, int] | None = None) -> Reply:
+        counts = t.q.card_counts if counts is None else counts
         need = replace(need, workloads=("llm_inference",) + tuple(w for w in need.workloads if w != "llm_inference"))
         return answers.compare_setups(self.engine, [(n, counts.get(n, 1)) for n in names[:4]], need, t.lang)
 
@@ -517,6 +537,15 @@ class Conversation:
         if len(t.q.gpus) >= 2:
             return answers.compare(self.engine, self.session.need, list(t.q.gpus[:4]), t.lang)
         return answers.gpu_card(self.engine, self.session.need, t.q.gpus[0], t.lang)
+
+    def _recommend_with_vendor_advice(self, t: Turn) -> Reply:
+        reply = self._recommend(t)
+        vendor = t.q.need.vendor
+        guide = answers.question(self.engine, f"{t.q.text} {vendor}", t.lang, kinds=("guide",))
+        about = [p for p in guide.paragraphs if vendor.lower() in p.lower()]
+        if guide.intent != "question" or not about:
+            return reply
+        return answers.with_advice(reply, replace(guide, paragraphs=tuple(about[-2:])))  # the latest word on it
 
     def _card_advice(self, t: Turn) -> Reply:
         card = answers.gpu_card_for(self.engine, self.session.need, t.q.gpus[0], t.lang)
@@ -713,6 +742,14 @@ def _has_a_job(c: Conversation, t: Turn) -> bool:
     return bool(n.model_size_b or n.workloads or s.model_size_b or s.workloads)
 
 
+def _asks_about_a_vendor(t: Turn) -> bool:
+    """A question about a maker other than NVIDIA with nothing else stated ("is AMD ok? its cheaper", "A卡能用吗"):
+    besides the maker's cards, the answer owes what the guide says of its software."""
+    n = t.q.need
+    return n.vendor not in (None, "NVIDIA") and replace(n, vendor=None, used=None).is_empty() and \
+        _asks(t.text) and _words_besides(t.text, [words("slots", "vendor", n.vendor)])
+
+
 def _has_picks(c: Conversation, t: Turn) -> bool:
     return bool(c.session.last_picks)
 
@@ -726,6 +763,10 @@ def _asks_about_the_guide(c: Conversation, t: Turn) -> bool:
 def _always(c: Conversation, t: Turn) -> bool:
     return True
 
+
+# rules that answer a question about one card: a bare "and the 5090?" after one of them asks it of that card
+_CARD_RULES = frozenset({"worth-for-llm", "gpu-card", "card-advice", "fit", "what-fits", "power", "where-to-buy",
+                         "rent"})
 
 _CONTEXT_SIZES = {float(k * 1000) for k in (4, 8, 16, 32, 64, 128, 256, 512)}
 
@@ -790,9 +831,15 @@ POLICY: tuple[Rule, ...] = (
     Rule("card-in-context", _acts("refine", "recommend"), lambda c, t: len(t.q.gpus) == 1 and t.need.is_empty() and
          bool(c.session.last_picks) and bool(c.session.need.workload) and not t.cue("compare"),
          lambda c, t: c._why_not(t, asked="what_about")),  # "4090呢？" after picks: that card against this need
+    Rule("choose-from-comparison", _acts("recommend", "refine", "question", "compare", "why"),
+         lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
+         not t.q.ordinals and replace(t.need, used=None).is_empty() and _says(t.text, "which_of_them"),
+         lambda c, t: answers.compare(c.engine, c.session.need, c.session.compared, t.lang)),  # "which should I buy?"
     Rule("card-after-a-comparison", _acts("refine", "recommend", "gpu_info"), lambda c, t: len(t.q.gpus) == 1 and
          t.need.is_empty() and c.session.last_act == "compare" and bool(c.session.compared),
          lambda c, t: c._compare(t)),  # "那5090呢", "and the 5090?" after "3090 vs 4090": it joins the comparison
+    Rule("vendor-asked", _acts("recommend", "refine"), lambda c, t: _asks_about_a_vendor(t),
+         lambda c, t: c._recommend_with_vendor_advice(t)),  # "is AMD ok?", "A卡能用吗": the picks and the software
     Rule("recommend", _acts("recommend", "refine"), _always, lambda c, t: c._recommend(t)),
     Rule("a-need-in-passing", _acts(), lambda c, t: bool(t.need.budget) or (
         c.session.awaiting is not None and bool(t.need.workloads)),

@@ -373,7 +373,8 @@ def _alternatives(need: Need):
     markets = (need.used,) if need.used is not None else (None, True)
     for used in markets:
         yield replace(need, used=used), ()
-    if need.workload == "llm_finetune" and need.finetune_method is None and need.model_size_b:
+    # QLoRA is LoRA over a 4-bit base: what an expert suggests before a two-card split, also to one who said "LoRA"
+    if need.workload == "llm_finetune" and need.finetune_method in (None, "lora") and need.model_size_b:
         for used in markets:
             yield replace(need, finetune_method="qlora", used=used), (_QLORA_NOTE,)
     if need.gpu_count is None and need.workload == "llm_finetune" and need.model_size_b:

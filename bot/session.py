@@ -21,7 +21,9 @@ class Session:
     focus_vram_gb: float | None = None  # memory the user said it has when not the catalog's (a modded 22 GB card)
     budget_aside: dict | None = None  # the budget "faster?" set aside, restored by the next refinement
     last_act: str | None = None
+    last_rule: str | None = None  # the policy rule that answered last: "那5090呢" asks the same of another card
     last_topic: str | None = None
+    pick_counts: dict[str, int] = field(default_factory=dict)  # picks that were setups of several cards ("2× 3090")
     compared: list[str] = field(default_factory=list)  # the cards the last comparison was about
     follow_up: str | None = None  # what the last answer's topic makes of a bare follow-up ("rent")
     turns: int = 0

@@ -4,6 +4,8 @@ to answer, new workloads are recognised, and a question that names a card is ans
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -475,3 +477,92 @@ def test_two_cards_against_one_are_compared_as_setups(scorer_engine, text):
     assert float(speed[0]) > float(speed[1])  # two 3090s outrun one 4090 on CNNs (Lambda's 2-card scaling)
     power = next(v for k, v in rows.items() if k in ("Power", "功耗"))
     assert power[0] == "700 W"
+
+
+# --- follow-ups read in the context they were asked in (strangers' second round) ------------------------------------
+
+@pytest.mark.parametrize("turns", [("$1500 for LoRA on a 7B model", "cheaper?", "why not the 4090?"),
+                                   ("预算8000，想做LoRA微调7B", "便宜点的呢？", "为什么不推荐4090？")])
+def test_why_not_prices_a_card_that_holds_the_job_alone_as_one_card(scorer_engine, turns):
+    _, replies = chat(scorer_engine, *turns)
+    _, (_, alone) = chat(scorer_engine, turns[0], turns[2])
+    price = re.search(r"[$¥][\d,]+", replies[-1].paragraphs[0]).group()
+    assert price == re.search(r"[$¥][\d,]+", alone.paragraphs[0]).group(), plain(replies[-1])
+
+
+@pytest.mark.parametrize("turns", [("$1500 for LoRA on a 7B model", "cheaper?"), ("预算8000，想做LoRA微调7B", "便宜点的呢？")])
+def test_cheaper_lora_tries_qlora_on_one_card_before_splitting_the_model(scorer_engine, turns):
+    _, (_, reply) = chat(scorer_engine, *turns)
+    assert reply.recommendations and all(r.count == 1 for r in reply.recommendations), plain(reply)
+    assert "QLoRA" in " ".join(reply.paragraphs)
+
+
+@pytest.mark.parametrize("turns", [("what gpu for running llama 70b locally, budget 3k usd", "compare the first two"),
+                                   ("预算两万，本地跑70B大模型", "对比一下前两个")])
+def test_comparing_picks_that_are_setups_keeps_their_counts(scorer_engine, turns):
+    _, (first, reply) = chat(scorer_engine, *turns)
+    assert first.recommendations[0].count == 2, plain(first)
+    assert reply.intent == "compare" and "2×" in reply.title, plain(reply)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("is amd ok? its cheaper", None), ("因为它更便宜", None), ("it's way faster right?", None),
+    ("cheaper?", "cheaper"), ("有没有更便宜的", "cheaper"), ("a cheaper one", "cheaper"), ("還有更便宜的嗎", "cheaper"),
+    ("best card for whisper on a budget", "cheaper"), ("预算有限，跑sd用什么卡", "cheaper"),
+])
+def test_a_direction_word_said_of_something_is_not_asked_for(text, expected):
+    from bot.slots.context import direction
+
+    assert direction(normalise(text)) == expected
+
+
+@pytest.mark.parametrize("turns", [("I wanna learn deep learning, $600", "is AMD ok? its cheaper"),
+                                   ("预算4000入门深度学习", "A卡能用吗，听说便宜")])
+def test_asking_whether_a_maker_is_usable_keeps_the_budget_and_says_what_the_guide_knows(engine, turns):
+    _, (first, reply) = chat(engine, *turns)
+    assert reply.query["budget"] == first.query["budget"], plain(reply)
+    assert reply.query["rule"] == "vendor-asked" and any("AMD" in p for p in reply.paragraphs), plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("3090 vs 4090 for LLM inference", "which one should I buy then", "where can I buy it used"),
+                                   ("3090和4090跑大模型哪个好", "那选哪个", "它在哪买")])
+def test_which_one_after_a_comparison_is_its_verdict_and_it_is_the_card_chosen(scorer_engine, turns):
+    _, (_, choice, where) = chat(scorer_engine, *turns)
+    assert choice.query["rule"] == "choose-from-comparison", plain(choice)
+    assert choice.paragraphs[0].startswith(("Verdict", "结论")), plain(choice)
+    verdict = choice.paragraphs[0]
+    chosen = min((g for g in choice.chart_gpus if g in verdict), key=verdict.find)  # the card the verdict names first
+    assert where.intent == "where_to_buy" and chosen in where.title, plain(where)
+
+
+@pytest.mark.parametrize("turns", [("$1500 for training CNNs", "is it safe to buy a mining card"),
+                                   ("预算8000训练CNN", "挖过矿的卡能买吗")])
+def test_a_card_that_was_mined_on_is_a_used_card_not_crypto(engine, turns):
+    _, (_, reply) = chat(engine, *turns)
+    assert reply.intent not in REFUSED, plain(reply)
+
+
+@pytest.mark.parametrize(("turns", "rule"), [
+    (("4090值不值得买 for LLM", "那5090呢"), "worth-for-llm"),
+    (("is a 3090 still worth it for LLMs?", "what about the 4090?"), "worth-for-llm"),
+    (("how much to rent an A100 per hour", "what about H100?"), "rent"),
+    (("4090要多大电源", "5090呢"), "power"),
+])
+def test_a_bare_card_after_an_answer_about_one_card_asks_the_same_of_it(engine, turns, rule):
+    conv, (first, reply) = chat(engine, *turns)
+    assert first.query["rule"] == rule and reply.query["rule"] == rule, plain(reply)
+    assert conv.session.focus != first.focus and conv.session.focus in (reply.focus or conv.session.focus)
+
+
+@pytest.mark.parametrize("turns", [("how much to rent an A100 per hour", "which one is cheapest for fine tuning a 70B model"),
+                                   ("租A100一小时多少钱", "哪个平台最便宜")])
+def test_which_one_after_a_platform_answer_stays_on_renting(engine, turns):
+    _, (_, reply) = chat(engine, *turns)
+    assert reply.intent == "rent", plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("我的3060能跑14B模型吗", "那32B呢", "要换什么卡才能跑32B"),
+                                   ("can my 3060 run a 14B model", "and 32B?", "what card should I upgrade to for 32B")])
+def test_asking_what_to_switch_to_after_a_fit_answer_is_a_request_for_cards(engine, turns):
+    _, replies = chat(engine, *turns)
+    assert replies[-1].query["act"] == "recommend", plain(replies[-1])

@@ -7,7 +7,7 @@ import re
 from datetime import date
 
 from bot.slots.lexicon import words
-from bot.slots.text import has_any, search_any
+from bot.slots.text import find_any, has_any, mask
 
 Spans = list[tuple[int, int]]
 
@@ -77,10 +77,26 @@ def direction(text: str) -> str | None:
     '凉快一点' is cooler, not '快一点')."""
     found = []
     for name, ws in words("slots", "direction").items():
-        m = search_any(text, ws)
-        if m:
-            found.append((m.start(), -len(m.group()), name))
+        for a, b in find_any(text, ws):
+            if not _describes(text[:a]):
+                found.append((a, a - b, name))
+                break
     return min(found)[2] if found else None
+
+
+def _describes(before: str) -> bool:
+    """The direction word is said of something ("is AMD ok? it's cheaper", "since they're faster"), not asked for:
+    it follows a subject and verb ("it's", "they are", "因为它") with only degree words between ("way", "更")."""
+    def ends_with(t: str, w: str) -> bool:
+        return t.endswith(w) and (not w.isascii() or len(t) == len(w) or not t[-len(w) - 1].isalnum())
+
+    t = before.rstrip()
+    degree = words("slots", "direction_statement", "degree")
+    while (w := next((w for w in degree if ends_with(t, w)), None)) is not None:
+        t = t[:-len(w)].rstrip()
+    clause = re.split(r"[，,。.!?！？;；]", before)[-1]
+    return any(ends_with(t, w) for w in words("slots", "direction_statement", "subjects")) or \
+        has_any(clause, words("slots", "direction_statement", "reasons"))  # "听说A卡便宜", "since AMD is cheaper"
 
 
 _ORDINALS_EN = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "3rd": 3,
@@ -135,4 +151,9 @@ def language_request(text: str) -> str | None:
 
 def cues(text: str) -> frozenset[str]:
     """The follow-up words a message carries (why, compare, rent, power, …): the dialogue policy's conditions."""
-    return frozenset(name for name, ws in words("slots", "cues").items() if has_any(text, ws))
+    found = {name for name, ws in words("slots", "cues").items() if has_any(text, ws)}
+    if "offtopic" in found:  # "is it safe to buy a mining card": a used GPU, not crypto mining
+        rest = mask(text, find_any(text, words("slots", "offtopic_in_domain")))
+        if not has_any(rest, words("slots", "cues", "offtopic")):
+            found.discard("offtopic")
+    return frozenset(found)
