@@ -440,6 +440,7 @@ class Conversation:
         if reply.recommendations:
             s.last_picks = list(dict.fromkeys(r.gpu for r in reply.recommendations))
             s.pick_counts = {r.gpu: r.count for r in reply.recommendations if r.count > 1}
+            s.discussed = []
             s.focus = s.last_picks[0]
             s.focus_count, s.focus_vram_gb = reply.recommendations[0].count, None
         elif reply.focus:
@@ -452,6 +453,8 @@ class Conversation:
         s.follow_up = reply.follow_up if reply.intent in ("question", "rent") else None
         if reply.intent == "compare":
             s.compared = list(reply.chart_gpus[:4])
+        elif reply.focus and not reply.recommendations and reply.focus not in s.discussed:
+            s.discussed = (s.discussed + [reply.focus])[-4:]
 
     def _query_json(self, t: Turn, rule: str) -> dict:
         s = self.session
@@ -473,11 +476,15 @@ class Conversation:
         """Cards meant: named in the text, by position in the last list ('the first two', '#2'), or by a pronoun."""
         s = self.session
         out = list(q.gpus)
+        # "first or second?" after asking about two other cards one by one: those two, not the picks before them
+        listed = s.discussed if len(s.discussed) >= 2 and set(s.discussed) - set(s.last_picks) and \
+            max(q.ordinals, default=0) <= len(s.discussed) and s.last_act not in ("recommend", "refine") \
+            else s.last_picks
         for o in q.ordinals:
-            if s.last_picks:
-                i = len(s.last_picks) - 1 if o == -1 else o - 1
-                if 0 <= i < len(s.last_picks) and s.last_picks[i] not in out:
-                    out.append(s.last_picks[i])
+            if listed:
+                i = len(listed) - 1 if o == -1 else o - 1
+                if 0 <= i < len(listed) and listed[i] not in out:
+                    out.append(listed[i])
         if not out and s.focus and (_says(q.text, "cues", "pronoun")
                                     or act in ("fit", "power", "where_to_buy", "rent", "gpu_info", "why_not")):
             out.append(s.focus)

@@ -451,11 +451,18 @@ _USED_LLM_NOTE = Text("Used cards are ranked too: for running LLMs at home, used
 
 def _used_is_better_value(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: Path, as_of: date | None,
                           lang: str) -> Ranking | None:
-    """The ranking with used prices, when its best value beats every new pick by USED_VALUE_MARGIN."""
+    """The ranking with used prices, when its best value beats every new pick by USED_VALUE_MARGIN, or when a used
+    pick holds more memory than every new pick at about the speed of the fastest (a used 24 GB card against new 16 GB
+    ones: for LLMs memory decides which models run at all)."""
     used = rank(catalog, replace(need, used=True), knowledge_dir, as_of, lang=lang)
     best_new = max((p.candidate.value for p in r.picks), default=0.0)
-    best_used = max((p.candidate.value for p in used.picks if p.candidate.price.market == "used"), default=0.0)
-    return used if used.picks and best_used >= USED_VALUE_MARGIN * best_new else None
+    second_hand = [p.candidate for p in used.picks if p.candidate.price.market == "used"]
+    best_used = max((c.value for c in second_hand), default=0.0)
+    most_new_gb = max((p.gpu.vram_gb * p.candidate.count for p in r.picks), default=0.0)
+    fastest_new = max((p.candidate.perf for p in r.picks), default=0.0)
+    roomier = any(c.gpu.vram_gb * c.count > most_new_gb and c.perf >= USED_SPEED_SHARE * fastest_new
+                  for c in second_hand)
+    return used if used.picks and (best_used >= USED_VALUE_MARGIN * best_new or roomier) else None
 
 
 def _mac_note(catalog: Catalog, r: Ranking, knowledge_dir: Path) -> tuple[Text, ...]:
@@ -492,6 +499,7 @@ def _mac_note(catalog: Catalog, r: Ranking, knowledge_dir: Path) -> tuple[Text, 
 
 
 USED_VALUE_MARGIN = 1.3  # a used setup is worth a mention when it gives this much more speed per money
+USED_SPEED_SHARE = 0.9  # ... or when it holds more memory than any new pick at this share of the fastest new pick's speed
 
 
 def _used_market_note(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: Path, as_of: date | None,

@@ -25,6 +25,7 @@ class Session:
     last_topic: str | None = None
     pick_counts: dict[str, int] = field(default_factory=dict)  # picks that were setups of several cards ("2× 3090")
     compared: list[str] = field(default_factory=list)  # the cards the last comparison was about
+    discussed: list[str] = field(default_factory=list)  # cards asked about one by one since the last list
     follow_up: str | None = None  # what the last answer's topic makes of a bare follow-up ("rent")
     turns: int = 0
 

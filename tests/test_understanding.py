@@ -566,3 +566,23 @@ def test_which_one_after_a_platform_answer_stays_on_renting(engine, turns):
 def test_asking_what_to_switch_to_after_a_fit_answer_is_a_request_for_cards(engine, turns):
     _, replies = chat(engine, *turns)
     assert replies[-1].query["act"] == "recommend", plain(replies[-1])
+
+
+@pytest.mark.parametrize("text", ["£1000 budget, want to run local LLMs like mistral and llama", "$1000 for running local LLMs",
+                                  "NT$50000想跑本地LLM"])
+def test_a_used_card_with_more_memory_at_about_the_same_speed_is_ranked_for_llms_in_every_currency(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    new = [r for r in reply.recommendations if r.market == "new"]
+    used = [r for r in reply.recommendations if r.market == "used"]
+    assert used and max(r.vram_gb for r in used) > max((r.vram_gb for r in new), default=0), plain(reply)
+
+
+@pytest.mark.parametrize("turns", [
+    ("budget 800 euros, wanna run local LLMs and do a bit of SD", "what about 7900 xtx?", "and the 3090?",
+     "which is better for me, first or second?"),
+    ("预算6000，跑本地大模型", "7900xtx怎么样", "那3090呢", "第一个和第二个哪个好"),
+])
+def test_first_or_second_after_asking_about_two_cards_means_those_two(engine, turns):
+    _, replies = chat(engine, *turns)
+    assert replies[-1].intent == "compare", plain(replies[-1])
+    assert set(replies[-1].chart_gpus) == {replies[1].focus, replies[2].focus}, plain(replies[-1])
