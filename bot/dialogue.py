@@ -608,7 +608,14 @@ class Conversation:
         s = self.session
         names = list(t.referred) or s.last_picks[:1]
         count = t.q.need.gpu_count or s.need.gpu_count or 1
-        return answers.power(self.engine, names[0], count, t.q.need.psu_w or s.need.psu_w, t.lang)
+        reply = answers.power(self.engine, names[0], count, t.q.need.psu_w or s.need.psu_w, t.lang)
+        if t.q.need.model_size_b or t.q.need.model:
+            # "两张3090做QLoRA微调32B，可行吗，电源要多大": whether the setup does the job, then its power
+            s.need = s.need.merge(replace(t.q.need, budget=None))
+            fit = answers.fit(self.engine, names[0], replace(s.need, gpu_count=None), count, t.lang)
+            return replace(fit, paragraphs=fit.paragraphs + reply.paragraphs,
+                           sources=fit.sources + tuple(x for x in reply.sources if x not in fit.sources))
+        return reply
 
     def _where_to_buy(self, t: Turn) -> Reply:
         region = t.q.need.region or self.session.need.region or ("cn" if t.lang == "zh" else None)

@@ -586,3 +586,10 @@ def test_first_or_second_after_asking_about_two_cards_means_those_two(engine, tu
     _, replies = chat(engine, *turns)
     assert replies[-1].intent == "compare", plain(replies[-1])
     assert set(replies[-1].chart_gpus) == {replies[1].focus, replies[2].focus}, plain(replies[-1])
+
+
+@pytest.mark.parametrize("text", ["想买两张3090做QLoRA微调32B，可行吗，电源要多大", "can a 4090 run llama 70b and what psu do I need"])
+def test_a_power_question_with_a_job_also_says_whether_the_setup_does_the_job(engine, text):
+    _, (reply,) = chat(engine, text)
+    assert reply.paragraphs[0].startswith(("可以", "不行", "Yes", "No")), plain(reply)  # the fit verdict first
+    assert any(w in " ".join(reply.paragraphs[1:]) for w in ("PSU", "电源")), plain(reply)
