@@ -318,6 +318,9 @@ class Conversation:
         s = self.session
         if act not in COMMANDS and act != "out_of_scope" and self._another_card_same_question(q):
             return s.last_act or act
+        if _says(q.text, "count_question") and not q.gpus and not need.budget and s.focus and \
+                (need.model_size_b or s.need.model_size_b):
+            return "fit"  # "需要几张", "how many would I need" with a model on the table: the card in focus, counted
         if act in ("fit", "memory", "question", "recommend") and not referred and (need.model_size_b or need.model) \
                 and q.memory_gb and not need.budget and "pick_request" not in q.cues and not q.gpus:
             return "fit"  # "Qwen3-30B-A3B on an 8GB card?", "14B 在 16G 卡上能跑吗": the rule fit-on-memory
@@ -363,7 +366,7 @@ class Conversation:
             return "where_to_buy"  # "价格多少" about the card on the table (not "租卡一小时多少钱": a rental price)
         modifier_only = not need.budget and set(need.workloads) <= set(LLM_WORKLOADS) and bool(
             need.precision_bits or need.finetune_method or need.model_size_b or q.gpus or need.gpu_count or
-            need.context_tokens or need.quant or need.kv_cache_bits)
+            need.context_tokens or need.quant or need.kv_cache_bits or "finetune" in q.cues)
         if act in ("recommend", "refine") and s.last_act in ("fit", "memory") and modifier_only and \
                 "pick_request" not in q.cues:
             return s.last_act  # "4-bit 量化呢", "那4060 Ti 16G呢" after "can a 3060 run 14B?"
@@ -522,6 +525,15 @@ class Conversation:
             return self._compare_setups(t, names, need, counts)
         counts = {n: c for n, c in counts.items() if c > 1}
         return answers.compare(self.engine, need, names[:4], t.lang, counts=counts or None)
+
+    def _compare_again_for(self, t: Turn) -> Reply:
+        """The cards just compared, weighed again for the job this message names."""
+        s = self.session
+        s.need = s.need.merge(t.need)
+        names = list(s.compared)
+        if s.need.model_size_b and s.need.workload in (None, "llm_inference", "general"):
+            return self._compare_setups(t, names, s.need, {})
+        return answers.compare(self.engine, s.need, names, t.lang)
 
     def _compare_setups(self, t: Turn, names: list[str], need: Need, counts: dict[str, int] | None = None) -> Reply:
         counts = t.q.card_counts if counts is None else counts
@@ -849,6 +861,10 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
          not t.q.ordinals and replace(t.need, used=None).is_empty() and _says(t.text, "which_of_them"),
          lambda c, t: answers.compare(c.engine, c.session.need, c.session.compared, t.lang)),  # "which should I buy?"
+    Rule("job-after-a-comparison", _acts("recommend", "refine", "question", "fit", "memory"),
+         lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
+         not t.q.ordinals and not t.need.budget and bool(t.need.workloads or t.need.model_size_b) and
+         len(t.text) <= SHORT, lambda c, t: c._compare_again_for(t)),  # "训练用", "for LLM" after "4090 vs 5090"
     Rule("card-after-a-comparison", _acts("refine", "recommend", "gpu_info"), lambda c, t: len(t.q.gpus) == 1 and
          t.need.is_empty() and c.session.last_act == "compare" and bool(c.session.compared),
          lambda c, t: c._compare(t)),  # "那5090呢", "and the 5090?" after "3090 vs 4090": it joins the comparison

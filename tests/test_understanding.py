@@ -593,3 +593,70 @@ def test_a_power_question_with_a_job_also_says_whether_the_setup_does_the_job(en
     _, (reply,) = chat(engine, text)
     assert reply.paragraphs[0].startswith(("可以", "不行", "Yes", "No")), plain(reply)  # the fit verdict first
     assert any(w in " ".join(reply.paragraphs[1:]) for w in ("PSU", "电源")), plain(reply)
+
+
+# --- strangers' third round: details read as said ------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["can it do SDXL at 1024", "flux出图 at 2048 行吗", "sdxl @ 1024 fast enough?"])
+def test_an_image_size_after_at_is_not_a_budget(engine, text):
+    from bot.nlu import parse
+
+    q = parse(text, engine.catalog)
+    assert q.need.budget is None and q.bare_number is None, q
+
+
+@pytest.mark.parametrize("text", ["I'd rather not deal with used cards", "dont want second hand", "不想要二手的",
+                                  "no used cards please", "二手的就算了，不想碰二手"])
+def test_saying_no_to_used_cards_in_other_words_is_new_only(engine, text):
+    from bot.nlu import parse
+
+    assert parse(text, engine.catalog).need.used is False
+
+
+@pytest.mark.parametrize("text", ["gpu for llm fine tunning budjet two thousand dollars", "預算兩萬 想微調7B模型"])
+def test_fine_tuning_misspelt_or_in_traditional_is_fine_tuning(engine, text):
+    from bot.nlu import parse
+
+    assert parse(text, engine.catalog).need.workloads[:1] == ("llm_finetune",)
+
+
+@pytest.mark.parametrize(("text", "counts"), [("双卡4090和单卡A6000哪个适合训练", {"GeForce RTX 4090": 2, "RTX A6000": 1}),
+                                              ("四卡3090 vs 两卡4090", {"GeForce RTX 3090": 4, "GeForce RTX 4090": 2})])
+def test_a_count_of_cards_written_before_the_card_counts_it(engine, text, counts):
+    from bot.nlu import parse
+
+    assert parse(text, engine.catalog).card_counts == counts
+
+
+@pytest.mark.parametrize("turns", [("4090 vs 5090", "哪个性价比高"), ("3090 vs 4090 for LLM inference", "which is better value?")])
+def test_better_value_after_a_comparison_is_its_verdict(scorer_engine, turns):
+    _, (_, reply) = chat(scorer_engine, *turns)
+    assert reply.query["rule"] == "choose-from-comparison", plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("4090 vs 3090", "for LLM"), ("3090和4090哪个好", "做LoRA微调用")])
+def test_a_job_named_after_a_comparison_weighs_the_same_cards_for_it(scorer_engine, turns):
+    _, (first, reply) = chat(scorer_engine, *turns)
+    assert reply.intent == "compare" and set(reply.chart_gpus) == set(first.chart_gpus), plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("A100和4090哪个好", "我要训练70B的LoRA", "需要几张"),
+                                   ("can a 4090 run llama 70b", "how many would I need")])
+def test_how_many_with_a_model_on_the_table_counts_the_card_in_focus(engine, turns):
+    _, replies = chat(engine, *turns)
+    assert replies[-1].query["act"] == "fit" and re.search(r"\d+ ?[×张]", replies[-1].paragraphs[0]), \
+        plain(replies[-1])
+
+
+@pytest.mark.parametrize("turns", [("$3000 for training ResNets and ViTs", "what if we get two"),
+                                   ("预算两万训练CNN", "买两张呢")])
+def test_getting_two_after_picks_asks_for_two_card_setups(scorer_engine, turns):
+    _, (_, reply) = chat(scorer_engine, *turns)
+    assert reply.query["gpu_count"] == 2 and reply.recommendations, plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("学生党，预算6000，想入门深度学习", "为什么推荐这张不推荐3090"),
+                                   ("$1000 to learn deep learning", "why this one rather than the 3090?")])
+def test_why_this_one_and_not_that_card_is_about_that_card(scorer_engine, turns):
+    _, (_, reply) = chat(scorer_engine, *turns)
+    assert reply.query["act"] == "why_not" and "3090" in reply.title, plain(reply)

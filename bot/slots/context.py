@@ -42,8 +42,10 @@ def as_of(text: str, today: date) -> tuple[date | None, Spans]:
     return found, spans
 
 
-_NOT_USED = re.compile(r"(?<!为什么)(?<!为啥)(?<!why)(?:别|不要|不想|不买|不考虑|不接受|避免|避开|avoid|no|not|don't|do not|never|without|rather not)\s*"
-                       r"(?:买|要|用|考虑|buy|buying|get|want|consider)?\s*(?:a\s+|any\s+)?"
+_NOT_USED = re.compile(r"(?<!为什么)(?<!为啥)(?<!why)(?:别|不要|不想要|不想|不买|不考虑|不接受|避免|避开|avoid|no|not|don't|dont|do not|"
+                       r"never|without|rather not|prefer not to|no more)\s*"
+                       r"(?:买|要|用|考虑|碰|buy|buying|get|want|consider|deal with|bother with|mess with|touch|trust|risk)?"
+                       r"\s*(?:a\s+|any\s+)?"
                        r"(?:二手|矿卡|拆机|used|second[\s-]?hand|refurb\w*)")
 _USED_WORD = re.compile(r"(?:(?:buy|buying|go|get|getting|consider|considering|allow|allowing|including|include|new or|"
                         r"or|ok with|fine with|open to|a|some|any|cheap)\s+used\b|\bused\s+(?:@|cards?\b|gpus?\b|"

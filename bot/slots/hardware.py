@@ -32,8 +32,8 @@ def gpus(text: str, catalog: Catalog | None) -> tuple[tuple[str, ...], Spans]:
     return tuple(names), spans
 
 
-_CARD_COUNT_BEFORE = re.compile(r"(?:(\d{1,2})\s*(?:x|×|\*|张|块|片|卡)?|(two|dual|pair of|双|两张|两块|一对|2张)|"
-                           r"(three|三张)|(four|quad|四张|4张))\s*$")
+_CARD_COUNT_BEFORE = re.compile(r"(?:(\d{1,2})\s*(?:x|×|\*|张|块|片|卡)?|(two|dual|pair of|双卡|两卡|双|两张|两块|一对|2张)|"
+                           r"(three|三张|三卡)|(four|quad|四张|4张|四卡))\s*$")
 _CARD_COUNT_AFTER = re.compile(r"\s*(?:x|×|\*)\s*(\d{1,2})(?![\d.])")
 
 
@@ -120,7 +120,7 @@ def gpu_count(text: str) -> tuple[int | None, Spans]:
         n = int(m[2]) if m[2] else _NUMBER_WORDS[m[1] or m[3]]
         if 1 <= n <= 64:
             return n, [m.span()]
-    for n in ("8", "4", "2", "1"):
+    for n in ("8", "4", "3", "2", "1"):
         spans = find_any(text, words("slots", "count_words", n))
         if spans:
             return int(n), spans

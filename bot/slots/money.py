@@ -89,6 +89,7 @@ class _Grammar:
     not_money_after: re.Pattern[str]
     not_money_before: re.Pattern[str]
     resolutions: frozenset[float]  # "4k", "8k": screen sizes, when a word of screens or video is near
+    image_sizes: frozenset[float]  # "at 1024": an image's side in pixels
     processor_words: re.Pattern[str]  # "14700k" is a processor in a message about processors
     resolution_near: re.Pattern[str]
     cny_words: re.Pattern[str]
@@ -159,6 +160,7 @@ def _grammar() -> _Grammar:
                                     r")\s*(?:of|=|:|为|是|is|size)?\s*$"),
         cny_words=words_pattern(tuple(w for w, c in {**before_code, **after_code}.items() if c == "CNY" and w != "¥")),
         resolutions=frozenset(float(v) for v in lex["resolutions"]["sizes"]),
+        image_sizes=frozenset(float(v) for v in lex["image_sizes"]),
         processor_words=re.compile(_alternation(lex["processor_words"])),  # "7800x3d": inside a word too
         resolution_near=re.compile(r"[\s,]*(?:[a-z0-9]+[\s,]+){0,2}?(?:" +
                                    _alternation(lex["resolutions"]["words"], lead=r"(?<![a-z0-9])") + ")"))
@@ -291,6 +293,8 @@ def _counts_something(a: _Amount, text: str, lang: str, g: _Grammar, before: boo
             return True  # "300w", "850w psu", "65w": watts ("1.5w", "预算2w": 15,000 and 20,000 yuan)
     if after and (g.not_money_after.match(text, a.num_end) or re.match(r"[a-z]", text[a.num_end:a.num_end + 1])):
         return True
+    if a.scale is None and a.value in g.image_sizes and re.search(r"(?:\bat|\bin|@)\s*$", text[:a.start]):
+        return True  # "can it do SDXL at 1024", "flux @ 2048": an image size in pixels
     if a.scale == "k" and a.currency is None:
         if re.fullmatch(r"\d{4,5}k", text[a.m.start("n"):a.num_end] if a.m["n"] is not None else "") and \
                 g.processor_words.search(text):
