@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from bot.i18n import Text, money
 from bot.knowledge import Source
-from bot.need import Need
+from bot.need import Budget, Need
 from bot.reply import Recommendation, Reply, Table
 from bot.scorer import Candidate, Ranking, assumed_precision, price_for, psu_for, workload_spec
 
@@ -252,6 +252,11 @@ def _current_price(engine: Engine, need: Need, g: GPU, lang: str):
         "CNY" if need.region == "cn" or (need.region is None and lang == "zh") else "USD")
     when = need.as_of or engine.today
     return g.price(cur, "new", when, engine.catalog.fx), g.price(cur, "used", when, engine.catalog.fx)
+
+
+def has_current_price(engine: Engine, need: Need, name: str, lang: str) -> bool:
+    g = engine.catalog.get(name)
+    return g is not None and any(_current_price(engine, need, g, lang))
 
 
 def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dict[str, int] | None = None) -> Reply:
@@ -814,6 +819,59 @@ def gpu_card_for(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     lead = workload_verdict(spec, g.name, g.vram_gb, lang)
     caveat = (spec.caveat.get(lang),) if spec.caveat and spec.name != "general" else ()  # "general" explains a pick
     return replace(card, paragraphs=(lead,) + card.paragraphs + caveat)
+
+
+def worth_it(engine: Engine, need: Need, name: str, lang: str) -> Reply:
+    """"4060 Ti 16GB 值得买吗", "is a used 3080 still worth it?": the card's sheet led by a verdict on what its price
+    buys, against every card the same money buys for the job (the conversation's, else general deep learning)."""
+    from bot.scorer import rank
+
+    card = gpu_card_for(engine, need, name, lang)
+    g = engine.catalog.get(name)
+    if g is None:
+        return card
+    new, used = _current_price(engine, need, g, lang)
+    price = new or used
+    if price is None:  # what can be said (memory for the job) first, then why the price verdict is missing
+        note = _t(lang, f"I have no current price for {g.name}, so I can't say whether it is worth it against what the "
+                        "same money buys today.",
+                  f"我没有 {g.name} 的当前价格，没法判断同样的钱花在它身上值不值。")
+        return replace(card, paragraphs=card.paragraphs[:1] + (note,) + card.paragraphs[1:])
+    job = replace(need, budget=Budget(price.amount, price.currency), used=True if price.market == "used" else None,
+                  gpu_count=None, min_perf=None, vendor=None, min_vram_gb=None, psu_w=None, max_power_w=None)
+    r = rank(engine.catalog, job, engine.knowledge_dir, need.as_of or engine.today, lang=lang)
+    mine = next((c for c in r.candidates if c.gpu.name == g.name and c.count == 1), None)
+    what = r.workload.label.get(lang)
+    paid = f"{price}" + (_t(lang, " used", " 二手") if price.market == "used" else "")
+    if mine is None:
+        if g.vram_gb < r.required_vram_gb:
+            lead = _t(lang, f"Not for {what}: {g.name} has {g.vram_gb:g} GB, less than this job needs "
+                            f"({r.required_vram_gb:g} GB).",
+                      f"做{what}不值：{g.name} 只有 {g.vram_gb:g} GB 显存，少于这个任务需要的 {r.required_vram_gb:g} GB。")
+        elif g.crippled_fp16 and r.workload.trains:
+            lead = _t(lang, f"Not for {what}: {g.name} runs FP16 at a small fraction of its FP32 rate, so mixed-precision "
+                            "training gains nothing on it; it is a card for running LLMs on a budget, if anything.",
+                      f"做{what}不值：{g.name} 的 FP16 速度只有 FP32 的零头，混合精度训练在它上面没有收益；"
+                      "它顶多适合低预算跑大模型推理。")
+        else:
+            lead = _t(lang, f"I can't weigh {g.name} for {what} against other cards (it is not sold where you buy, or "
+                            "its specs are incomplete); its sheet is below.",
+                      f"没法把 {g.name} 和其他卡放在一起比{what}（你那里不卖，或者规格不全）；下面是它的规格。")
+        return replace(card, paragraphs=(lead,) + card.paragraphs)
+    better = [c for c in r.candidates if c.count == 1 and c.perf > mine.perf * 1.05 and c.total <= mine.total]
+    if not better:
+        lead = _t(lang, f"Yes, at {paid} ({price.on:%Y-%m}): nothing faster for {what} costs the same or less.",
+                  f"值：{paid}（{price.on:%Y-%m}）这个价位，做{what}没有同价或更便宜却更快的卡。")
+    else:
+        b = max(better, key=lambda c: c.perf)
+        memory = _t(lang, f", though it has {b.gpu.vram_gb:g} GB against {g.vram_gb:g} GB",
+                    f"，不过显存是 {b.gpu.vram_gb:g} GB 对 {g.vram_gb:g} GB") if b.gpu.vram_gb < g.vram_gb else ""
+        b_paid = f"{b.price}" + (_t(lang, " used", " 二手") if b.price.market == "used" else "")
+        lead = _t(lang, f"Not the best buy for {what}: at {paid} ({price.on:%Y-%m}), {b.gpu.name} ({b_paid}) is about "
+                        f"{100 * (b.perf / mine.perf - 1):.0f}% faster{memory}.",
+                  f"做{what}不算最划算：{paid}（{price.on:%Y-%m}）的价位，{b.gpu.name}（{b_paid}）快约 "
+                  f"{100 * (b.perf / mine.perf - 1):.0f}%{memory}。")
+    return replace(card, paragraphs=(lead,) + card.paragraphs)
 
 
 def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, lang: str) -> Reply:

@@ -566,6 +566,19 @@ class Conversation:
             return reply
         return answers.with_advice(reply, replace(guide, paragraphs=tuple(about[-2:])))  # the latest word on it
 
+    def _worth(self, t: Turn) -> Reply:
+        """The verdict on what the card's price buys; for a used card, a maker or its software, also the guide's
+        advice on that ("二手3090值得买吗", "7900xtx值得买吗 能跑pytorch吗")."""
+        reply = answers.worth_it(self.engine, self.session.need.merge(t.need), t.referred[0], t.lang)
+        if t.q.gpus and (t.need.used is not None or t.need.vendor is not None or t.cue("software")):
+            advice = self._card_advice(t)
+            own = tuple(p for p in reply.paragraphs if p not in set(advice.paragraphs))[:1]
+            if answers.has_current_price(self.engine, self.session.need, t.referred[0], t.lang):
+                return replace(advice, paragraphs=own + advice.paragraphs)  # the verdict, then the advice
+            # no price, no verdict: the advice leads, then why there is no verdict
+            return replace(advice, paragraphs=advice.paragraphs[:2] + own + advice.paragraphs[2:])
+        return reply
+
     def _card_advice(self, t: Turn) -> Reply:
         card = answers.gpu_card_for(self.engine, self.session.need, t.q.gpus[0], t.lang)
         # the guide's sections only: the card's own sheet is already here ("7900 XTX 能跑 pytorch 吗" wants ROCm)
@@ -791,7 +804,7 @@ def _always(c: Conversation, t: Turn) -> bool:
 
 
 # rules that answer a question about one card: a bare "and the 5090?" after one of them asks it of that card
-_CARD_RULES = frozenset({"worth-for-llm", "gpu-card", "card-advice", "fit", "what-fits", "power", "where-to-buy",
+_CARD_RULES = frozenset({"worth-for-llm", "worth", "gpu-card", "card-advice", "fit", "what-fits", "power", "where-to-buy",
                          "rent"})
 
 _CONTEXT_SIZES = {float(k * 1000) for k in (4, 8, 16, 32, 64, 128, 256, 512)}
@@ -843,6 +856,10 @@ POLICY: tuple[Rule, ...] = (
              "llm_inference" in t.need.workloads or "llm_inference" in c.session.need.workloads or
              _says(t.text, "llm_words")),
          lambda c, t: answers.worth_for_llm(c.engine, t.referred[0], c.session.need, t.lang)),
+    Rule("worth", _acts("gpu_info", "question", "recommend", "refine", "where_to_buy", "fit"),
+         lambda c, t: len(t.referred) == 1 and t.cue("worth") and not t.q.need.model_size_b and not t.need.budget and
+         not t.cue("compare") and len(t.q.gpus) <= 1,
+         lambda c, t: c._worth(t)),
     Rule("what-fits", _acts("fit", "memory", "gpu_info", "question", "recommend"),
          lambda c, t: bool(t.referred) and t.cue("what_fits") and not t.q.need.model_size_b and not t.need.budget,
          lambda c, t: c._what_fits(t)),

@@ -660,3 +660,12 @@ def test_getting_two_after_picks_asks_for_two_card_setups(scorer_engine, turns):
 def test_why_this_one_and_not_that_card_is_about_that_card(scorer_engine, turns):
     _, (_, reply) = chat(scorer_engine, *turns)
     assert reply.query["act"] == "why_not" and "3090" in reply.title, plain(reply)
+
+
+@pytest.mark.parametrize("text", ["4090值得买吗", "is the 5070 ti worth it", "p40还值得买吗", "is the 5090 worth it for training CNNs",
+                                  "3060 12g 值不值得入手"])
+def test_is_a_card_worth_it_leads_with_a_verdict_on_what_its_price_buys(engine, text):
+    _, (reply,) = chat(engine, text)
+    assert reply.query["rule"] == "worth", (reply.query.get("rule"), plain(reply))
+    assert reply.paragraphs[0].startswith(("Yes", "Not", "I have no", "I can't", "值", "做", "我没有", "没法")), plain(reply)
+    assert reply.table is not None  # the sheet still follows
