@@ -393,10 +393,13 @@ def rank_or_used(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
         first = first or r
         if r.picks:
             if need.used is None and not alt.used:
-                if need.workload == "llm_inference" and need.vendor != "Apple":
+                # running LLMs: used 24 GB cards are the usual buy; with no budget: the roomy "overall" pick would
+                # otherwise be whatever new card has the memory, however dear (a workstation card in China)
+                if (need.workload == "llm_inference" or need.budget is None) and need.vendor != "Apple":
                     used = _used_is_better_value(catalog, alt, r, knowledge_dir, as_of, lang)
                     if used is not None:
-                        return replace(used, notes=used.notes + notes + (_USED_LLM_NOTE,)
+                        note = _USED_LLM_NOTE if need.workload == "llm_inference" else _USED_NO_BUDGET_NOTE
+                        return replace(used, notes=used.notes + notes + (note,)
                                        + _mac_note(catalog, used, knowledge_dir), used_fallback=True,
                                        used_why="better_value")
                 notes += _used_market_note(catalog, alt, r, knowledge_dir, as_of, lang)
@@ -447,6 +450,11 @@ def _what_blocks(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
 _USED_LLM_NOTE = Text("Used cards are ranked too: for running LLMs at home, used 24 GB cards are what most people buy, "
                       "and here they give clearly more speed for the money. Say \"new only\" to leave them out.",
                       "二手卡也一起排了：在家跑大模型，大多数人买的就是二手 24 GB 卡，这里它们的性价比明显更高。说“只要新卡”就不含二手。")
+
+
+_USED_NO_BUDGET_NOTE = Text("Used cards are ranked too: without a budget, the card with enough memory that gives the most "
+                            "for the money is often a used one. Say \"new only\" to leave them out, or give a budget.",
+                            "二手卡也一起排了：没给预算时，显存够用又最划算的往往是二手卡。说“只要新卡”就不含二手，或者告诉我预算。")
 
 
 def _used_is_better_value(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: Path, as_of: date | None,

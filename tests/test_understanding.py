@@ -669,3 +669,18 @@ def test_is_a_card_worth_it_leads_with_a_verdict_on_what_its_price_buys(engine, 
     assert reply.query["rule"] == "worth", (reply.query.get("rule"), plain(reply))
     assert reply.paragraphs[0].startswith(("Yes", "Not", "I have no", "I can't", "值", "做", "我没有", "没法")), plain(reply)
     assert reply.table is not None  # the sheet still follows
+
+
+@pytest.mark.parametrize("text", ["给我推荐个深度学习显卡", "想fine-tune個7B model，LoRA，要咩卡？", "best gpu for deep learning"])
+def test_without_a_budget_the_overall_pick_is_not_whatever_dear_card_has_the_memory(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    overall = reply.recommendations[0]
+    cheapest_roomy = min(r.price for r in reply.recommendations if r.vram_gb >= overall.vram_gb)
+    assert overall.price == cheapest_roomy, plain(reply)  # no workstation card ahead of a used 24 GB one
+    assert any("二手" in p or "Used" in p for p in reply.paragraphs), plain(reply)  # and the reply says why
+
+
+@pytest.mark.parametrize("turns", [("想fine-tune個7B model，全參數，要咩卡？", "咁貴？用LoRA呢")])
+def test_so_expensive_in_cantonese_is_a_request_for_cheaper(scorer_engine, turns):
+    _, (first, reply) = chat(scorer_engine, *turns)
+    assert reply.recommendations[0].price < first.recommendations[0].price, plain(reply)
