@@ -104,9 +104,9 @@ def bench_latency(rows: list[tuple[str, str, str]]) -> None:
                      f"p50 {1000 * pct(times, 50):.1f} ms, p95 {1000 * pct(times, 95):.1f} ms",
                      f"target p50 < {1000 * target:.0f} ms"))
     # the retrieval step alone (encode, FAISS, BM25, fusion, relevance) against one query encoding with the same ONNX
-    # encoder in the same run: retrieval should cost at most ~1.5× that. A Chinese question encodes two texts (itself
-    # and its English view, in one batch), so it is also compared with encoding exactly what it encodes.
-    from bot.retrieval import dense_texts, search
+    # encoder in the same run: retrieval should cost at most ~1.5× that. A search encodes one text (for a Chinese
+    # question its English view, shorter than the question), so it is also compared with encoding exactly that text.
+    from bot.retrieval import dense_text, search
     from bot.slots.text import detect_language
 
     embedder = engine.index.embedder
@@ -117,7 +117,7 @@ def bench_latency(rows: list[tuple[str, str, str]]) -> None:
         clear_query_cache(engine.index)
         for q in RETRIEVAL_QUESTIONS:
             lang = detect_language(q)
-            texts = dense_texts(q, lang, engine.knowledge_dir)
+            text = dense_text(q, lang, engine.knowledge_dir)[0]
             t = time.perf_counter()
             search(engine.index, q, lang, engine.knowledge_dir)
             step[lang].append(time.perf_counter() - t)
@@ -125,7 +125,7 @@ def bench_latency(rows: list[tuple[str, str, str]]) -> None:
             embedder.embed_query(q)
             one[lang].append(time.perf_counter() - t)
             t = time.perf_counter()
-            embedder.embed_documents(texts) if len(texts) > 1 else embedder.embed_query(texts[0])
+            embedder.embed_query(text)
             own[lang].append(time.perf_counter() - t)
     all_one, all_step = one["en"] + one["zh"], step["en"] + step["zh"]
     rows.append((f"one query encoding (ONNX Runtime, {len(all_one)} encodings)", f"p50 {1000 * pct(all_one, 50):.1f} ms",
@@ -136,7 +136,7 @@ def bench_latency(rows: list[tuple[str, str, str]]) -> None:
     for lang, name in (("en", "English"), ("zh", "Chinese")):
         rows.append((f"retrieval step alone, {name} questions", f"p50 {1000 * pct(step[lang], 50):.1f} ms",
                      f"{pct(step[lang], 50) / pct(one[lang], 50):.2f}× one encoding; "
-                     f"{pct(step[lang], 50) / pct(own[lang], 50):.2f}× encoding the texts it encodes"))
+                     f"{pct(step[lang], 50) / pct(own[lang], 50):.2f}× encoding the text it encodes"))
     times = []
     for _ in range(5):
         conv = Conversation(engine)
