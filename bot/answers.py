@@ -10,7 +10,7 @@ from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING
 
-from bot.i18n import Text, money
+from bot.i18n import Text, hourly, money
 from bot.knowledge import Source
 from bot.need import Budget, Need
 from bot.reply import Recommendation, Reply, Table
@@ -564,33 +564,141 @@ def _rent_rows(engine: Engine, gpus: list[GPU], china: bool, limit: int = 5) -> 
     return out
 
 
-def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool) -> Reply:
+_BILLING = {"on-demand": Text("on-demand", "按需"), "community": Text("community cloud", "社区云"),
+            "secure": Text("secure cloud", "安全云"), "spot": Text("spot", "竞价"),
+            "interruptible": Text("interruptible", "可中断"),
+            "instance": Text("multi-GPU instance, per GPU", "多卡整机，按卡折算"),
+            "promo": Text("promotion", "促销价"), "compute-units": Text("compute units", "计算单元折算"),
+            "free-quota": Text("free quota", "免费额度")}
+
+
+def _display_currency(need: Need | None, lang: str, china: bool) -> str:
+    if need is not None and need.budget is not None:
+        return need.budget.currency
+    return "CNY" if china or lang == "zh" else "USD"
+
+
+def _hourly_cell(engine: Engine, o, cur: str, lang: str) -> str:
+    """'¥2.00–3.00', or '$0.34 (≈¥2.42)' when converted; free quotas say so."""
+    if o.price == 0:
+        return _t(lang, "free", "免费")
+    span = hourly(o.price, o.currency, o.price_high)
+    if o.currency == cur:
+        return span
+    return f"{span} (≈{hourly(engine.catalog.fx.convert(o.price, o.currency, cur, o.on), cur)})"
+
+
+def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need: Need | None = None) -> Reply:
+    """Dated per-GPU-hour offers for the cards asked about, cheapest first (China first for a user there); without a
+    card, the platforms."""
+    from bot.catalog import months_between
     from bot.knowledge import load_platform_rows
+    from bot.rentals import family_of, offers_for
 
     gpus = [g for g in (engine.catalog.get(n) for n in names) if g is not None]
+    if not gpus:
+        return _rent_platforms(engine, lang, china)
+    cur = _display_currency(need, lang, china)
+    today = engine.today or date.today()
+    fx = engine.catalog.fx
+    offers = offers_for(engine.knowledge_dir, [g.name for g in gpus])
+    offers.sort(key=lambda o: ((o.region == "china") != china, months_between(o.on, today) > 18,
+                               fx.convert(o.price, o.currency, cur, o.on)))
+    families = list(OrderedDict.fromkeys(family_of(g.name) for g in gpus))
+    verdict = []
+    platforms = load_platform_rows(engine.knowledge_dir)
+    for fam in families:
+        mine = [o for o in offers if o.family == fam and o.price > 0 and o.billing != "promo"]
+        recent = [o for o in mine if months_between(o.on, today) <= 18] or mine
+        local = [o for o in recent if o.region == "china"] if china else []
+        best = min(recent, key=lambda o: fx.convert(o.price, o.currency, cur, o.on), default=None)
+        if china and local:
+            o = local[0]
+            verdict.append(_t(lang, f"{fam} in China: {_hourly_cell(engine, o, cur, lang)} per GPU-hour on "
+                                    f"{o.platform} ({_BILLING[o.billing].en}, {o.on:%Y-%m}).",
+                              f"{fam} 国内：{o.platform} 每卡每小时 {_hourly_cell(engine, o, cur, lang)}"
+                              f"（{_BILLING[o.billing].zh}，{o.on:%Y-%m}）。"))
+        elif china:
+            listing = [r["name_zh"] or r["name"] if lang == "zh" else r["name"] for r in platforms
+                       if r["region"] == "china" and fam.lower() in r["gpus"].lower()]
+            where = (_t(lang, f" ({', '.join(listing)} list it)", f"（{'、'.join(listing)} 有这类卡）")
+                     if listing else "")
+            verdict.append(_t(lang, f"{fam}: no dated price from a China platform on file{where}; check their "
+                                    "price pages.",
+                              f"{fam}：暂无国内平台带日期的价格记录{where}，请到平台价格页查看。"))
+        if best is not None and not (china and local and best is local[0]):
+            verdict.append(_t(lang, f"{fam}: cheapest dated offer {_hourly_cell(engine, best, cur, lang)} per "
+                                    f"GPU-hour on {best.platform} ({_BILLING[best.billing].en}, {best.on:%Y-%m}).",
+                              f"{fam}：有日期记录的最低价是 {best.platform} 每卡每小时 "
+                              f"{_hourly_cell(engine, best, cur, lang)}（{_BILLING[best.billing].zh}，"
+                              f"{best.on:%Y-%m}）。"))
+        elif best is None and not china:
+            verdict.append(_t(lang, f"{fam}: no dated rental price on file.", f"{fam}：暂无带日期的租用价格记录。"))
+    rows, stale = [], False
+    for o in offers[:10]:
+        old = months_between(o.on, today) > 18
+        stale = stale or old
+        when = f"{o.on:%Y-%m}" + (_t(lang, " (may be out of date)", "（可能已过时）") if old else "")
+        billing = _BILLING[o.billing].get(lang) + (f"; {o.note(lang)}" if o.note(lang) else "")
+        rows.append((o.platform, o.gpu_listed, _hourly_cell(engine, o, cur, lang), _clip(billing, 90), when))
+    header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPU as listed", "所列型号"),
+                                            ("Per GPU-hour", "每卡每小时"), ("Billing", "计费"), ("Date", "日期")))
+    names_txt = ", ".join(g.name for g in gpus)
+    paras = [(" " if lang == "en" else "").join(verdict)] if verdict else []
+    if not offers:
+        general = _rent_platforms(engine, lang, china)
+        return replace(general, paragraphs=(_t(lang, f"No dated rental price for {names_txt} on file; the platforms "
+                                                     "below rent cards by the hour:",
+                                               f"暂无 {names_txt} 带日期的租用价格记录；以下平台按小时出租显卡："),),
+                       focus=gpus[0].name if len(gpus) == 1 else None)
+    footer = [_t(lang, "Rental prices change often (marketplaces by the hour); check the platform before you commit.",
+                 "租用价格变化频繁（竞价市场按小时变动），下单前请到平台确认。")]
+    if any(o.billing == "instance" for o in offers[:10]):
+        footer.append(_t(lang, "A per-GPU price of a multi-GPU instance means renting the whole machine.",
+                         "多卡整机按卡折算的价格，意味着要整台机器一起租。"))
+    if stale:
+        footer.append(_t(lang, "Prices more than 18 months old are marked: they may be out of date.",
+                         "超过 18 个月的价格已标注，可能已过时。"))
+    sources = tuple(OrderedDict.fromkeys(Source(f"{o.platform} — {o.gpu_listed} ({o.on:%Y-%m})", o.source)
+                                         for o in offers[:10]))[:6]
+    return Reply("rent", lang, title=_t(lang, f"Renting {names_txt} by the hour", f"按小时租 {names_txt}"),
+                 paragraphs=tuple(paras), table=Table(header, tuple(rows)) if rows else None, footer=tuple(footer),
+                 sources=sources, follow_up="rent", focus=gpus[0].name if len(gpus) == 1 else None)
+
+
+def _rent_platforms(engine: Engine, lang: str, china: bool) -> Reply:
+    """Where to rent at all: the platforms, local ones first, each with a dated price where one is on file."""
+    from bot.knowledge import load_platform_rows
+    from bot.rentals import offers_on
+
     rows = load_platform_rows(engine.knowledge_dir)
+    cur = "CNY" if china or lang == "zh" else "USD"
     table_rows = []
     for r in sorted(rows, key=lambda r: ((r["region"] == "china") != china, r["name"])):
-        offers = [g.name for g in gpus if any(n in r["gpus"].lower() for n in _short_names(g))]
-        price = f"{r['price']} {r['price_currency']} {r['price_unit']} ({r['price_date']})" if r["price"] else "—"
+        priced = sorted((o for o in offers_on(engine.knowledge_dir, r["name"]) if o.price > 0),
+                        key=lambda o: engine.catalog.fx.convert(o.price, o.currency, cur, o.on))
+        if priced:
+            o = priced[0]
+            price = f"{o.gpu_listed} {_hourly_cell(engine, o, cur, lang)}{_t(lang, '/h', '/小时')} ({o.on:%Y-%m})"
+        elif r["price"]:
+            price = f"{r['price']} {r['price_currency']} {r['price_unit']} ({r['price_date']})"
+        else:
+            price = "—"
         access = {"yes": _t(lang, "yes", "可直连"), "needs-proxy": _t(lang, "needs a proxy", "需代理"),
                   "unstable": _t(lang, "unstable", "不稳定")}.get(r["china_access"], r["china_access"])
-        table_rows.append((offers, (r["name_zh"] if lang == "zh" and r["name_zh"] else r["name"],
-                                    _clip(r["gpus"], 60), price, access)))
-    table_rows.sort(key=lambda x: -len(x[0]))
+        table_rows.append((r["name_zh"] if lang == "zh" and r["name_zh"] else r["name"], _clip(r["gpus"], 60), price,
+                           access))
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPUs", "GPU"), ("Price (date)", "价格（日期）"),
                                             ("From mainland China", "国内访问")))
-    names_txt = ", ".join(g.name for g in gpus)
-    para = _t(lang, f"Where to rent {names_txt or 'a GPU'} by the hour" + (" (China first)" if china else "") + ":",
-              f"按小时租 {names_txt or 'GPU'} 的地方" + ("（国内平台优先）" if china else "") + "：")
-    shown = [r for _, r in table_rows[:4]]
+    para = _t(lang, "Where to rent a GPU by the hour" + (" (China first)" if china else "") + ":",
+              "按小时租 GPU 的地方" + ("（国内平台优先）" if china else "") + "：")
+    shown = table_rows[:8]
     by_name = {(x["name_zh"] if lang == "zh" and x["name_zh"] else x["name"]): x for x in rows}
-    sources = tuple(Source(by_name[r[0]]["name"], by_name[r[0]]["url"]) for r in shown if r[0] in by_name)
+    sources = tuple(Source(by_name[r[0]]["name"], by_name[r[0]]["url"]) for r in shown[:4] if r[0] in by_name)
     return Reply("rent", lang, title=_t(lang, "Renting instead of buying", "租用而不是购买"), paragraphs=(para,),
-                 table=Table(header, tuple(r for _, r in table_rows[:8])),
+                 table=Table(header, tuple(shown)),
                  footer=(_t(lang, "Rental prices change often; check the platform before you commit.",
-                            "租用价格变化频繁，下单前请到平台确认。"),), sources=sources, follow_up="rent",
-                 focus=gpus[0].name if len(gpus) == 1 else None)
+                            "租用价格变化频繁，下单前请到平台确认。"),), sources=sources, follow_up="rent")
 
 
 # --- memory questions ----------------------------------------------------------------------------------------------

@@ -502,7 +502,7 @@ class Conversation:
         s = self.session
         china = t.q.need.region == "cn" or s.need.region == "cn" or (t.lang == "zh" and s.need.region is None)
         names = list(t.q.gpus) or list(t.referred) or (s.last_picks[:3] if s.last_picks else [])
-        return answers.where_to_rent(self.engine, names, t.lang, china=china)
+        return answers.where_to_rent(self.engine, names, t.lang, china=china, need=s.need.merge(t.need))
 
     def _compare(self, t: Turn) -> Reply:
         s = self.session

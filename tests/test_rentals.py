@@ -1,0 +1,92 @@
+"""Rental prices: knowledge/rentals.csv is dated and sourced, every offer belongs to a catalog card, and a rental
+question answers with a dated per-GPU-hour table, cheapest first, China first for a user there."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from bot.catalog import CatalogError, months_between
+from bot.dialogue import Conversation
+from bot.rentals import family_of, load_rentals
+from bot.render import plain
+
+from .conftest import KNOWLEDGE, TODAY
+
+
+@pytest.mark.parametrize("name, family", [
+    ("A100 80GB SXM", "A100"), ("A100 40GB PCIe", "A100"), ("GeForce RTX 4090 D", "RTX 4090 D"),
+    ("Tesla V100 SXM2 16GB", "V100"), ("H100 SXM5 80GB", "H100"), ("H20 (HGX)", "H20"), ("L40S", "L40S"),
+])
+def test_family_drops_brand_memory_and_form_factor(name, family):
+    assert family_of(name) == family
+
+
+def test_every_offer_is_dated_sourced_and_belongs_to_a_catalog_card(catalog):
+    families = {family_of(g.name) for g in catalog}
+    offers = load_rentals(KNOWLEDGE)
+    assert len(offers) >= 30
+    for o in offers:
+        assert o.family in families, o
+        assert o.source.startswith("http") and o.on <= TODAY, o
+        assert o.price >= 0 and (o.price_high is None or o.price_high > o.price), o
+    assert {o.region for o in offers} == {"china", "international"}
+
+
+def test_a_broken_rentals_file_names_the_file_line_and_column(tmp_path):
+    shutil.copytree(KNOWLEDGE, tmp_path / "k")
+    path = tmp_path / "k" / "rentals.csv"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[3] = lines[3].replace(",2025-09,", ",last year,", 1)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(CatalogError) as e:
+        load_rentals(tmp_path / "k")
+    assert "rentals.csv" in str(e.value) and "line 4" in str(e.value) and "date" in str(e.value)
+
+
+def _prices(reply) -> list[float]:
+    return [float(re.search(r"[\d.]+", row[2].replace(",", "")).group()) for row in reply.table.rows]
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("AutoDL 上 4090 多少钱一小时", "zh"), ("租一张4090一小时要多少钱", "zh"), ("在國內租4090多少錢一小時", "zh"),
+    ("how much is it to rent a 4090 per hour", "en"), ("Where can I rent an H100 cheapest?", "en"),
+    ("A100 hourly price on the cloud?", "en"), ("rent a 3090 for a weekend, what does it cost", "en"),
+])
+def test_a_rental_price_question_gets_a_dated_price_table(scorer_engine, text, lang):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "rent" and reply.lang == lang, plain(reply)
+    assert reply.table is not None and reply.sources
+    verdict = reply.paragraphs[0]
+    assert re.search(r"[¥$]\d", verdict) and re.search(r"20\d\d-\d\d", verdict), verdict  # a price with its date
+    for row in reply.table.rows:
+        assert re.search(r"20\d\d-\d\d", row[-1])
+    if lang == "zh":  # China first, in yuan
+        assert "国内" in verdict and reply.table.rows[0][2].startswith("¥")
+
+
+def test_offers_are_cheapest_first_within_a_region_and_old_prices_are_marked(scorer_engine):
+    reply = Conversation(scorer_engine).turn("where can I rent an H100 by the hour")
+    assert _prices(reply) == sorted(_prices(reply))
+    old = [o for o in load_rentals(KNOWLEDGE) if months_between(o.on, TODAY) > 18 and o.family == "RTX 4090"]
+    zh = Conversation(scorer_engine).turn("租4090多少钱一小时")
+    assert old and any("可能已过时" in row[-1] for row in zh.table.rows)
+    assert "18" in " ".join(zh.footer)
+
+
+def test_a_card_without_rental_prices_gets_the_platforms_and_says_so(scorer_engine, catalog):
+    priced = {o.family for o in load_rentals(KNOWLEDGE)}
+    name = next(g.name for g in catalog if family_of(g.name) not in priced and g.segment == "consumer")
+    reply = Conversation(scorer_engine).turn(f"where can I rent a {name}?")
+    assert reply.intent == "rent" and reply.table is not None
+    assert "No dated rental price" in reply.paragraphs[0]
+
+
+def test_rental_prices_follow_the_card_in_focus(scorer_engine):
+    conv = Conversation(scorer_engine)
+    conv.turn("tell me about the A100 80GB")
+    reply = conv.turn("how much to rent one per hour?")
+    assert reply.intent == "rent" and "A100" in reply.title
+    assert all("A100" in row[1] for row in reply.table.rows)
