@@ -198,9 +198,18 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
                  chart_gpus=tuple(dict.fromkeys([p.gpu.name for p in r.picks] + [c.gpu.name for c in r.candidates[:12]])))
 
 
+def _market_word(price, lang: str) -> str:
+    """' used', or what a system builder's per-GPU price is; nothing for a shop's new price."""
+    if price.market == "used":
+        return _t(lang, " used", " 二手")
+    if price.market == "system":
+        return _t(lang, " (a system builder's per-GPU price, not retail)", "（整机厂商的单卡折算价，非零售价）")
+    return ""
+
+
 def _price_cell(c: Candidate, lang: str) -> str:
     each = f" ({money(c.price.amount, c.price.currency)} ×{c.count})" if c.count > 1 else ""
-    used = _t(lang, " used", " 二手") if c.price.market == "used" else ""
+    used = _market_word(c.price, lang)
     return f"{money(c.total, c.price.currency)}{each}{used}, {c.price.on:%Y-%m}"
 
 
@@ -344,7 +353,7 @@ def _compare_verdict(perfs: list, labels: list[str], prices: list[tuple], lang: 
     fast = max(priced, key=lambda x: x[0])
     value = max(priced, key=lambda x: x[0] / x[2].amount)
     def cost(m) -> str:
-        return f"{m}" + (_t(lang, " used", " 二手") if m.market == "used" else "")
+        return f"{m}" + _market_word(m, lang)
     if fast is value or (fast[0] / fast[2].amount) >= 0.9 * (value[0] / value[2].amount):
         return _t(lang, f"Verdict: {fast[1]} — the fastest here ({cost(fast[2])}) and about as much speed per "
                         "unit of money as any.",
@@ -950,7 +959,7 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     r = rank(engine.catalog, job, engine.knowledge_dir, need.as_of or engine.today, lang=lang)
     mine = next((c for c in r.candidates if c.gpu.name == g.name and c.count == 1), None)
     what = r.workload.label.get(lang)
-    paid = f"{price}" + (_t(lang, " used", " 二手") if price.market == "used" else "")
+    paid = f"{price}" + _market_word(price, lang)
     if mine is None:
         if g.vram_gb < r.required_vram_gb:
             lead = _t(lang, f"Not for {what}: {g.name} has {g.vram_gb:g} GB, less than this job needs "
@@ -974,7 +983,7 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str) -> Reply:
         b = max(better, key=lambda c: c.perf)
         memory = _t(lang, f", though it has {b.gpu.vram_gb:g} GB against {g.vram_gb:g} GB",
                     f"，不过显存是 {b.gpu.vram_gb:g} GB 对 {g.vram_gb:g} GB") if b.gpu.vram_gb < g.vram_gb else ""
-        b_paid = f"{b.price}" + (_t(lang, " used", " 二手") if b.price.market == "used" else "")
+        b_paid = f"{b.price}" + _market_word(b.price, lang)
         lead = _t(lang, f"Not the best buy for {what}: at {paid} ({price.on:%Y-%m}), {b.gpu.name} ({b_paid}) is about "
                         f"{100 * (b.perf / mine.perf - 1):.0f}% faster{memory}.",
                   f"做{what}不算最划算：{paid}（{price.on:%Y-%m}）的价位，{b.gpu.name}（{b_paid}）快约 "
@@ -1010,7 +1019,7 @@ def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, la
         q = table.quant(c.quant)
         rows.append((label, f"{c.vram_gb:g} GB", q.label(lang) + ("" if c.fits else _t(lang, " (does not fit)", "（装不下）")),
                      f"~{_tps(c.decode_tokens_per_s)}" if c.fits and c.decode_tokens_per_s else "—",
-                     (money(price.amount * n, price.currency) + (_t(lang, " used", " 二手") if price.market == "used" else "")
+                     (money(price.amount * n, price.currency) + _market_word(price, lang)
                       + f" ({price.on:%Y-%m})") if price else "—"))
     fitting = [r for r in results if r[1].fits and r[1].decode_tokens_per_s]
     name_en, name_zh = model.label("en"), model.label("zh")
@@ -1075,7 +1084,7 @@ def worth_for_llm(engine: Engine, name: str, need: Need, lang: str) -> Reply:
     price = price_for(g, currency, True, on, engine.catalog)
     lines = []
     if price:
-        used = _t(lang, " used", "二手") if price.market == "used" else ""
+        used = _market_word(price, lang)
         runs = base.fit.get("runs") or []
         best = runs[-1] if runs else None
         per = _t(lang, f" — about {money(price.amount / max(g.vram_gb, 1), price.currency)} per GB of memory",

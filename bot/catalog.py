@@ -54,7 +54,7 @@ class Price:
     amount: float
     currency: str
     on: date
-    market: str  # "new" | "used"
+    market: str  # "new" | "used" | "system": a builder's per-GPU price inside a workstation or server (Lambda)
     source: str = ""
     converted_from: str | None = None  # the currency it was converted from, when it was
 
@@ -127,14 +127,21 @@ class GPU:
         """The latest price observation at or before `as_of` (today when None), in `currency`.
 
         A new-card price older than PRICE_SHELF_LIFE_MONTHS at that date does not count (the card is off the shelves), nor
-        a used price older than USED_PRICE_SHELF_LIFE_MONTHS;
+        a used price older than USED_PRICE_SHELF_LIFE_MONTHS; with no shop price for a new card, a system builder's
+        per-GPU price (market "system") stands in, and says so;
         a price in the other currency is converted at the exchange rate of its date."""
         when = as_of or date.today()
+        found = self._price(currency, market, when, fx)
+        if found is None and market == "new":  # no shop price: a builder's per-GPU price, labelled as such
+            found = self._price(currency, "system", when, fx)
+        return found
+
+    def _price(self, currency: str, market: str, when: date, fx: FxTable | None) -> Price | None:
         native = latest = None  # on equal dates the first listed wins (a user's own prices come first)
         for p in self.prices:
             if p.market != market or p.on > when:
                 continue
-            life = PRICE_SHELF_LIFE_MONTHS if market == "new" else USED_PRICE_SHELF_LIFE_MONTHS
+            life = USED_PRICE_SHELF_LIFE_MONTHS if market == "used" else PRICE_SHELF_LIFE_MONTHS
             if months_between(p.on, when) > life:
                 continue
             if p.currency == currency and (native is None or p.on > native.on):
@@ -366,6 +373,8 @@ def _load_price_log(path: Path) -> dict[str, list[Price]]:
         if on is None or not amount:
             raise CatalogError(path, line, "date" if on is None else "price", "needs a value")
         market = row.get("market", "new") or "new"
+        if market not in ("new", "used", "system"):
+            raise CatalogError(path, line, "market", f"'{market}' is not one of new, used, system")
         out.setdefault(row["gpu"], []).append(Price(amount, cur, on, market, row.get("source", "")))
     return out
 

@@ -84,7 +84,7 @@ class Need:
         """This conversation's need after a turn that states `turn`.
 
         What the turn states wins. A turn that states a budget and a workload together is a new need: only where
-        the user is (region) carries over. A new workload drops what belonged to the old one (model size, method,
+        the user is (region) and the date asked about (as_of: "back in 2020", `--as-of`) carry over. A new workload drops what belonged to the old one (model size, method,
         precision, memory asked for it) and the vendor filter; a new budget drops a 'faster than' floor."""
         if turn.is_empty():
             return self
@@ -92,7 +92,7 @@ class Need:
                 set(self.workloads) <= NARROWER.get(turn.workloads[0], frozenset()):
             turn = replace(turn, workloads=self.workloads)
         if turn.budget is not None and turn.workloads:
-            base = Need(region=self.region)
+            base = Need(region=self.region, as_of=self.as_of)
         else:
             base = self
             if turn.workloads and turn.workloads != self.workloads:

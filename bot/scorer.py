@@ -294,7 +294,7 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
         price = price_for(g, currency, need.used, on, catalog)
         if price is None or ref is None:
             continue
-        block = g.not_sold_in(market, on) if price.market == "new" else None
+        block = g.not_sold_in(market, on) if price.market != "used" else None
         holds = usable_memory_gb(g, knowledge_dir)  # a Mac's GPU gets part of its unified memory
         if g.segment == "mac" and holds < per_card[counts[0]] * counts[0]:
             continue  # a Mac is one machine: it holds the model alone or not at all
@@ -708,6 +708,10 @@ def _caveats(c: Candidate, spec: WorkloadSpec) -> tuple[Text, ...]:
         out.append(Text(f"{c.count} cards need a board with {c.count} PCIe slots (or risers), a big case or open frame, and "
                         "a large PSU; two larger cards are simpler",
                         f"{c.count} 张卡需要有 {c.count} 个 PCIe 插槽的主板（或转接线）、大机箱或开放式机架和大功率电源；两张大显存卡更省事"))
+    if c.price.market == "system":
+        out.append(Text("no shop price on file for that date: this is a system builder's per-GPU price inside a "
+                        "workstation or server (Lambda), which runs well above a card bought on its own",
+                        "该日期没有零售价记录：这是整机厂商（Lambda）工作站或服务器里按卡折算的价格，明显高于单买一张卡"))
     if g.segment == "datacenter" and c.price.market == "new" and g.release_date and c.price.on == g.release_date:
         out.append(Text("price is an estimate (no public list price for data-centre cards)",
                         "价格为估算值（数据中心卡没有公开标价）"))

@@ -10,8 +10,8 @@ import pytest
 
 from bot.catalog import CatalogError, months_between
 from bot.dialogue import Conversation
-from bot.rentals import family_of, load_rentals
 from bot.render import plain
+from bot.rentals import family_of, load_rentals
 
 from .conftest import KNOWLEDGE, TODAY
 
