@@ -29,6 +29,7 @@ chat: index
 
 test: index
 	$(BIN)/ruff check bot tests bench
+	$(BIN)/gpu-advisor knowledge check
 	$(BIN)/python -m pytest -q
 
 bench: index

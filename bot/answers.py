@@ -198,6 +198,11 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
                  chart_gpus=tuple(dict.fromkeys([p.gpu.name for p in r.picks] + [c.gpu.name for c in r.candidates[:12]])))
 
 
+def _seen(price, lang: str) -> str:
+    """When a price was seen: '2026-01', or '2024-12, may be out of date' past STALE_PRICE_MONTHS."""
+    return f"{price.on:%Y-%m}" + (_t(lang, ", may be out of date", "，可能已过时") if price.stale else "")
+
+
 def _market_word(price, lang: str) -> str:
     """' used', or what a system builder's per-GPU price is; nothing for a shop's new price."""
     if price.market == "used":
@@ -210,7 +215,7 @@ def _market_word(price, lang: str) -> str:
 def _price_cell(c: Candidate, lang: str) -> str:
     each = f" ({money(c.price.amount, c.price.currency)} ×{c.count})" if c.count > 1 else ""
     used = _market_word(c.price, lang)
-    return f"{money(c.total, c.price.currency)}{each}{used}, {c.price.on:%Y-%m}"
+    return f"{money(c.total, c.price.currency)}{each}{used}, {_seen(c.price, lang)}"
 
 
 def _footer(r: Ranking, lang: str, ref: str) -> tuple[str, ...]:
@@ -299,9 +304,9 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                                                                                    for v in vals))
     prices = [tuple(replace(p, amount=p.amount * n) if p else None for p in _current_price(engine, need, g, lang))
               for g, n in zip(gpus, n_of, strict=True)]
-    rows.append((_t(lang, "Price (new)", "价格（新）"),) + tuple(f"{p[0]} ({p[0].on:%Y-%m})" if p[0] else "—"
+    rows.append((_t(lang, "Price (new)", "价格（新）"),) + tuple(f"{p[0]} ({_seen(p[0], lang)})" if p[0] else "—"
                                                               for p in prices))
-    rows.append((_t(lang, "Price (used)", "价格（二手）"),) + tuple(f"{p[1]} ({p[1].on:%Y-%m})" if p[1] else "—"
+    rows.append((_t(lang, "Price (used)", "价格（二手）"),) + tuple(f"{p[1]} ({_seen(p[1], lang)})" if p[1] else "—"
                                                                for p in prices))
     paragraphs = []
     chosen = gpus[0].name if gpus else None
@@ -394,12 +399,14 @@ def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     if g.compute_capability:
         rows.append(("CUDA compute capability", g.compute_capability))
     if launch:
-        rows.append((_t(lang, "Launch price", "首发价"), f"{launch} ({launch.on:%Y-%m})"))
+        label = (_t(lang, "Launch price (an estimate: no public list price)", "首发价（估算值，没有公开标价）")
+                 if g.segment == "datacenter" else _t(lang, "Launch price", "首发价"))
+        rows.append((label, f"{launch} ({launch.on:%Y-%m})"))
     rows.append((_t(lang, "Price now (new)", "现价（新）"),
-                 f"{new} ({new.on:%Y-%m}{_conv(new, lang)})" if new else _t(lang, "not on sale new / unknown",
+                 f"{new} ({_seen(new, lang)}{_conv(new, lang)})" if new else _t(lang, "not on sale new / unknown",
                                                                              "已停售或未知")))
     if used:
-        rows.append((_t(lang, "Used price", "二手价"), f"{used} ({used.on:%Y-%m}{_conv(used, lang)})"))
+        rows.append((_t(lang, "Used price", "二手价"), f"{used} ({_seen(used, lang)}{_conv(used, lang)})"))
     perf = []
     for fam in ("cnn", "transformer", "llm_inference"):
         v = _perf_of(engine, g, fam)
@@ -497,10 +504,10 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
                           f"这是 {g.vendor} 的卡；除非你指定，我默认只考虑 NVIDIA（CUDA 生态）。"))
     elif price is None and (used := g.price(r.currency, "used", r.as_of, engine.catalog.fx)) is not None:
         over = r.budget is not None and used.amount * count > r.budget.amount
-        reasons.append(_t(lang, f"It is no longer sold new; used it goes for about {used} ({used.on:%Y-%m})"
+        reasons.append(_t(lang, f"It is no longer sold new; used it goes for about {used} ({_seen(used, lang)})"
                                 + (f", over your budget of {r.budget}." if over else
                                    ". Say \"used?\" to rank it with the other used cards."),
-                          f"它已不再作为新卡销售；二手价约 {used}（{used.on:%Y-%m}）"
+                          f"它已不再作为新卡销售；二手价约 {used}（{_seen(used, lang)}）"
                           + (f"，超出预算 {r.budget}。" if over else "。想把它和其他二手卡一起比较，可以说“二手的可以吗？”。")))
     elif price is None:
         launch = min((p for p in g.prices if p.market == "new"), key=lambda p: p.on, default=None)
@@ -519,8 +526,8 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
                           f"{g.vram_gb:g} GB 显存少于这个任务需要的 {r.required_vram_gb:g} GB。"))
     elif r.budget and price.amount * count > r.budget.amount:
         reasons.append(_t(lang, f"It costs {money(price.amount * count, price.currency)} "
-                                f"({price.on:%Y-%m}), over your budget of {r.budget}.",
-                          f"它要 {money(price.amount * count, price.currency)}（{price.on:%Y-%m}），"
+                                f"({_seen(price, lang)}), over your budget of {r.budget}.",
+                          f"它要 {money(price.amount * count, price.currency)}（{_seen(price, lang)}），"
                           f"超出预算 {r.budget}。"))
     elif cand and top:
         reasons.append(_t(lang, f"It fits, but {top.gpu.name} is faster ({top.perf:.2f} vs {cand.perf:.2f}) or better "
@@ -581,6 +588,13 @@ _BILLING = {"on-demand": Text("on-demand", "按需"), "community": Text("communi
             "free-quota": Text("free quota", "免费额度")}
 
 
+def _offer_seen(o, today: date, lang: str) -> str:
+    from bot.catalog import STALE_PRICE_MONTHS, months_between
+
+    old = months_between(o.on, today) > STALE_PRICE_MONTHS
+    return f"{o.on:%Y-%m}" + (_t(lang, ", may be out of date", "，可能已过时") if old else "")
+
+
 def _display_currency(need: Need | None, lang: str, china: bool) -> str:
     if need is not None and need.budget is not None:
         return need.budget.currency
@@ -600,7 +614,7 @@ def _hourly_cell(engine: Engine, o, cur: str, lang: str) -> str:
 def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need: Need | None = None) -> Reply:
     """Dated per-GPU-hour offers for the cards asked about, cheapest first (China first for a user there); without a
     card, the platforms."""
-    from bot.catalog import months_between
+    from bot.catalog import STALE_PRICE_MONTHS, months_between
     from bot.knowledge import load_platform_rows
     from bot.rentals import family_of, offers_for
 
@@ -611,22 +625,22 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     today = engine.today or date.today()
     fx = engine.catalog.fx
     offers = offers_for(engine.knowledge_dir, [g.name for g in gpus])
-    offers.sort(key=lambda o: ((o.region == "china") != china, months_between(o.on, today) > 18,
+    offers.sort(key=lambda o: ((o.region == "china") != china, months_between(o.on, today) > STALE_PRICE_MONTHS,
                                fx.convert(o.price, o.currency, cur, o.on)))
     families = list(OrderedDict.fromkeys(family_of(g.name) for g in gpus))
     verdict = []
     platforms = load_platform_rows(engine.knowledge_dir)
     for fam in families:
         mine = [o for o in offers if o.family == fam and o.price > 0 and o.billing != "promo"]
-        recent = [o for o in mine if months_between(o.on, today) <= 18] or mine
+        recent = [o for o in mine if months_between(o.on, today) <= STALE_PRICE_MONTHS] or mine
         local = [o for o in recent if o.region == "china"] if china else []
         best = min(recent, key=lambda o: fx.convert(o.price, o.currency, cur, o.on), default=None)
         if china and local:
             o = local[0]
             verdict.append(_t(lang, f"{fam} in China: {_hourly_cell(engine, o, cur, lang)} per GPU-hour on "
-                                    f"{o.platform} ({_BILLING[o.billing].en}, {o.on:%Y-%m}).",
+                                    f"{o.platform} ({_BILLING[o.billing].en}, {_offer_seen(o, today, 'en')}).",
                               f"{fam} 国内：{o.platform} 每卡每小时 {_hourly_cell(engine, o, cur, lang)}"
-                              f"（{_BILLING[o.billing].zh}，{o.on:%Y-%m}）。"))
+                              f"（{_BILLING[o.billing].zh}，{_offer_seen(o, today, 'zh')}）。"))
         elif china:
             listing = [r["name_zh"] or r["name"] if lang == "zh" else r["name"] for r in platforms
                        if r["region"] == "china" and fam.lower() in r["gpus"].lower()]
@@ -637,17 +651,16 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
                               f"{fam}：暂无国内平台带日期的价格记录{where}，请到平台价格页查看。"))
         if best is not None and not (china and local and best is local[0]):
             verdict.append(_t(lang, f"{fam}: cheapest dated offer {_hourly_cell(engine, best, cur, lang)} per "
-                                    f"GPU-hour on {best.platform} ({_BILLING[best.billing].en}, {best.on:%Y-%m}).",
+                                    f"GPU-hour on {best.platform} ({_BILLING[best.billing].en}, {_offer_seen(best, today, 'en')}).",
                               f"{fam}：有日期记录的最低价是 {best.platform} 每卡每小时 "
                               f"{_hourly_cell(engine, best, cur, lang)}（{_BILLING[best.billing].zh}，"
-                              f"{best.on:%Y-%m}）。"))
+                              f"{_offer_seen(best, today, 'zh')}）。"))
         elif best is None and not china:
             verdict.append(_t(lang, f"{fam}: no dated rental price on file.", f"{fam}：暂无带日期的租用价格记录。"))
     rows, stale = [], False
     for o in offers[:10]:
-        old = months_between(o.on, today) > 18
-        stale = stale or old
-        when = f"{o.on:%Y-%m}" + (_t(lang, " (may be out of date)", "（可能已过时）") if old else "")
+        stale = stale or months_between(o.on, today) > STALE_PRICE_MONTHS
+        when = _offer_seen(o, today, lang)
         billing = _BILLING[o.billing].get(lang) + (f"; {o.note(lang)}" if o.note(lang) else "")
         rows.append((o.platform, o.gpu_listed, _hourly_cell(engine, o, cur, lang), _clip(billing, 90), when))
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPU as listed", "所列型号"),
@@ -677,20 +690,26 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
 
 def _rent_platforms(engine: Engine, lang: str, china: bool) -> Reply:
     """Where to rent at all: the platforms, local ones first, each with a dated price where one is on file."""
+    from bot.catalog import STALE_PRICE_MONTHS, months_between, parse_date
     from bot.knowledge import load_platform_rows
     from bot.rentals import offers_on
 
     rows = load_platform_rows(engine.knowledge_dir)
     cur = "CNY" if china or lang == "zh" else "USD"
+    today = engine.today or date.today()
     table_rows = []
     for r in sorted(rows, key=lambda r: ((r["region"] == "china") != china, r["name"])):
         priced = sorted((o for o in offers_on(engine.knowledge_dir, r["name"]) if o.price > 0),
                         key=lambda o: engine.catalog.fx.convert(o.price, o.currency, cur, o.on))
         if priced:
             o = priced[0]
-            price = f"{o.gpu_listed} {_hourly_cell(engine, o, cur, lang)}{_t(lang, '/h', '/小时')} ({o.on:%Y-%m})"
+            price = (f"{o.gpu_listed} {_hourly_cell(engine, o, cur, lang)}{_t(lang, '/h', '/小时')} "
+                     f"({_offer_seen(o, today, lang)})")
         elif r["price"]:
-            price = f"{r['price']} {r['price_currency']} {r['price_unit']} ({r['price_date']})"
+            seen = parse_date(r["price_date"])
+            old = seen is not None and months_between(seen, today) > STALE_PRICE_MONTHS
+            price = (f"{r['price']} {r['price_currency']} {r['price_unit']} ({r['price_date']}"
+                     + (_t(lang, ", may be out of date", "，可能已过时") if old else "") + ")")
         else:
             price = "—"
         access = {"yes": _t(lang, "yes", "可直连"), "needs-proxy": _t(lang, "needs a proxy", "需代理"),
@@ -977,16 +996,16 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str) -> Reply:
         return replace(card, paragraphs=(lead,) + card.paragraphs)
     better = [c for c in r.candidates if c.count == 1 and c.perf > mine.perf * 1.05 and c.total <= mine.total]
     if not better:
-        lead = _t(lang, f"Yes, at {paid} ({price.on:%Y-%m}): nothing faster for {what} costs the same or less.",
-                  f"值：{paid}（{price.on:%Y-%m}）这个价位，做{what}没有同价或更便宜却更快的卡。")
+        lead = _t(lang, f"Yes, at {paid} ({_seen(price, lang)}): nothing faster for {what} costs the same or less.",
+                  f"值：{paid}（{_seen(price, lang)}）这个价位，做{what}没有同价或更便宜却更快的卡。")
     else:
         b = max(better, key=lambda c: c.perf)
         memory = _t(lang, f", though it has {b.gpu.vram_gb:g} GB against {g.vram_gb:g} GB",
                     f"，不过显存是 {b.gpu.vram_gb:g} GB 对 {g.vram_gb:g} GB") if b.gpu.vram_gb < g.vram_gb else ""
         b_paid = f"{b.price}" + _market_word(b.price, lang)
-        lead = _t(lang, f"Not the best buy for {what}: at {paid} ({price.on:%Y-%m}), {b.gpu.name} ({b_paid}) is about "
+        lead = _t(lang, f"Not the best buy for {what}: at {paid} ({_seen(price, lang)}), {b.gpu.name} ({b_paid}) is about "
                         f"{100 * (b.perf / mine.perf - 1):.0f}% faster{memory}.",
-                  f"做{what}不算最划算：{paid}（{price.on:%Y-%m}）的价位，{b.gpu.name}（{b_paid}）快约 "
+                  f"做{what}不算最划算：{paid}（{_seen(price, lang)}）的价位，{b.gpu.name}（{b_paid}）快约 "
                   f"{100 * (b.perf / mine.perf - 1):.0f}%{memory}。")
     return replace(card, paragraphs=(lead,) + card.paragraphs)
 
@@ -1020,7 +1039,7 @@ def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, la
         rows.append((label, f"{c.vram_gb:g} GB", q.label(lang) + ("" if c.fits else _t(lang, " (does not fit)", "（装不下）")),
                      f"~{_tps(c.decode_tokens_per_s)}" if c.fits and c.decode_tokens_per_s else "—",
                      (money(price.amount * n, price.currency) + _market_word(price, lang)
-                      + f" ({price.on:%Y-%m})") if price else "—"))
+                      + f" ({_seen(price, lang)})") if price else "—"))
     fitting = [r for r in results if r[1].fits and r[1].decode_tokens_per_s]
     name_en, name_zh = model.label("en"), model.label("zh")
     if fitting:
@@ -1089,8 +1108,8 @@ def worth_for_llm(engine: Engine, name: str, need: Need, lang: str) -> Reply:
         best = runs[-1] if runs else None
         per = _t(lang, f" — about {money(price.amount / max(g.vram_gb, 1), price.currency)} per GB of memory",
                  f"——每 GB 显存约 {money(price.amount / max(g.vram_gb, 1), price.currency)}")
-        lines.append(_t(lang, f"Price now: {money(price.amount, price.currency)}{used} ({price.on:%Y-%m}){per}.",
-                        f"现在的价格：{used}{money(price.amount, price.currency)}（{price.on:%Y-%m}）{per}。"))
+        lines.append(_t(lang, f"Price now: {money(price.amount, price.currency)}{used} ({_seen(price, lang)}){per}.",
+                        f"现在的价格：{used}{money(price.amount, price.currency)}（{_seen(price, lang)}）{per}。"))
         if best:
             lines.append(_t(lang, f"For the money it runs up to {best['model']} at ~{_tps(best['decode_tokens_per_s'])} "
                                   "tokens/s.",
@@ -1524,7 +1543,7 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
                                ("USD", "used", _t(lang, "Global / US, used", "海外/美国，二手"))):
         p = g.price(cur, market, when)  # native prices only: a converted price says nothing about a market
         if p is not None:
-            rows.append((label, f"{p} ({p.on:%Y-%m})"))
+            rows.append((label, f"{p} ({_seen(p, lang)})"))
     china = region == "cn"
     asked = "cn" if china else ("global" if region else None)
     paras = []

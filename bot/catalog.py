@@ -15,6 +15,7 @@ import yaml
 CURRENCIES = ("CNY", "USD")
 # A new-card price older than this (months) no longer describes the market at the date asked about.
 PRICE_SHELF_LIFE_MONTHS = 30
+STALE_PRICE_MONTHS = 18  # an older price is still used, but shown as possibly out of date
 # Used prices fall as cards age: one older than this says little about today's used market.
 USED_PRICE_SHELF_LIFE_MONTHS = 24
 
@@ -57,6 +58,7 @@ class Price:
     market: str  # "new" | "used" | "system": a builder's per-GPU price inside a workstation or server (Lambda)
     source: str = ""
     converted_from: str | None = None  # the currency it was converted from, when it was
+    stale: bool = False  # older than STALE_PRICE_MONTHS on the date it was asked for
 
     def __str__(self) -> str:
         return f"{'¥' if self.currency == 'CNY' else '$'}{self.amount:,.0f}"
@@ -134,6 +136,8 @@ class GPU:
         found = self._price(currency, market, when, fx)
         if found is None and market == "new":  # no shop price: a builder's per-GPU price, labelled as such
             found = self._price(currency, "system", when, fx)
+        if found is not None and months_between(found.on, when) > STALE_PRICE_MONTHS:
+            found = replace(found, stale=True)
         return found
 
     def _price(self, currency: str, market: str, when: date, fx: FxTable | None) -> Price | None:

