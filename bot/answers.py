@@ -319,6 +319,14 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
             paragraphs.append(_t(lang, f"For {spec.label.en}, {faster} is about {100 * (ratio - 1):.0f}% faster "
                                        f"than {slower}.",
                                  f"{spec.label.zh}：{faster} 比 {slower} 快约 {100 * (ratio - 1):.0f}%。"))
+        others = [g.name for g in gpus if g.vendor != "NVIDIA"]
+        if others and len(others) < len(gpus):
+            paragraphs.append(_t(
+                lang, f"{', '.join(others)}: no CUDA. These speeds come from specs and assume its software runs PyTorch "
+                      "as well as CUDA does, which it often does not (kernels, FlashAttention, bitsandbytes and many "
+                      "extensions need ports); check that your stack supports it before weighing the numbers.",
+                f"{'、'.join(others)}：不支持 CUDA。这里的速度按规格估算，前提是它的软件栈跑 PyTorch 和 CUDA 一样顺，而实际上常常做不到"
+                "（算子、FlashAttention、bitsandbytes 和许多扩展都要移植）；先确认你的代码能在上面跑，再看这些数字。"))
         if any(n > 1 for n in n_of) and spec.family in perf_model.families:
             eff = perf_model.families[spec.family].multi_gpu_efficiency
             paragraphs.append(_t(
@@ -611,7 +619,8 @@ def _hourly_cell(engine: Engine, o, cur: str, lang: str) -> str:
     return f"{span} (≈{hourly(engine.catalog.fx.convert(o.price, o.currency, cur, o.on), cur)})"
 
 
-def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need: Need | None = None) -> Reply:
+def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need: Need | None = None,
+                  count: int = 1) -> Reply:
     """Dated per-GPU-hour offers for the cards asked about, cheapest first (China first for a user there); without a
     card, the platforms."""
     from bot.catalog import STALE_PRICE_MONTHS, months_between
@@ -657,6 +666,16 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
                               f"{_offer_seen(best, today, 'zh')}）。"))
         elif best is None and not china:
             verdict.append(_t(lang, f"{fam}: no dated rental price on file.", f"{fam}：暂无带日期的租用价格记录。"))
+    lead = next((o for o in offers if o.price > 0 and o.billing not in ("promo", "compute-units")
+                 and months_between(o.on, today) <= STALE_PRICE_MONTHS), None)
+    if lead is not None:  # what the time people rent for costs, on the first offer shown
+        hour = fx.convert(lead.price, lead.currency, cur, lead.on) * count
+        n = _t(lang, f"{count} GPUs", f"{count} 张卡") if count > 1 else _t(lang, "one GPU", "一张卡")
+        verdict.append(_t(lang, f"At {lead.platform}'s rate, {n}: {hourly(hour, cur)} an hour, "
+                                f"{money(hour * 24, cur)} a day around the clock, about {money(hour * 24 * 30, cur)} "
+                                f"for a month of it (about {money(hour * 8 * 30, cur)} at 8 hours a day).",
+                          f"按 {lead.platform} 的价格，{n}：每小时 {hourly(hour, cur)}，全天 24 小时 {money(hour * 24, cur)}，"
+                          f"连续一个月约 {money(hour * 24 * 30, cur)}（每天 8 小时约 {money(hour * 8 * 30, cur)}）。"))
     rows, stale = [], False
     for o in offers[:10]:
         stale = stale or months_between(o.on, today) > STALE_PRICE_MONTHS
@@ -880,6 +899,49 @@ def out_of_scope(lang: str) -> Reply:
               "platforms — so I can't help with that one. For example, you could ask:",
         "我只回答深度学习显卡相关的问题（买什么卡、租哪个平台、显存、速度、价格），这个帮不上忙。你可以这样问："),),
         bullets=_EXAMPLES[lang], suggestions=_EXAMPLES[lang][:2])
+
+
+def feature_support(engine: Engine, name: str, features, lang: str) -> Reply:
+    """'3090 能用FP8吗': yes or no for each feature asked, from the card's compute capability, then why."""
+    g = engine.catalog.get(name)
+    if g is None:
+        return unknown(lang)
+    paras = []
+    for f in features:
+        ok = f.supported_by(g)
+        if ok is not None and not g.compute_capability:
+            paras.append(_t(lang, f"{'Yes' if ok else 'No'}: the {g.name}'s hardware {'supports' if ok else 'lacks'} "
+                                  f"{f.label}, but it is not an NVIDIA card: whether your framework uses it depends on "
+                                  "its own software stack (not CUDA), so check that first.",
+                            f"{'支持' if ok else '不支持'}：{g.name} 的硬件{'支持' if ok else '没有'} {f.label}，但它不是 NVIDIA "
+                            "的卡，框架能不能用上要看它自己的软件栈（不是 CUDA），请先确认。"))
+        elif ok is None:
+            paras.append(_t(lang, f"{f.label} on the {g.name}: it is not an NVIDIA card, so this depends on its own "
+                                  "software stack, not on CUDA; check that your framework supports it there.",
+                            f"{g.name} 上的 {f.label}：它不是 NVIDIA 的卡，能不能用取决于它自己的软件栈而不是 CUDA，请先确认你的框架在上面支持。"))
+        elif ok:
+            paras.append(_t(lang, f"Yes: the {g.name} supports {f.label} — {f.yes_en}.",
+                            f"可以：{g.name} 支持 {f.label}——{f.yes_zh}。"))
+        else:
+            cc = f" (compute capability {g.compute_capability})" if g.compute_capability else ""
+            cc_zh = f"（计算能力 {g.compute_capability}）" if g.compute_capability else ""
+            paras.append(_t(lang, f"No: the {g.name}{cc} has no {f.label} support — {f.no_en}.",
+                            f"不行：{g.name}{cc_zh} 不支持 {f.label}——{f.no_zh}。"))
+    sources = tuple(OrderedDict.fromkeys(Source(f.label, f.source) for f in features)) + tuple(
+        Source(f"{g.name} — specs", u) for u in g.sources[:1])
+    return Reply("gpu", lang, title=g.name, paragraphs=tuple(paras), sources=sources, focus=g.name,
+                 suggestions=(_t(lang, f"tell me more about the {_short(g)}", f"详细介绍 {_short(g)}"),))
+
+
+def unreleased(lang: str) -> Reply:
+    """Cards that are not out yet: we know what is sold and what its price was, not leaks or release plans."""
+    return Reply("unknown", lang, paragraphs=(_t(
+        lang, "I don't know: I only know cards that are on sale and prices I can date, not what NVIDIA or AMD will "
+              "release or when (leaks and rumours change often). If you are deciding whether to buy now or wait, tell "
+              "me your budget and what you will train or run, and I'll show what today's cards give you.",
+        "这个我不知道：我只了解已经上市的卡和有日期的价格，不知道 NVIDIA 或 AMD 以后会发布什么、什么时候发布（爆料和传闻变得很快）。"
+        "如果你在纠结现在买还是再等等，告诉我预算和要训练或运行什么，我给你看现在的卡能做到什么。"),),
+        suggestions=_EXAMPLES[lang][:2])
 
 
 def small_talk(text: str, lang: str, has_picks: bool) -> Reply:

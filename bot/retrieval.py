@@ -358,6 +358,25 @@ def search(index: Index, query: str, lang: str, knowledge_dir: Path, mode: str =
     return SearchResult(tuple(hits), rel, sections, signals)
 
 
+OFF_TOPIC_DISCOUNT = 0.3  # what a question about another topic keeps of its relevance: below the refusal threshold
+
+
+def about_something_else(query: str) -> bool:
+    """The question is about something the guide does not cover although its words are close to ours: a task we do
+    not do (writing a CUDA kernel, fixing a driver install), cards not released yet (leaks, rumours), or words of
+    another topic (stocks, phones, games, CPU overclocking) with no word of machine learning. The word lists are the
+    dialogue's (knowledge/lexicon/slots.yaml)."""
+    from bot.slots.lexicon import words
+    from bot.slots.text import find_any, has_any, mask, normalise
+
+    text = normalise(query)
+    text = mask(text, find_any(text, words("slots", "form_factor", "laptop")))  # 游戏本 is a laptop, not a game
+    if has_any(text, words("slots", "support_we_do_not_give")) or has_any(text, words("slots", "cues", "speculation")):
+        return True
+    return has_any(text, words("slots", "cues", "offtopic")) and not has_any(text, words("slots", "cues", "dl")) \
+        and not has_any(text, words("slots", "offtopic_in_domain"))
+
+
 def _relevance(query: str, lang: str, mode: str, sections: tuple[SectionScore, ...], judge_scores: np.ndarray,
                tokens: list[str], cache: _Cache, knowledge_dir: Path, named: list[str]) -> tuple[float, dict]:
     """How sure we are that the best section answers the question, 0..1.
@@ -380,9 +399,12 @@ def _relevance(query: str, lang: str, mode: str, sections: tuple[SectionScore, .
         unseen = cache.idf[""]
         total = sum(cache.idf.get(t, unseen) for t in toks)
         coverage = sum(cache.idf.get(t, unseen) for t in toks if t in have) / total if total else 0.0
+    elsewhere = about_something_else(query)
     signals = {"section": best, "dense": round(dense, 4), "understood": round(understood, 4),
                "coverage": round(coverage, 4), "named": bool(named),
-               "specific": specific}
+               "specific": specific, "elsewhere": elsewhere}
+    if elsewhere:  # the question is about another topic, however close its words are to ours: say we don't know
+        return OFF_TOPIC_DISCOUNT * (0.5 * dense + 0.5 * understood), signals
     if mode == "dense":
         return dense, signals
     if mode == "bm25":

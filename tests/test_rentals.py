@@ -90,3 +90,15 @@ def test_rental_prices_follow_the_card_in_focus(scorer_engine):
     reply = conv.turn("how much to rent one per hour?")
     assert reply.intent == "rent" and "A100" in reply.title
     assert all("A100" in row[1] for row in reply.table.rows)
+
+
+def test_a_count_after_a_rental_answer_prices_that_many_by_the_hour_day_and_month(scorer_engine):
+    conv = Conversation(scorer_engine)
+    one = conv.turn("AutoDL 上 4090 多少钱一小时")
+    eight = conv.turn("那8张呢")
+    assert one.intent == eight.intent == "rent", plain(eight)
+    assert "一张卡" in one.paragraphs[0] and "8 张卡" in eight.paragraphs[0]
+    hour = lambda r: float(re.search(r"卡：每小时 ¥([\d,.]+)", r.paragraphs[0]).group(1).replace(",", ""))  # noqa: E731
+    assert hour(eight) == pytest.approx(8 * hour(one))
+    en = Conversation(scorer_engine).turn("how much to rent two H100s for a month?")
+    assert en.intent == "rent" and "2 GPUs" in en.paragraphs[0] and "a month" in en.paragraphs[0], plain(en)

@@ -27,9 +27,28 @@ def gpus(text: str, catalog: Catalog | None) -> tuple[tuple[str, ...], Spans]:
         if _MONEY_AFTER.match(text, end) or re.search(r"[$¥€£]\s*$", text[:start]):
             continue
         spans.append((start, end))
+        g = _laptop_variant(text, g, catalog, start, end)
         if g.name not in names:
             names.append(g.name)
     return tuple(names), spans
+
+
+_DESKTOP = ("desktop", "台式", "台式机", "桌面版", "桌機", "台式電腦")
+
+
+def _laptop_variant(text: str, g, catalog: Catalog, start: int, end: int):
+    """'my laptop has a 4070', '笔记本 4060': the laptop GPU of that name (less memory, less power), when the
+    catalog has one and the message speaks of a laptop; with a desktop named too ('游戏本 4090 和台式 4090'), only the
+    mention next to the laptop word."""
+    laptop = words("slots", "form_factor", "laptop")
+    if g.form_factor == "Laptop" or not has_any(text, laptop):
+        return g
+    if has_any(text, _DESKTOP):
+        def distance(spans):
+            return min((max(a - end, start - b, 0) for a, b in spans), default=len(text))
+        if distance(find_any(text, laptop)) >= distance(find_any(text, _DESKTOP)):
+            return g  # the nearer word says desktop
+    return next((c for c in catalog if c.form_factor == "Laptop" and c.name.startswith(g.name + " ")), g)
 
 
 _CARD_COUNT_BEFORE = re.compile(r"(?:(\d{1,2})\s*(?:x|×|\*|张|块|片|卡)?|(two|dual|pair of|双卡|两卡|双|两张|两块|一对|2张)|"

@@ -31,6 +31,7 @@ Span = tuple[int, int]
 MAX_AMOUNT = 1e8  # more than this in any currency is no budget for a workstation
 MAX_USD = 1e8  # nor is more than this many dollars' worth (the tighter bound for EUR and GBP)
 JPY_SYMBOL_MIN = 20_000  # "¥" in an English message with no CNY word is yen from here up ("¥150,000")
+MIN_USD = 10  # an amount worth less, with no budget word, is the price of something else
 BARE_MIN = 50  # a unit-less number below this is a count, a version or a size, never a budget
 UNSUPPORTED = "?"  # the currency of an amount in a currency the advisor does not price in ("₹5000", "a$800")
 
@@ -177,6 +178,12 @@ def _per_usd() -> dict[str, float]:
     except (CatalogError, OSError):
         return {}
     return {cur: fx.per_usd(cur, date.max) for cur in fx.currencies}
+
+
+def too_small(amount: float, currency: str) -> bool:
+    """Less than MIN_USD dollars' worth: no GPU costs that, so without a budget word it is some other price."""
+    rate = _per_usd().get(currency)
+    return bool(rate) and amount / rate < MIN_USD
 
 
 def too_large(amount: float, currency: str) -> bool:
@@ -426,6 +433,9 @@ def _single(a: _Amount, text: str, lang: str, g: _Grammar, named: str | None) ->
         if not (zero or (scaled and (a.scale in g.money_scales or cue))):
             return None
     evidence = cue or approximate or bool(a.scale or named)
+    if a.currency and not evidence and 0 < a.value and too_small(a.value, a.currency) and text.strip() != text[a.start:a.end].strip() \
+            and not g.range_openers.search(_before(text, a.start)) and not _ends_phrase(text, a.end, g):
+        return None  # "一元二次方程", "a 5-dollar fan": the price of something else, unless a budget word says so
     return _classify(a.value, a.negative, a.currency, evidence, lang, span, approximate,
                      default=_scale_currency(a.scale, g) or named, named=named)
 

@@ -1,0 +1,95 @@
+"""Questions close to ours that we should not answer from the guide (unreleased cards, GPU programming, driver
+troubleshooting, phones), and details strangers hit: laptop GPUs named by a laptop word, small amounts that are not
+budgets, card names that are not money, non-CUDA cards in a comparison."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.dialogue import Conversation
+from bot.nlu import parse
+from bot.render import plain
+from bot.retrieval import about_something_else
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("what GPU will nvidia release in 2028?", "en"), ("any leaks on the RTX 60 series specs?", "en"),
+    ("Will the RTX 6090 have 48GB?", "en"), ("英伟达明年会出什么新卡", "zh"), ("2028年会出什么显卡", "zh"),
+    ("5090的下一代什么时候发布？有爆料吗", "zh"),
+])
+def test_unreleased_cards_get_an_honest_dont_know(scorer_engine, text, lang):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "unknown" and reply.lang == lang, plain(reply)
+    assert ("don't know" if lang == "en" else "不知道") in plain(reply)
+    assert not reply.recommendations
+
+
+@pytest.mark.parametrize("text", [
+    "How do I write a CUDA kernel for a fused softmax?", "CUDA 写矩阵乘法 kernel 怎么避免 bank conflict",
+    "驱动安装失败怎么办，一直提示安装程序失败", "nvidia-smi says it couldn't communicate with the NVIDIA driver",
+    "骁龙8 Elite 和 A18 Pro 哪个性能强", "Is the Dimensity 9400 faster than the Snapdragon 8 Gen 3?",
+])
+def test_help_we_do_not_give_is_declined_not_answered_from_the_guide(scorer_engine, text):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "out_of_scope", plain(reply)
+    assert about_something_else(text)
+
+
+@pytest.mark.parametrize("text", ["梅西一共拿过几次金球奖？", "周杰伦最新的专辑叫什么？", "怎样才能提高英语口语？"])
+def test_everyday_questions_are_not_help_or_a_recommendation(scorer_engine, text):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent in ("out_of_scope", "unknown"), plain(reply)
+
+
+@pytest.mark.parametrize("text", ["游戏本 4060 跑得快慢为什么差这么多", "is a 4070 laptop ok for an ML course?",
+                                  "MacBook 能跑 70B 吗"])
+def test_in_domain_laptop_and_mac_questions_are_not_off_topic(text):
+    assert not about_something_else(text)
+
+
+def test_small_amounts_and_card_names_are_not_budgets(catalog):
+    assert parse("一元二次方程的求根公式是什么？", catalog).need.budget is None
+    assert parse("Will the RTX 6090 have 48GB?", catalog).need.budget is None
+    assert parse("英伟达的 RTX 70系什么时候出", catalog).need.budget is None
+    assert parse("预算3000元", catalog).need.budget.amount == 3000
+    assert parse("预算5块钱", catalog).need.budget.amount == 5  # a budget word: said, however small
+
+
+def test_a_laptop_word_picks_the_laptop_gpu_and_a_nearer_desktop_word_the_desktop(catalog):
+    laptops = {g.name for g in catalog if g.form_factor == "Laptop"}
+    assert parse("my laptop has a 4070, can I fine-tune 7B?", catalog).gpus[0] in laptops
+    assert parse("笔记本4060能跑sd吗", catalog).gpus[0] in laptops
+    both = parse("游戏本 4090 和台式 4090 差多少", catalog).gpus
+    assert len(both) == 2 and both[0] in laptops and both[1] not in laptops
+    assert parse("4070", catalog).gpus[0] not in laptops
+
+
+def test_a_laptop_gpu_answers_with_its_own_memory(scorer_engine, catalog):
+    laptop = next(g for g in catalog if g.form_factor == "Laptop" and g.name.startswith("GeForce RTX 4070"))
+    desktop = catalog.get("GeForce RTX 4070")
+    assert laptop.vram_gb < desktop.vram_gb
+    reply = Conversation(scorer_engine).turn("my laptop has a 4070, can I fine-tune 7B?")
+    assert f"({laptop.vram_gb:g} GB)" in plain(reply)
+
+
+def test_a_comparison_with_a_card_without_cuda_says_so(scorer_engine, catalog):
+    other = next(g for g in catalog if g.vendor not in ("NVIDIA",) and g.segment == "datacenter")
+    for text, phrase in ((f"{other.name} vs A100 80GB SXM", "no CUDA"), (f"{other.name} 和 A100 哪个好", "不支持 CUDA")):
+        reply = Conversation(scorer_engine).turn(text)
+        assert reply.intent == "compare" and phrase in plain(reply), plain(reply)
+
+
+@pytest.mark.parametrize("text, verdict", [
+    ("3090 能用FP8吗", "不行"), ("4090 fp8 ok?", "Yes"), ("does the 2080 Ti support bf16?", "No"),
+    ("4060 能跑 flash attention 2 吗", "可以"), ("A100 支持 bf16 吗", "可以"), ("can the 2080 Ti use flash-attn 2?", "No"),
+])
+def test_a_feature_asked_of_a_card_gets_yes_or_no_from_its_compute_capability(scorer_engine, text, verdict):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "gpu" and reply.paragraphs[0].startswith(verdict), plain(reply)
+    assert reply.sources
+
+
+def test_a_feature_of_a_card_without_cuda_is_answered_with_its_software_caveat(scorer_engine, catalog):
+    other = next(g for g in catalog if not g.compute_capability and g.bf16)
+    reply = Conversation(scorer_engine).turn(f"{other.name} bf16?")
+    assert "not an NVIDIA card" in reply.paragraphs[0], plain(reply)
