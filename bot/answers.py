@@ -680,7 +680,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     for o in offers[:10]:
         stale = stale or months_between(o.on, today) > STALE_PRICE_MONTHS
         when = _offer_seen(o, today, lang)
-        billing = _BILLING[o.billing].get(lang) + (f"; {o.note(lang)}" if o.note(lang) else "")
+        billing = _BILLING[o.billing].get(lang) + (_t(lang, "; ", "；") + o.note(lang) if o.note(lang) else "")
         rows.append((o.platform, o.gpu_listed, _hourly_cell(engine, o, cur, lang), _clip(billing, 90), when))
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPU as listed", "所列型号"),
                                             ("Per GPU-hour", "每卡每小时"), ("Billing", "计费"), ("Date", "日期")))

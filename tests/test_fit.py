@@ -306,11 +306,16 @@ def test_servers_get_modules_when_asked(catalog):
 
 # --- patterns from the first stranger test --------------------------------------------------------------------------
 @pytest.mark.parametrize(("text", "gb"), [("2080 Ti 22G 魔改版能跑 32B 吗", 22), ("can a 4090 48g run llama 70b?", 48),
-                                          ("laptop 4070 8gb run 14b?", 8)])
+                                          ("modded 3080 20g run 14b?", 20)])
 def test_memory_written_after_a_card_is_the_memory_counted(scorer_engine, text, gb):
     (r,) = _turns(scorer_engine, text)
     assert r.intent == "fit" and r.fit["vram_gb"] == gb
     assert any(f"{gb} GB" in p for p in r.paragraphs[1:])  # and it says it used the user's figure
+
+
+def test_a_laptop_card_with_its_memory_written_is_the_laptop_gpu(scorer_engine):
+    (r,) = _turns(scorer_engine, "laptop 4070 8gb run 14b?")
+    assert r.intent == "fit" and r.fit["vram_gb"] == 8 and "Laptop" in r.fit["gpu"]
 
 
 @pytest.mark.parametrize(("text", "gb"), [("Qwen3-30B-A3B on an 8GB card?", 8), ("qwen2.5 7b 在 16G 卡上能跑吗", 16),

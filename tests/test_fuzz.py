@@ -38,7 +38,7 @@ def test_conversation_always_answers(texts, scorer_engine, monkeypatch, caplog):
     # robustness, and the retrieval path has its own tests with the real index
     import bot.answers
 
-    monkeypatch.setattr(bot.answers, "question", lambda engine, text, lang: bot.answers.unknown(lang))
+    monkeypatch.setattr(bot.answers, "question", lambda engine, text, lang, kinds=None: bot.answers.unknown(lang))
     caplog.clear()
     conv = Conversation(scorer_engine)
     for text in texts:
