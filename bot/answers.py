@@ -603,6 +603,53 @@ def _offer_seen(o, today: date, lang: str) -> str:
     return f"{o.on:%Y-%m}" + (_t(lang, ", may be out of date", "，可能已过时") if old else "")
 
 
+def _named_platforms_without_offers(engine: Engine, text: str, offers, lang: str) -> list[str]:
+    """'恒源云有4090吗': a platform the user names that has no dated offer for the card says so, not silence."""
+    from bot.knowledge import load_platform_rows
+
+    low = text.lower()
+    shown = {o.platform.lower() for o in offers}
+    out = []
+    for r in load_platform_rows(engine.knowledge_dir):
+        names = [n for n in [r["name"], r["name_zh"], *r["aliases"].split("|")] if n and len(n) >= 3]
+        if any(n.lower() in low for n in names) and not any(n.lower() in shown for n in names):
+            label = r["name_zh"] if lang == "zh" and r["name_zh"] else r["name"]
+            out.append(_t(lang, f"{label}: no dated price on file for this card; its own price page ({r['url']}) has "
+                                "today's.", f"{label}：没有这张卡带日期的价格记录，请看它的价格页（{r['url']}）。"))
+    return out
+
+
+def _cheaper_to_rent(engine: Engine, families: list[str], offers, cur: str, today: date, lang: str) -> list[str]:
+    """'cheaper?' after a rental answer: the cheapest rows are already first, so name the cards that rent for less."""
+    from bot.catalog import STALE_PRICE_MONTHS, months_between
+    from bot.rentals import load_rentals
+
+    def rate(o) -> float:
+        return engine.catalog.fx.convert(o.price, o.currency, cur, today)
+
+    def usable(o) -> bool:
+        return o.price > 0 and o.billing not in ("promo", "compute-units") and \
+            months_between(o.on, today) <= STALE_PRICE_MONTHS
+
+    floor = min((rate(o) for o in offers if usable(o)), default=None)
+    if floor is None:
+        return []
+    best: dict = {}
+    for o in load_rentals(engine.knowledge_dir):
+        if usable(o) and o.family not in families and rate(o) < floor and \
+                (o.family not in best or rate(o) < rate(best[o.family])):
+            best[o.family] = o
+    picks = sorted(best.values(), key=rate, reverse=True)[:3]  # the closest cheaper cards first
+    if not picks:
+        return [_t(lang, "These are already the cheapest dated offers I have; interruptible or spot rows are cheaper "
+                         "than on-demand but can stop at any time.",
+                   "这些已经是我手上最便宜的带日期报价；可中断或竞价实例比按需便宜，但随时可能被停。")]
+    listed = "; ".join(f"{o.family} {hourly(rate(o), cur)} ({o.platform}, {o.on:%Y-%m})" for o in picks)
+    return [_t(lang, f"The rows below are already cheapest first. Cards that rent for less: {listed} — check that "
+                     "their memory fits your job.",
+               f"下表已按价格从低到高排列。更便宜的卡：{listed}——先确认显存够你的任务。")]
+
+
 def _display_currency(need: Need | None, lang: str, china: bool) -> str:
     if need is not None and need.budget is not None:
         return need.budget.currency
@@ -616,11 +663,12 @@ def _hourly_cell(engine: Engine, o, cur: str, lang: str) -> str:
     span = hourly(o.price, o.currency, o.price_high)
     if o.currency == cur:
         return span
-    return f"{span} (≈{hourly(engine.catalog.fx.convert(o.price, o.currency, cur, o.on), cur)})"
+    today = engine.today or date.today()  # one rate for every row, so the converted prices compare
+    return f"{span} (≈{hourly(engine.catalog.fx.convert(o.price, o.currency, cur, today), cur)})"
 
 
 def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need: Need | None = None,
-                  count: int = 1) -> Reply:
+                  count: int = 1, cheaper: bool = False, text: str = "") -> Reply:
     """Dated per-GPU-hour offers for the cards asked about, cheapest first (China first for a user there); without a
     card, the platforms."""
     from bot.catalog import STALE_PRICE_MONTHS, months_between
@@ -635,7 +683,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     fx = engine.catalog.fx
     offers = offers_for(engine.knowledge_dir, [g.name for g in gpus])
     offers.sort(key=lambda o: ((o.region == "china") != china, months_between(o.on, today) > STALE_PRICE_MONTHS,
-                               fx.convert(o.price, o.currency, cur, o.on)))
+                               fx.convert(o.price, o.currency, cur, today)))
     families = list(OrderedDict.fromkeys(family_of(g.name) for g in gpus))
     verdict = []
     platforms = load_platform_rows(engine.knowledge_dir)
@@ -643,7 +691,8 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
         mine = [o for o in offers if o.family == fam and o.price > 0 and o.billing != "promo"]
         recent = [o for o in mine if months_between(o.on, today) <= STALE_PRICE_MONTHS] or mine
         local = [o for o in recent if o.region == "china"] if china else []
-        best = min(recent, key=lambda o: fx.convert(o.price, o.currency, cur, o.on), default=None)
+        pool = recent if china else ([o for o in recent if o.region != "china"] or recent)  # abroad: abroad first
+        best = min(pool, key=lambda o: fx.convert(o.price, o.currency, cur, today), default=None)
         if china and local:
             o = local[0]
             verdict.append(_t(lang, f"{fam} in China: {_hourly_cell(engine, o, cur, lang)} per GPU-hour on "
@@ -669,13 +718,21 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     lead = next((o for o in offers if o.price > 0 and o.billing not in ("promo", "compute-units")
                  and months_between(o.on, today) <= STALE_PRICE_MONTHS), None)
     if lead is not None:  # what the time people rent for costs, on the first offer shown
-        hour = fx.convert(lead.price, lead.currency, cur, lead.on) * count
+        hour = fx.convert(lead.price, lead.currency, cur, today) * count
         n = _t(lang, f"{count} GPUs", f"{count} 张卡") if count > 1 else _t(lang, "one GPU", "一张卡")
         verdict.append(_t(lang, f"At {lead.platform}'s rate, {n}: {hourly(hour, cur)} an hour, "
                                 f"{money(hour * 24, cur)} a day around the clock, about {money(hour * 24 * 30, cur)} "
                                 f"for a month of it (about {money(hour * 8 * 30, cur)} at 8 hours a day).",
                           f"按 {lead.platform} 的价格，{n}：每小时 {hourly(hour, cur)}，全天 24 小时 {money(hour * 24, cur)}，"
                           f"连续一个月约 {money(hour * 24 * 30, cur)}（每天 8 小时约 {money(hour * 8 * 30, cur)}）。"))
+    for g in gpus:
+        blocked = g.not_sold_in("cn", today) if china else None
+        if blocked is not None:  # "H100 in China?": why China platforms rarely list it
+            verdict.append(_t(lang, f"{g.name} in mainland China: {blocked.note_en}",
+                              f"{g.name} 在中国大陆：{blocked.note_zh}"))
+    verdict += _named_platforms_without_offers(engine, text, offers, lang)
+    if cheaper:
+        verdict += _cheaper_to_rent(engine, families, offers, cur, today, lang)
     rows, stale = [], False
     for o in offers[:10]:
         stale = stale or months_between(o.on, today) > STALE_PRICE_MONTHS

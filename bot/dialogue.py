@@ -341,13 +341,15 @@ class Conversation:
         if s.last_act in ("fit", "recommend", "refine", "compare") and "speed" in q.cues and not q.gpus and \
                 not q.need.budget and not q.need.model_size_b and not q.need.model and s.need.model_size_b and s.focus:
             return "fit"  # "how fast?", "速度多少" after a fit or a pick: the setup on the table, its speed
-        if s.follow_up == "rent" and act in ("refine", "recommend", "question") and \
+        rent_words = (q.need.gpu_count or q.need.region or _says(q.text, "abroad") or _says(q.text, "rent_time")) \
+            and not (q.need.workloads or q.need.model_size_b)
+        if s.follow_up == "rent" and (act in ("refine", "recommend", "question") or
+                                      (act == "out_of_scope" and rent_words)) and \
                 not (q.gpus or q.ordinals or q.need.budget) and \
                 (((q.direction or _says(q.text, "platform_follow_up")) and not (q.need.workloads or q.need.model_size_b))
-                 or q.direction == "cheaper" or _says(q.text, "which_of_them")
-                 or (q.need.gpu_count and not (q.need.workloads or q.need.model_size_b))):
+                 or q.direction == "cheaper" or _says(q.text, "which_of_them") or rent_words):
             # "what about paid options?", "cheaper?", "还有别的吗", "which one is cheapest for fine-tuning a 70B?",
-            # "那8张呢" after a platform answer
+            # "那8张呢", "and in China?", "国外呢", "for 3 months?" after a platform answer
             return "rent"
         if act in ("recommend", "refine") and len(q.gpus) >= 2 and not need.model_size_b and \
                 _says(q.text, "choice_between"):
@@ -516,9 +518,13 @@ class Conversation:
     def _rent(self, t: Turn) -> Reply:
         s = self.session
         china = t.q.need.region == "cn" or s.need.region == "cn" or (t.lang == "zh" and s.need.region is None)
+        if _says(t.q.text, "abroad") or (t.q.need.region and t.q.need.region != "cn"):
+            china = False  # "国外呢", "and in Europe?": the international platforms first
         names = list(t.q.gpus) or list(t.referred) or (s.last_picks[:3] if s.last_picks else [])
         count = t.q.need.gpu_count or (s.need.gpu_count if s.last_act == "rent" else None) or 1
-        return answers.where_to_rent(self.engine, names, t.lang, china=china, need=s.need.merge(t.need), count=count)
+        cheaper = t.q.direction == "cheaper" and s.last_act == "rent"
+        return answers.where_to_rent(self.engine, names, t.lang, china=china, need=s.need.merge(t.need), count=count,
+                                     cheaper=cheaper, text=t.q.text)
 
     def _compare(self, t: Turn) -> Reply:
         s = self.session

@@ -102,3 +102,26 @@ def test_a_count_after_a_rental_answer_prices_that_many_by_the_hour_day_and_mont
     assert hour(eight) == pytest.approx(8 * hour(one))
     en = Conversation(scorer_engine).turn("how much to rent two H100s for a month?")
     assert en.intent == "rent" and "2 GPUs" in en.paragraphs[0] and "a month" in en.paragraphs[0], plain(en)
+
+
+def test_rental_follow_ups_stay_rental_questions(scorer_engine, catalog):
+    conv = Conversation(scorer_engine)
+    first = conv.turn("where can I rent an H100?")
+    cheaper = conv.turn("cheaper?")
+    assert cheaper.intent == "rent" and "rent for less" in cheaper.paragraphs[0], plain(cheaper)
+    china = conv.turn("and in China?")
+    assert china.intent == "rent" and "mainland China" in china.paragraphs[0], plain(china)
+    month = conv.turn("for 3 months of 8h days?")
+    assert month.intent == "rent" and "8 hours a day" in month.paragraphs[0], plain(month)
+    assert first.intent == "rent"
+
+
+def test_abroad_puts_international_offers_first_and_a_named_platform_without_a_price_is_named(scorer_engine):
+    conv = Conversation(scorer_engine)
+    named = conv.turn("恒源云有4090吗")
+    assert "恒源云" in named.paragraphs[0] and "价格页" in named.paragraphs[0], plain(named)
+    abroad = conv.turn("国外呢")
+    assert abroad.intent == "rent", plain(abroad)
+    china_platforms = {o.platform for o in load_rentals(KNOWLEDGE) if o.region == "china"}
+    assert not any(p in abroad.paragraphs[0].split("。")[0] for p in china_platforms), abroad.paragraphs[0]
+    assert abroad.table.rows[0][0] not in china_platforms
