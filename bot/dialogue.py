@@ -607,8 +607,11 @@ class Conversation:
         # asked about the card's maker, which the guide's sections are written about ("AMD", not "7900 XTX": a model
         # number only matches the sections' tables of numbers)
         gpu = self.engine.catalog.get(t.q.gpus[0])
-        text = (t.q.delexicalised or t.q.text).replace("@", " ")
-        text = f"{text} {gpu.vendor}" if gpu is not None else text
+        if t.need.used is not None:  # "二手/魔改": the message as written ("4090 48g 魔改" is a mod, not a model number)
+            text = t.q.text
+        else:
+            text = (t.q.delexicalised or t.q.text).replace("@", " ")
+            text = f"{text} {gpu.vendor}" if gpu is not None else text
         guide = answers.question(self.engine, text, t.lang, kinds=("guide",))
         if guide.intent != "question":
             return card  # the guide has nothing better than the card's own numbers
@@ -858,7 +861,7 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: answers.out_of_scope(t.lang)),
     Rule("feature", _acts("gpu_info", "fit", "memory", "question", "compare", "refine", "recommend"),
          lambda c, t: len(t.referred) == 1 and not t.q.need.model_size_b and not t.q.need.model and
-         not t.q.need.budget and bool(c._features_asked(t)),
+         not t.q.need.budget and len(t.q.quant_formats) < 2 and bool(c._features_asked(t)),
          lambda c, t: answers.feature_support(c.engine, t.referred[0], c._features_asked(t), t.lang)),
     Rule("unreleased", _acts("question", "recommend", "refine", "gpu_info", "compare"),
          lambda c, t: t.cue("speculation") and t.q.need.budget is None and not t.q.need.workloads,

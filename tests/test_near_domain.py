@@ -93,3 +93,16 @@ def test_a_feature_of_a_card_without_cuda_is_answered_with_its_software_caveat(s
     other = next(g for g in catalog if not g.compute_capability and g.bf16)
     reply = Conversation(scorer_engine).turn(f"{other.name} bf16?")
     assert "not an NVIDIA card" in reply.paragraphs[0], plain(reply)
+
+
+@pytest.mark.parametrize("text", ["4090 48g 魔改稳定吗", "2080ti 22g 魔改版 怎么样", "is a modded 4090 48gb reliable?"])
+def test_a_modded_card_gets_the_used_market_advice_on_mods(scorer_engine, text):
+    reply = Conversation(scorer_engine).turn(text)
+    text = plain(reply)
+    assert "颗粒" in text or "图灵" in text or "memory chips" in text, text  # the guide's paragraphs on mods
+    assert "CUDA 及配套" not in plain(reply)  # not the vendor section
+
+
+def test_comparing_quantisation_formats_is_not_a_feature_question(scorer_engine):
+    reply = Conversation(scorer_engine).turn("Q4_K_M vs AWQ vs FP8 which is better for a 4090?")
+    assert not reply.paragraphs or not reply.paragraphs[0].startswith(("Yes:", "No:")), plain(reply)
