@@ -715,8 +715,17 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
                               f"{_offer_seen(best, today, 'zh')}）。"))
         elif best is None and not china:
             verdict.append(_t(lang, f"{fam}: no dated rental price on file.", f"{fam}：暂无带日期的租用价格记录。"))
-    lead = next((o for o in offers if o.price > 0 and o.billing not in ("promo", "compute-units")
-                 and months_between(o.on, today) <= STALE_PRICE_MONTHS), None)
+    usable = [o for o in offers if o.price > 0 and o.billing not in ("promo", "compute-units")
+              and months_between(o.on, today) <= STALE_PRICE_MONTHS]
+    machines = [o for o in usable if o.billing == "instance"]
+    # four or more cards for one job want one machine (NVLink, one network): a multi-GPU instance, not N single rentals
+    lead = (machines[0] if count >= 4 and machines else None) or next(iter(usable), None)
+    if count >= 4 and machines:
+        verdict.append(_t(lang, f"{count} GPUs for one job (training across them) want one machine: priced below on "
+                                f"a multi-GPU instance ({lead.platform}, {lead.gpu_listed}); single-GPU marketplace "
+                                "offers are cheaper per GPU but give separate machines without NVLink.",
+                          f"{count} 张卡跑同一个任务（多卡训练）要在同一台机器上：下面按多卡整机（{lead.platform}，"
+                          f"{lead.gpu_listed}）计价；单卡竞价报价每卡更便宜，但那是分散的机器，没有 NVLink。"))
     if lead is not None:  # what the time people rent for costs, on the first offer shown
         hour = fx.convert(lead.price, lead.currency, cur, today) * count
         n = _t(lang, f"{count} GPUs", f"{count} 张卡") if count > 1 else _t(lang, "one GPU", "一张卡")

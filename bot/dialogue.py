@@ -333,9 +333,9 @@ class Conversation:
         if act in ("fit", "memory", "question", "recommend") and not referred and (need.model_size_b or need.model) \
                 and q.memory_gb and not need.budget and "pick_request" not in q.cues and not q.gpus:
             return "fit"  # "Qwen3-30B-A3B on an 8GB card?", "14B 在 16G 卡上能跑吗": the rule fit-on-memory
-        if (len(q.quant_formats) >= 2 or (q.quant_formats and "quality" in q.cues)) and not q.gpus and \
-                not need.budget and "memory_question" not in q.cues:
-            return "question"  # "is Q4_K_M much worse than Q8?": the guide's quantisation section
+        if (len(q.quant_formats) >= 2 or (q.quant_formats and "quality" in q.cues)) and len(q.gpus) <= 1 and \
+                not need.budget and "memory_question" not in q.cues and not (q.gpus and need.model_size_b):
+            return "question"  # "is Q4_K_M much worse than Q8?", "Q4_K_M vs AWQ on a 4090?": the quantisation section
         if act == "question" and need.model and "memory_question" in q.cues and not referred and not need.budget:
             return "memory"  # "flux.1 dev fp16 需要多大显存": the model table answers, not the guide
         if s.last_act in ("fit", "recommend", "refine", "compare") and "speed" in q.cues and not q.gpus and \

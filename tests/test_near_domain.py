@@ -106,3 +106,8 @@ def test_a_modded_card_gets_the_used_market_advice_on_mods(scorer_engine, text):
 def test_comparing_quantisation_formats_is_not_a_feature_question(scorer_engine):
     reply = Conversation(scorer_engine).turn("Q4_K_M vs AWQ vs FP8 which is better for a 4090?")
     assert not reply.paragraphs or not reply.paragraphs[0].startswith(("Yes:", "No:")), plain(reply)
+
+
+def test_quantisation_formats_compared_for_one_card_get_the_quantisation_section(scorer_engine):
+    reply = Conversation(scorer_engine).turn("Q4_K_M vs AWQ vs FP8 which is better for a 4090?")
+    assert reply.intent == "question" and "Q4_K_M" in plain(reply), plain(reply)

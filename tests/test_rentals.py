@@ -125,3 +125,12 @@ def test_abroad_puts_international_offers_first_and_a_named_platform_without_a_p
     china_platforms = {o.platform for o in load_rentals(KNOWLEDGE) if o.region == "china"}
     assert not any(p in abroad.paragraphs[0].split("。")[0] for p in china_platforms), abroad.paragraphs[0]
     assert abroad.table.rows[0][0] not in china_platforms
+
+
+def test_many_gpus_for_one_job_are_priced_on_a_multi_gpu_machine(scorer_engine):
+    conv = Conversation(scorer_engine)
+    conv.turn("where can I rent an H100?")
+    eight = conv.turn("what about 8 of them for pretraining?")
+    machines = {o.platform for o in load_rentals(KNOWLEDGE) if o.billing == "instance" and o.family == "H100"}
+    assert eight.intent == "rent" and "one machine" in eight.paragraphs[0], plain(eight)
+    assert any(f"At {p}'s rate, 8 GPUs" in eight.paragraphs[0] for p in machines), eight.paragraphs[0]
