@@ -264,8 +264,11 @@ def _perf_of(engine: Engine, g: GPU, family: str) -> float | None:
 def _current_price(engine: Engine, need: Need, g: GPU, lang: str):
     cur = need.budget.currency if need.budget and need.budget.currency in ("CNY", "USD") else (
         "CNY" if need.region == "cn" or (need.region is None and lang == "zh") else "USD")
-    when = need.as_of or engine.today
-    return g.price(cur, "new", when, engine.catalog.fx), g.price(cur, "used", when, engine.catalog.fx)
+    when = need.as_of or engine.today or date.today()
+    new = g.price(cur, "new", when, engine.catalog.fx)
+    if new is not None and new.converted_from and g.not_sold_in("cn" if cur == "CNY" else "global", when):
+        new = None  # a price converted from a market the card is sold in says nothing where it is not (5090 in China)
+    return new, g.price(cur, "used", when, engine.catalog.fx)
 
 
 def has_current_price(engine: Engine, need: Need, name: str, lang: str) -> bool:

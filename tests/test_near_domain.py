@@ -111,3 +111,17 @@ def test_comparing_quantisation_formats_is_not_a_feature_question(scorer_engine)
 def test_quantisation_formats_compared_for_one_card_get_the_quantisation_section(scorer_engine):
     reply = Conversation(scorer_engine).turn("Q4_K_M vs AWQ vs FP8 which is better for a 4090?")
     assert reply.intent == "question" and "Q4_K_M" in plain(reply), plain(reply)
+
+
+def test_a_card_not_sold_in_china_gets_no_converted_yuan_price(scorer_engine, catalog):
+    from datetime import date
+
+    from .conftest import TODAY
+
+    card = next(g for g in catalog if g.not_sold_in("cn", TODAY) and g.price("USD", "new", TODAY) is not None
+                and not any(p.currency == "CNY" and p.market == "new" for p in g.prices) and g.segment == "consumer")
+    other = "GeForce RTX 4090 D"
+    reply = Conversation(scorer_engine).turn(f"{card.name} 和 {other} 哪个好")
+    row = next(r for r in reply.table.rows if r[0].startswith("价格（新）"))
+    assert row[1] == "—", row
+    assert isinstance(TODAY, date)
