@@ -600,10 +600,7 @@ _BILLING = {"on-demand": Text("on-demand", "按需"), "community": Text("communi
 
 
 def _offer_seen(o, today: date, lang: str) -> str:
-    from bot.catalog import STALE_PRICE_MONTHS, months_between
-
-    old = months_between(o.on, today) > STALE_PRICE_MONTHS
-    return f"{o.on:%Y-%m}" + (_t(lang, ", may be out of date", "，可能已过时") if old else "")
+    return f"{o.on:%Y-%m}" + (_t(lang, ", may be out of date", "，可能已过时") if o.stale(today) else "")
 
 
 def _named_platforms_without_offers(engine: Engine, text: str, offers, lang: str) -> list[str]:
@@ -624,22 +621,17 @@ def _named_platforms_without_offers(engine: Engine, text: str, offers, lang: str
 
 def _cheaper_to_rent(engine: Engine, families: list[str], offers, cur: str, today: date, lang: str) -> list[str]:
     """'cheaper?' after a rental answer: the cheapest rows are already first, so name the cards that rent for less."""
-    from bot.catalog import STALE_PRICE_MONTHS, months_between
     from bot.rentals import load_rentals
 
     def rate(o) -> float:
         return engine.catalog.fx.convert(o.price, o.currency, cur, today)
 
-    def usable(o) -> bool:
-        return o.price > 0 and o.billing not in ("promo", "compute-units") and \
-            months_between(o.on, today) <= STALE_PRICE_MONTHS
-
-    floor = min((rate(o) for o in offers if usable(o)), default=None)
+    floor = min((rate(o) for o in offers if o.quotable(today)), default=None)
     if floor is None:
         return []
     best: dict = {}
     for o in load_rentals(engine.knowledge_dir):
-        if usable(o) and o.family not in families and rate(o) < floor and \
+        if o.quotable(today) and o.family not in families and rate(o) < floor and \
                 (o.family not in best or rate(o) < rate(best[o.family])):
             best[o.family] = o
     picks = sorted(best.values(), key=rate, reverse=True)[:3]  # the closest cheaper cards first
@@ -674,7 +666,6 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
                   count: int = 1, cheaper: bool = False, text: str = "") -> Reply:
     """Dated per-GPU-hour offers for the cards asked about, cheapest first (China first for a user there); without a
     card, the platforms."""
-    from bot.catalog import STALE_PRICE_MONTHS, months_between
     from bot.knowledge import load_platform_rows
     from bot.rentals import family_of, offers_for
 
@@ -685,14 +676,14 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     today = engine.today or date.today()
     fx = engine.catalog.fx
     offers = offers_for(engine.knowledge_dir, [g.name for g in gpus])
-    offers.sort(key=lambda o: ((o.region == "china") != china, months_between(o.on, today) > STALE_PRICE_MONTHS,
+    offers.sort(key=lambda o: ((o.region == "china") != china, o.stale(today),
                                fx.convert(o.price, o.currency, cur, today)))
     families = list(OrderedDict.fromkeys(family_of(g.name) for g in gpus))
     verdict = []
     platforms = load_platform_rows(engine.knowledge_dir)
     for fam in families:
         mine = [o for o in offers if o.family == fam and o.price > 0 and o.billing != "promo"]
-        recent = [o for o in mine if months_between(o.on, today) <= STALE_PRICE_MONTHS] or mine
+        recent = [o for o in mine if not o.stale(today)] or mine
         local = [o for o in recent if o.region == "china"] if china else []
         pool = recent if china else ([o for o in recent if o.region != "china"] or recent)  # abroad: abroad first
         best = min(pool, key=lambda o: fx.convert(o.price, o.currency, cur, today), default=None)
@@ -718,8 +709,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
                               f"{_offer_seen(best, today, 'zh')}）。"))
         elif best is None and not china:
             verdict.append(_t(lang, f"{fam}: no dated rental price on file.", f"{fam}：暂无带日期的租用价格记录。"))
-    usable = [o for o in offers if o.price > 0 and o.billing not in ("promo", "compute-units")
-              and months_between(o.on, today) <= STALE_PRICE_MONTHS]
+    usable = [o for o in offers if o.quotable(today)]
     machines = [o for o in usable if o.billing == "instance"]
     # four or more cards for one job want one machine (NVLink, one network): a multi-GPU instance, not N single rentals
     lead = (machines[0] if count >= 4 and machines else None) or next(iter(usable), None)
@@ -747,7 +737,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
         verdict += _cheaper_to_rent(engine, families, offers, cur, today, lang)
     rows, stale = [], False
     for o in offers[:10]:
-        stale = stale or months_between(o.on, today) > STALE_PRICE_MONTHS
+        stale = stale or o.stale(today)
         when = _offer_seen(o, today, lang)
         billing = _BILLING[o.billing].get(lang) + (_t(lang, "; ", "；") + o.note(lang) if o.note(lang) else "")
         rows.append((o.platform, o.gpu_listed, _hourly_cell(engine, o, cur, lang), _clip(billing, 90), when))

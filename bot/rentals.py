@@ -13,7 +13,7 @@ from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
-from bot.catalog import CatalogError, _rows, parse_date
+from bot.catalog import STALE_PRICE_MONTHS, CatalogError, _rows, months_between, parse_date
 
 BILLING = ("on-demand", "community", "secure", "spot", "interruptible", "instance", "promo", "compute-units",
            "free-quota")
@@ -38,6 +38,14 @@ class RentalOffer:
 
     def note(self, lang: str) -> str:
         return self.note_zh if lang == "zh" else self.note_en
+
+    def stale(self, today: date) -> bool:
+        """Older than STALE_PRICE_MONTHS: still shown, marked as possibly out of date."""
+        return months_between(self.on, today) > STALE_PRICE_MONTHS
+
+    def quotable(self, today: date) -> bool:
+        """A price to lead with or compute from: paid, not a promotion or compute-unit burn, not stale."""
+        return self.price > 0 and self.billing not in ("promo", "compute-units") and not self.stale(today)
 
 
 def family_of(name: str) -> str:
