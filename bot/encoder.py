@@ -1,8 +1,11 @@
 """The query encoder without torch: the sentence-transformers model exported to ONNX at index-build time, run with
-ONNX Runtime and the model's own `tokenizers` tokenizer, behind langchain-core's `Embeddings`.
+ONNX Runtime and the model's own `tokenizers` tokenizer, with langchain-core's `Embeddings` methods.
 
 Building (`export`) needs torch and transformers; answering (`OnnxEmbeddings`) needs only onnxruntime, tokenizers and
-numpy, so a cold free-form answer does not pay for importing torch. Pooling and normalisation follow the model's own
+numpy, so a cold free-form answer does not pay for importing torch. `OnnxEncoder` has the `Embeddings` interface's
+methods without subclassing it: importing that base class pulls in langchain-core's callback and tracing machinery
+(~0.15 s of a 1 s cold answer). A langchain consumer gets it as a real `Embeddings` through
+`bot.vectorstore.as_embeddings` (which `Index.vectorstore()` uses). Pooling and normalisation follow the model's own
 sentence-transformers config (mean of the token vectors, L2-normalised, 256 tokens at most)."""
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from langchain_core.embeddings import Embeddings
 
 ENCODER_DIR = "encoder"
 MODEL_FILE = "model.onnx"
@@ -145,8 +147,8 @@ def is_complete(enc_dir: Path, expected: dict | None) -> bool:
         (enc_dir / WEIGHTS_FILE).stat().st_size == cfg.get("weights_bytes")
 
 
-class OnnxEmbeddings(Embeddings):
-    """langchain-core `Embeddings` over the exported encoder: the same vectors as sentence-transformers."""
+class OnnxEncoder:
+    """The exported encoder with `Embeddings`' two methods: the same vectors as sentence-transformers."""
 
     def __init__(self, enc_dir: Path, threads: int | None = None):
         import onnxruntime as ort

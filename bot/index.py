@@ -163,9 +163,9 @@ class Index:
 
     def vectorstore(self):
         """The FAISS vectors behind langchain-core's `VectorStore` interface, queries encoded by `embedder`."""
-        from bot.vectorstore import FaissJsonStore
+        from bot.vectorstore import FaissJsonStore, as_embeddings
 
-        return FaissJsonStore(self.embedder, self.faiss)
+        return FaissJsonStore(as_embeddings(self.embedder), self.faiss)
 
     def tokenize_terms(self, terms: list[str]) -> list[str]:
         """BM25 tokens of glossary terms: from the build when known (no jieba for an English question)."""
@@ -267,9 +267,9 @@ def _passage_from_json(d: dict) -> Passage:
 
 def load(index_dir: Path, knowledge_dir: Path, model_path: str, embedder=None) -> Index:
     """Load a built index. Queries are encoded with the exported ONNX encoder unless `embedder` is given."""
-    from bot.encoder import ENCODER_DIR, OnnxEmbeddings
+    from bot.encoder import ENCODER_DIR, OnnxEncoder
 
-    embedder = embedder or OnnxEmbeddings(index_dir / ENCODER_DIR)
+    embedder = embedder or OnnxEncoder(index_dir / ENCODER_DIR)
     store = FaissDocs.load(index_dir / "faiss")  # JSON and faiss's own format: nothing unpickled
     bm = Bm25Scores(index_dir / "bm25")
     passages = [_passage_from_json(d) for d in json.loads((index_dir / "docs.json").read_text(encoding="utf-8"))]

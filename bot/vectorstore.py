@@ -15,6 +15,24 @@ from langchain_core.vectorstores import VectorStore
 from bot.faissdocs import FaissDocs
 
 
+class EncoderEmbeddings(Embeddings):
+    """langchain-core's `Embeddings` over an encoder that has its two methods but not its base class (the ONNX
+    encoder answers use, which skips importing langchain's callback machinery)."""
+
+    def __init__(self, encoder: Any):
+        self.encoder = encoder
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.encoder.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.encoder.embed_query(text)
+
+
+def as_embeddings(encoder: Any) -> Embeddings:
+    return encoder if isinstance(encoder, Embeddings) else EncoderEmbeddings(encoder)
+
+
 class FaissJsonStore(VectorStore):
     """Inner-product search over normalised vectors (cosine similarity), documents kept in memory."""
 

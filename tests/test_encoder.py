@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from bot import index
-from bot.encoder import ENCODER_DIR, MODEL_FILE, WEIGHTS_FILE, OnnxEmbeddings
+from bot.encoder import ENCODER_DIR, MODEL_FILE, WEIGHTS_FILE, OnnxEncoder
 from tests.conftest import KNOWLEDGE, ROOT
 
 
@@ -31,7 +31,7 @@ def _texts() -> list[str]:
 
 def test_the_onnx_encoder_gives_the_same_vectors(engine, sentence_transformers_embedder):
     onnx = engine.index.embedder
-    assert isinstance(onnx, OnnxEmbeddings)
+    assert isinstance(onnx, OnnxEncoder)
     texts = _texts()
     assert len(texts) >= 200 and any("\u4e00" <= ch <= "\u9fff" for t in texts for ch in t)
     a = np.asarray(sentence_transformers_embedder.embed_documents(texts))
@@ -70,7 +70,7 @@ def test_a_missing_or_tampered_encoder_is_rebuilt(tmp_path, engine, settings):
     shutil.rmtree(out / ENCODER_DIR)
     assert not index.is_fresh(out, KNOWLEDGE, model)
     idx = index.ensure(out, KNOWLEDGE, engine.catalog, model, embedder=engine.index.embedder)
-    assert isinstance(idx.embedder, OnnxEmbeddings) and index.is_fresh(out, KNOWLEDGE, model)
+    assert isinstance(idx.embedder, OnnxEncoder) and index.is_fresh(out, KNOWLEDGE, model)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["encoder"]["model_sha256"]
 
@@ -80,8 +80,18 @@ def test_a_free_form_answer_imports_no_torch(settings):
     code = ("import sys; from bot.dialogue import Conversation, Engine; "
             "r = Conversation(Engine.from_settings()).turn('is AMD usable for PyTorch?'); "
             "heavy = [m for m in ('torch', 'transformers', 'sentence_transformers', 'sklearn', 'langsmith', "
-            "'langchain_core.vectorstores') if m in sys.modules]; "
+            "'langchain_core.vectorstores', 'langchain_core.callbacks') if m in sys.modules]; "
             "print(r.intent, heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr[-500:]
     assert out.stdout.strip() == "question []"
+
+
+def test_a_langchain_consumer_gets_the_onnx_encoder_as_embeddings(engine):
+    from langchain_core.embeddings import Embeddings
+
+    store = engine.index.vectorstore()
+    assert isinstance(store.embeddings, Embeddings)
+    text = engine.index.passages[0].search_text
+    assert np.allclose(store.embeddings.embed_query(text), engine.index.embedder.embed_query(text))
+    assert store.similarity_search(text, k=1)[0].id == engine.index.passages[0].id
