@@ -53,6 +53,15 @@ def _preload(conv: Conversation) -> None:
         logging.getLogger(__name__).debug("preloading the index failed", exc_info=True)
 
 
+def start_preload(conv: Conversation) -> None:
+    """Load the retrieval index (ONNX encoder, FAISS, BM25) in the background while the user types, so the first
+    free-form question does not wait for it. Engine.index is guarded by a lock: a question asked before it is ready
+    simply waits."""
+    import threading
+
+    threading.Thread(target=_preload, args=(conv,), name="preload-index", daemon=True).start()
+
+
 def run_chat(conv: Conversation) -> int:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
@@ -61,11 +70,6 @@ def run_chat(conv: Conversation) -> int:
     from bot.config import get_settings
 
     console = Console()
-    # Load the retrieval index (ONNX encoder, FAISS, BM25) while the user types: the first free-form question then
-    # does not wait for it. Engine.index is guarded by a lock, so a question asked before it is ready simply waits.
-    import threading
-
-    threading.Thread(target=_preload, args=(conv,), name="preload-index", daemon=True).start()
     data_dir = get_settings().data_dir
     try:
         data_dir.mkdir(parents=True, exist_ok=True)

@@ -82,6 +82,9 @@ def cmd_ask(args) -> int:
 def cmd_chat(args) -> int:
     engine = _engine()
     conv = _conversation(engine, args.as_of)
+    from bot.chat import start_preload
+
+    start_preload(conv)  # lines piped in can come slowly, as typed ones do
     if args.json or not sys.stdin.isatty():
         from bot import render
 

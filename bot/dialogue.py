@@ -23,7 +23,7 @@ from bot.reply import Reply
 from bot.scorer import candidate_for, rank_or_used
 from bot.session import Session
 from bot.slots.lexicon import words
-from bot.slots.text import CJK, find_any, has_any, mask, normalise
+from bot.slots.text import CJK, find_any, has_any, mask, normalise, without_markup
 
 log = logging.getLogger(__name__)
 
@@ -419,7 +419,7 @@ class Conversation:
 
     def _turn(self, text: str) -> Reply:
         s = self.session
-        raw = text if isinstance(text, str) else ""
+        raw = without_markup(text) if isinstance(text, str) else ""
         truncated = len(raw) > self.engine.max_input_chars
         raw = raw[: self.engine.max_input_chars]
         t = self.understand(raw)

@@ -82,11 +82,21 @@ def parse(text: str, catalog: Catalog | None = None, today: date | None = None) 
         return Query(text=raw, lang=lang)
 
 
+_SCIENTIFIC = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)e\+?(\d{1,3})(?![\w.])")
+
+
+def _plain_number(m: re.Match) -> str:
+    """'1e9' -> '1000000000'; beyond 10^18 a number that long is absurd as any amount, and is said to be."""
+    exp = int(m[2])
+    return f"{float(m[1]) * 10 ** min(exp, 18):.0f}" + "0" * max(0, exp - 18)
+
+
 def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     t = normalise(raw)
     t = re.sub(r"(?<=\d)\s*(vs\.?|versus)\s*(?=[a-z]*\s*\d)", r" \1 ", t)  # "4090vs3090"
     t = re.sub(r"(?<=[a-z0-9])[\s-]?ish\b", " ", t)  # "2000ish", "two thousand-ish": about that much
     t = re.sub(r"(?<![\d.])(\d{1,2})\s*[x×]\s*(?=\d{3,4}(?!\d))", r"\1 x ", t)  # "2x3090": two 3090s
+    t = _SCIENTIFIC.sub(_plain_number, t)  # "$1e9", "1.5e3 dollars": the amounts the notation writes
     n = chinese_numerals_to_digits(t)  # numbers, names and sizes are read from here; words from `t`
 
     gpus, gpu_spans = hardware.gpus(n, catalog)
@@ -113,6 +123,9 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     workloads = model.workloads(mask(n, gpu_spans), size, method, named_llm=model_params is not None)
     masked = mask(n, spans)
     cues = context.cues(t)
+    move = context.budget_move(mask(with_cards, count_spans), found.spans)
+    if move:
+        cues = cues | {f"budget_{move}"}  # "再加一千", "$500 more": the dialogue moves the budget on the table
     vendor = hardware.vendor(mask(n, gpu_spans))
     if gpus or ("offtopic" in cues and "dl" not in cues):
         vendor = None  # "nvidia h100 price" names a card, "nvidia stock" a company: neither asks for a vendor

@@ -157,3 +157,30 @@ def test_scorer_question_does_not_import_torch():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert p.returncode == 0, p.stderr
     assert "HEAVY []" in p.stderr
+
+
+def test_a_piped_chat_loads_the_index_while_waiting_for_the_first_line(monkeypatch, capsys):
+    """Lines piped in can come slowly, as typed ones do: the index loads in the background meanwhile."""
+    import argparse
+    import time
+
+    from bot import cli
+    from bot.dialogue import Engine
+
+    engine = Engine.from_settings()
+    monkeypatch.setattr(cli, "_engine", lambda: engine)
+
+    class SlowStdin:
+        def isatty(self):
+            return False
+
+        def __iter__(self):
+            deadline = time.monotonic() + 120
+            while engine._index is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert engine._index is not None, "nothing loaded the index before the first line arrived"
+            yield "国内用哪个云平台？\n"
+
+    monkeypatch.setattr(sys, "stdin", SlowStdin())
+    assert cli.cmd_chat(argparse.Namespace(json=True, as_of=None)) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["intent"] in ("question", "rent")

@@ -132,7 +132,11 @@ def test_a_question_mid_conversation_is_not_taken_as_a_refinement(engine):
 
 
 @pytest.mark.parametrize("text,expect", [("预算0元训练CNN", "免费"), ("$0 for CNNs", "free"),
-                                         ("预算一百万亿训练CNN", "预算"), ("$2 billion budget for CNN", "realistic budget")])
+                                         ("预算一百万亿训练CNN", "预算"), ("$2 billion budget for CNN", "realistic budget"),
+                                         # written as people write huge numbers: notation, stacked scale words,
+                                         # more digits than any price has
+                                         ("1e308 dollars for a GPU", "1e308"), ("预算一亿亿", "1e16"),
+                                         ("$999999999999999999999999 for a GPU", "realistic budget")])
 def test_budgets_that_buy_nothing_get_a_plain_answer(scorer_engine, text, expect):
     reply = Conversation(scorer_engine).turn(text)
     assert reply.intent == "recommend" and not reply.recommendations
@@ -147,3 +151,14 @@ def test_questions_about_the_guide_are_answered_from_it(engine):
     lambda_budget = Conversation(engine).turn("What did Lambda recommend in 2020 for a $8000 budget?")
     assert lambda_budget.intent == "question" and "Lambda" in plain(lambda_budget)
     assert Conversation(engine).turn("$8000 for training CNNs").intent == "recommend"  # an own need still ranks
+
+
+@pytest.mark.parametrize(("text", "intent"), [("<script>alert(1)</script><b>best gpu for training CNNs under $900?</b>",
+                                               "recommend"),
+                                              ("<p>預算8000&nbsp;訓練CNN</p>", "recommend"),
+                                              ("<div><br></div>", "help")])
+def test_markup_is_read_as_the_text_it_wraps(scorer_engine, text, intent):
+    """Pasted from a web page or sent as HTML: the tags are not the question; a script's code is not either."""
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == intent
+    assert "script" not in plain(reply) and "alert" not in plain(reply)

@@ -230,8 +230,15 @@ def test_cheaper_with_the_same_memory(scorer_engine, opening, follow_up):
     assert all(r.price < top.price and r.vram_gb >= top.vram_gb for r in cheaper.recommendations)
 
 
-@pytest.mark.parametrize(("opening", "follow_up", "expected"), [("预算3000训练CNN", "再加一千呢", 4000),
-                                                                ("$1500 for training CNNs", "500 more", 2000)])
+@pytest.mark.parametrize(("opening", "follow_up", "expected"), [
+    ("预算3000训练CNN", "再加一千呢", 4000), ("$1500 for training CNNs", "500 more", 2000),
+    ("$1500 for training CNNs", "another $300?", 1800), ("预算8000训练CNN", "少三千呢", 5000),
+    ("預算8000訓練CNN", "再多五百", 8500), ("$1500 for training CNNs", "cut it by 300", 1200),
+    # these state a budget: the word is not the amount's move
+    ("$1500 for training CNNs", "actually my budget is more like $1200", 1200),
+    ("$1500 for training CNNs", "I don't want to spend more than 700 dollars", 700),
+    ("$1500 for training CNNs", "less than $900 then", 900), ("预算8000训练CNN", "至少5000的呢", 5000),
+    ("预算8000训练CNN", "预算提高到一万", 10000)])
 def test_a_budget_said_relative_to_the_last(scorer_engine, opening, follow_up, expected):
     conv, _ = chat(scorer_engine, opening, follow_up)
     assert conv.session.need.budget.amount == expected

@@ -151,6 +151,30 @@ def language_request(text: str) -> str | None:
     return None
 
 
+def budget_move(text: str, amounts: tuple[tuple[int, int], ...]) -> str | None:
+    """'up' or 'down' when an amount moves the budget on the table ("再加1000", "$500 more", "少2000", "cut it by 300")
+    instead of stating one: a move word right before or right after the amount (`amounts`: the money extractor's
+    spans in `text`). "more than 700" and "more like €1200" state a budget."""
+    table = words("slots", "budget_move")
+    for a, b in amounts:
+        before, after = text[:a].rstrip(), text[b:].lstrip()
+        if any(_ends_with_word(before, w) for w in table["not_before"]):
+            continue
+        for move in ("up", "down"):
+            if any(_ends_with_word(before, w) for w in table[move]["before"]) or \
+                    any(_starts_with_word(after, w) for w in table[move]["after"]):
+                return move
+    return None
+
+
+def _ends_with_word(text: str, w: str) -> bool:
+    return text.endswith(w) and (not w.isascii() or len(text) == len(w) or not text[-len(w) - 1].isalnum())
+
+
+def _starts_with_word(text: str, w: str) -> bool:
+    return text.startswith(w) and (not w.isascii() or len(text) == len(w) or not text[len(w)].isalnum())
+
+
 def cues(text: str) -> frozenset[str]:
     """The follow-up words a message carries (why, compare, rent, power, …): the dialogue policy's conditions."""
     found = {name for name, ws in words("slots", "cues").items() if has_any(text, ws)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from functools import lru_cache
@@ -32,6 +33,21 @@ def _zhconv():
     import zhconv
 
     return zhconv
+
+
+_MARKUP_BLOCK = re.compile(r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.I | re.S)
+_MARKUP_TAG = re.compile(r"</?[a-z][a-z0-9-]*(?:\s[^<>]{0,300})?/?>", re.I)
+
+
+def without_markup(text: str) -> str:
+    """Text pasted from a web page or sent as HTML: tags and script/style blocks dropped, entities decoded
+    ("<b>best gpu?</b>" asks "best gpu?"). A "<" that opens no tag ("预算<5000", "<16GB") is kept."""
+    if "<" not in text and "&" not in text:
+        return text
+    import html
+
+    out = _MARKUP_TAG.sub(" ", _MARKUP_BLOCK.sub(" ", text))
+    return html.unescape(out) if "&" in out else out
 
 
 def normalise(text: str) -> str:
@@ -107,10 +123,18 @@ def _cn_value(run: str) -> float | None:
     """The value of a run of Chinese numerals, spoken short forms included ('一万五' = 15000, '三千五' = 3500)."""
     if len(run) > 12:  # no amount, size or count anyone types is this long
         return None
+    if len(run) == 1:  # "二手", "两张", "十": most runs are one character, and importing cn2an costs ~0.1 s
+        value = _CN_DIGITS.get(run, 10 if run == "十" else 0)
+        return float(value) if value > 0 else None
     try:
         value = float(_cn2an().cn2an(run, "smart"))
     except (ValueError, KeyError, IndexError, OverflowError):  # '一二' and other runs that are not one number
-        return None
+        head = run.rstrip("万亿")
+        if head == run or not head:
+            return None
+        # "一亿亿", "十万亿亿": scale words stacked past what cn2an reads; they multiply (an absurd budget, said so)
+        base = _cn_value(head)
+        return base * math.prod(1e4 if c == "万" else 1e8 for c in run[len(head):]) if base else None
     return value if value > 0 else None
 
 
