@@ -92,11 +92,11 @@ def unusable_budget(engine: Engine, rejected: tuple[str, float], lang: str) -> R
         sources = tuple(Source(r["name"], r["url"]) for r in free)
         return Reply("recommend", lang, paragraphs=(text,), bullets=bullets, sources=sources,
                      suggestions=_EXAMPLES[lang][:2])
-    said = f"{amount:,.0f}" if amount < 1e15 else f"{amount:.3g}".replace("e+", "e")  # "1e308", not 309 digits
+    huge = amount >= 1e15  # "1e308", "一亿亿": no use printing the digits
     return Reply("recommend", lang, paragraphs=(_t(
-        lang, f"{said} is more than any single GPU purchase I can price. Tell me a realistic budget "
+        lang, f"{'That amount' if huge else f'{amount:,.0f}'} is more than any single GPU purchase I can price. Tell me a realistic budget "
               "(for example \"$3000\" or \"2万元\"), or ask where to rent data-centre GPUs by the hour.",
-        f"{said} 超出了我能报价的任何一次显卡采购。请给一个实际的预算（例如“2万元”或“$3000”），"
+        f"{'这个金额' if huge else f'{amount:,.0f} '}超出了我能报价的任何一次显卡采购。请给一个实际的预算（例如“2万元”或“$3000”），"
         "或者问我去哪按小时租数据中心 GPU。"),), suggestions=_EXAMPLES[lang][:2])
 
 

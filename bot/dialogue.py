@@ -133,6 +133,8 @@ def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool
     # a place, a date, a form factor or a vendor alone is a refinement only in a short message ("in the UK?",
     # "laptop?", "AMD?"); in a longer one it is a word of another topic ("taxes in Germany", "a job at NVIDIA")
     weak = replace(n, region=None, as_of=None, form_factor=None, vendor=None).is_empty()
+    if follow_up and confidence >= 0.7 and "pick_request" in q.cues and not (q.gpus or q.ordinals or q.direction):
+        follow_up = False  # "2000块的游戏显卡推荐" after picks: a new request, for something else, not a refinement
     if follow_up and ((not n.is_empty() and (not weak or len(q.text.strip()) <= 15)) or q.gpus or q.direction
                       or q.ordinals):
         return True  # "nevermind, show me nvidia again" after picks
@@ -167,6 +169,14 @@ def rule_act_and_strength(q: Query, s: Session) -> tuple[str, str]:
 def _says(text: str, *path: str) -> bool:
     """Whether the (normalised) message uses a word of the lexicon list at `path` of knowledge/lexicon/slots.yaml."""
     return has_any(normalise(text), words("slots", *path))
+
+
+def _asks_about_another_part(text: str) -> bool:
+    """"4090配什么主板", "which cpu for two 3090s": a part other than the GPU. A part named as the GPU's constraint
+    ("小机箱，电源550W，买什么卡", "itx case") is a form factor, not the question."""
+    t = normalise(text)
+    t = mask(t, find_any(t, [w for ws in words("slots", "form_factor").values() for w in ws]))
+    return has_any(t, words("slots", "other_parts"))
 
 
 def _words_besides(text: str, word_lists) -> bool:
@@ -356,8 +366,7 @@ class Conversation:
             return "compare"  # "预算两万做微调，4090还是5090D": two cards offered as the choice are weighed, not re-listed
         if act == "compare" and not (q.gpus or q.ordinals or "pronoun" in q.cues) and _names_other_things(q.text):
             return "question"  # "lora vs qlora?", "spot vs on-demand", "A卡和N卡哪个好": the guide compares them
-        if act in ("gpu_info", "recommend", "refine") and not q.need.budget and \
-                _says(q.text, "other_parts"):
+        if act in ("gpu_info", "recommend", "refine") and not q.need.budget and _asks_about_another_part(q.text):
             return "question"  # "4090配什么主板", "多卡训练要买什么主板": another part, which the guide may not cover
         if act == "rent" and _says(q.text, "rent_judgement"):
             return "question"  # "rent or buy?", "租卡平台数据安全吗": the guide's judgement, not a price table

@@ -87,7 +87,7 @@ _SCIENTIFIC = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)e\+?(\d{1,3})(?![\w.])")
 
 def _plain_number(m: re.Match) -> str:
     """'1e9' -> '1000000000'; beyond 10^18 a number that long is absurd as any amount, and is said to be."""
-    exp = int(m[2])
+    exp = min(int(m[2]), 299)  # the money reader takes up to 300 digits: a float stays finite
     return f"{float(m[1]) * 10 ** min(exp, 18):.0f}" + "0" * max(0, exp - 18)
 
 

@@ -260,3 +260,20 @@ def test_parse_without_catalog_and_odd_types():
     assert parse("预算5000").need.budget == Budget(5000, "CNY")
     assert parse(None).lang in ("zh", "en")  # type: ignore[arg-type]
     assert parse(12345).lang == "en"  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("text", "slot", "value"), [
+    # a screen's resolution after a verb of video work is not money
+    ("Premiere剪4K用什么显卡", "budget", None), ("玩4k游戏用什么卡", "budget", None),
+    ("预算4k 训练cnn", "budget", {"amount": 4000.0, "currency": "CNY"}),
+    # a power cap written after the watts
+    ("small form factor build, 300w max for the card", "max_power_w", 300.0), ("250w以内的卡推荐", "max_power_w", 250.0),
+    ("250瓦以下的卡", "max_power_w", 250.0), ("my 850w psu", "max_power_w", None),
+    # "on a budget of 750 euros" states the budget; "on a budget" alone asks for cheaper
+    ("best gpu for deep learning on a budget of 750 euros", "direction", None), ("on a budget, cheaper?", "direction", "cheaper"),
+    ("cheap gpu just to learn cuda and pytorch", "workloads", ["learning"]),
+    # "used" glued to Chinese, Cantonese "that one" and "the last one", Cantonese 嘅 for 的
+    ("ok，那used的呢", "used", True), ("最後嗰張詳細講下", "ordinals", [-1]), ("台幣5萬夠唔夠買張24G嘅卡", "min_vram_gb", 24.0),
+])
+def test_slot_phrasings(catalog, text, slot, value):
+    assert parse(text, catalog, TODAY).slots().get(slot) == value

@@ -54,7 +54,7 @@ _USED_WORD = re.compile(r"(?:(?:buy|buying|go|get|getting|consider|considering|a
                         r"nvidia\b|options?\b|choices?\b|deals?\b|listings?\b|units?\b|versions?\b|stuff\b|的|也|ok|okay)|(?:[\d@,;(?]|^)\s*used\b|\bused\s*[?？]|\bused\s*$)")
 
 
-_USED_CJK = re.compile(r"\bused(?=\s*(?:的|也|卡|可以|行|吗))")
+_USED_CJK = re.compile(r"(?<![a-z])used(?=\s*(?:的|也|卡|可以|行|吗|呢))")
 
 
 def used(text: str) -> bool | None:
@@ -78,6 +78,7 @@ def direction(text: str) -> str | None:
     """cheaper / pricier / faster / more_memory / less_power, when the message asks to move that way (the first one said:
     '凉快一点' is cooler, not '快一点')."""
     found = []
+    text = mask(text, find_any(text, words("slots", "direction_statement", "not_asked")))
     for name, ws in words("slots", "direction").items():
         for a, b in find_any(text, ws):
             if not _describes(text[:a]):
@@ -138,7 +139,7 @@ def ordinals(text: str) -> tuple[int, ...]:
         if has_any(text, ("top pick", "the top one", "your top pick", "首选", "第一推荐")):
             out.append(1)
         if has_any(text, ("最后一个", "最后那个", "the last one", "最后一张", "最后1个", "最后1张", "the last card",
-                          "the last pick", "last one", "the last option")):
+                          "the last pick", "last one", "the last option", "最后嗰张", "最后嗰个", "最后个", "最尾")):
             out.append(-1)
     return tuple(o for o in dict.fromkeys(out) if -1 <= o <= 10 and o != 0)
 

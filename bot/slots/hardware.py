@@ -153,7 +153,7 @@ def vendor(text: str) -> str | None:
 
 
 _MEMORY = re.compile(r"(?<![a-z0-9.])(\d{1,4}(?:\.\d+)?)\s*(gb|g|gib|gigs?)(?![a-z])\s*(显存|vram|memory|ram|以上|及以上|"
-                     r"or more|\+|起步|at least|的显存|of vram|of memory|cards?\b|gpus?\b|min\b|minimum\b|的卡|卡(?!上)|"
+                     r"or more|\+|起步|at least|的显存|of vram|of memory|cards?\b|gpus?\b|min\b|minimum\b|的卡|嘅卡|卡(?!上)|"
                      r"显卡|起|or bigger|or larger|or above|and up|is the floor|is my floor|is the minimum|is a must|"
                      r"at minimum|是底线|是最低|是下限)?")
 _MEMORY_MIN_BEFORE = re.compile(r"(?:至少|最少|起码|不少于|at least|minimum|min\.?|need|needs|需要|要|want|with|has|have|"
@@ -185,6 +185,8 @@ _PSU_BARE = re.compile(r"(?:电源|电供|psu)\s*(?:是|只有|才|有)?\s*(\d{3
                        r"(?<![\d.$¥€£])(\d{3,4})\s*(?:gold|platinum|bronze|titanium|金牌|白金|铜牌)?\s*"
                        r"(?:unit\b|psu\b|power supply|电源)")
 _CAP_NEAR = re.compile(r"最多|不超过|以内|以下|under|below|at most|max|less than|up to|<|≤|cap|limit|限制|不要超过|只能")
+_CAP_AFTER = re.compile(r"\s*(?:max\b|maximum\b|or less\b|or lower\b|at most\b|tops\b|cap\b|limit\b|以内|以下|之内|封顶|"
+                        r"最多|左右以内)")  # "300w max for the card", "250瓦以内"
 
 
 def power(text: str) -> tuple[float | None, float | None, Spans]:
@@ -198,8 +200,8 @@ def power(text: str) -> tuple[float | None, float | None, Spans]:
         around = text[max(0, m.start() - 16):m.end() + 8]
         if _PSU_NEAR.search(around):
             psu = w
-        elif _CAP_NEAR.search(text[max(0, m.start() - 14):m.start()]) or "功耗" in around or "tdp" in around or \
-                "power" in around:
+        elif _CAP_NEAR.search(text[max(0, m.start() - 14):m.start()]) or _CAP_AFTER.match(text, m.end()) or \
+                "功耗" in around or "tdp" in around or "power" in around:
             cap = w
         else:
             continue

@@ -6,7 +6,7 @@ import re
 
 from bot.need import LLM_WORKLOADS, WORKLOADS
 from bot.slots.lexicon import load, words
-from bot.slots.text import has_any, search_any, words_pattern
+from bot.slots.text import find_any, has_any, mask, search_any, words_pattern
 
 Spans = list[tuple[int, int]]
 
@@ -65,10 +65,25 @@ def _first_match(text: str, ws: tuple[str, ...]) -> int | None:
     return m.start() if m else None
 
 
+def _without_dropped(text: str) -> str:
+    """The text with each dropped workload's clause masked: from a negation ("不做", "forget", "not") to the end
+    of its clause or the word that names what replaces it ("改成", "just", "now")."""
+    negations = find_any(text, words("slots", "workload_negation", "words"))
+    if not negations:
+        return text
+    ends = find_any(text, words("slots", "workload_negation", "ends"))
+    spans = []
+    for a, b in negations:
+        end = min((ea for ea, _ in ends if ea >= b), default=len(text))
+        spans.append((a, end))
+    return mask(text, spans)
+
+
 def workloads(text: str, size: float | None, method: str | None, named_llm: bool = False) -> tuple[str, ...]:
     """The workloads the text names, in the order it names them. Generic words ('微调', 'inference') mean LLM work
     only when an LLM is meant (an LLM word or a model size); 'deep learning' alone is `general`."""
     text = words_pattern(words("slots", "platform_names")).sub(" ", text)
+    text = _without_dropped(text)
     lex = load("workloads")
     spans = {w: m.span() for w in WORKLOADS if w in lex and (m := search_any(text, lex[w]))}
     # a word inside a longer one names nothing of its own ("图像" in "图像生成" is not computer vision)

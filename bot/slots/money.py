@@ -92,6 +92,7 @@ class _Grammar:
     resolutions: frozenset[float]  # "4k", "8k": screen sizes, when a word of screens or video is near
     image_sizes: frozenset[float]  # "at 1024": an image's side in pixels
     processor_words: re.Pattern[str]  # "14700k" is a processor in a message about processors
+    resolution_before: re.Pattern[str]  # "gaming at 4k", "剪4K": a screen's resolution, not $4,000
     resolution_near: re.Pattern[str]
     cny_words: re.Pattern[str]
 
@@ -121,7 +122,7 @@ def _grammar() -> _Grammar:
         rf"(?P<sign>(?<![a-z])(?:{sign_alt}))?"
         rf"(?:(?P<pre>{before_alt}|(?<![a-z])[a-z]{{1,3}}\$)\s{{0,2}})?"
         r"(?P<sign2>[-−])?"
-        r"(?:(?P<n>(?<![\d.])(?<!\d,)(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d)(?!\.\d)(?!,\d{3}(?!\d)))"
+        r"(?:(?P<n>(?<![\d.])(?<!\d,)(?:\d{1,3}(?:,\d{3})+|\d{1,300})(?:\.\d+)?(?!\d)(?!\.\d)(?!,\d{3}(?!\d)))"
         rf"|(?<![a-z])(?P<w>{words_number})(?![a-z]))"
         rf"(?:\s{{0,2}}(?P<scale>{scale_alt}))?"
         r"(?:(?<=[kw])(?P<tail>[1-9])(?![\d.]))?"
@@ -163,6 +164,8 @@ def _grammar() -> _Grammar:
         resolutions=frozenset(float(v) for v in lex["resolutions"]["sizes"]),
         image_sizes=frozenset(float(v) for v in lex["image_sizes"]),
         processor_words=re.compile(_alternation(lex["processor_words"])),  # "7800x3d": inside a word too
+        resolution_before=re.compile(r"(?:" + _alternation(lex["resolutions"]["before"], lead=r"(?<![a-z0-9])")
+                                     + r")\s*$"),
         resolution_near=re.compile(r"[\s,]*(?:[a-z0-9]+[\s,]+){0,2}?(?:" +
                                    _alternation(lex["resolutions"]["words"], lead=r"(?<![a-z0-9])") + ")"))
 
@@ -307,7 +310,7 @@ def _counts_something(a: _Amount, text: str, lang: str, g: _Grammar, before: boo
                 g.processor_words.search(text):
             return True  # "7800x3d or 14700k", "i9 13900k": a processor, not 14.7 million
         if a.value / 1000 in g.resolutions and (g.resolution_near.match(text, a.num_end) or
-                                                re.search(r"(?:\bat|\bin|\bon)\s*$", text[:a.start])):
+                                                g.resolution_before.search(text[:a.start])):
             return True  # "4k 144hz gaming", "8k video", "gaming at 4k": a resolution
     if before:
         begin = a.m.start("n") if a.m["n"] is not None else a.m.start("w")

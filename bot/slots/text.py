@@ -55,7 +55,7 @@ def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = "".join(" " if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co") else c for c in text)
     if CJK.search(text):
-        text = _zhconv().convert(text, "zh-cn")
+        text = _zhconv().convert(text, "zh-cn").replace("𠮶", "嗰")  # Cantonese "that" is 嗰 in both scripts
     return text.lower()
 
 
