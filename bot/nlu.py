@@ -13,7 +13,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from bot.need import Budget, Need
-from bot.slots import context, hardware, model, money
+from bot.slots import context, hardware, model, money, spelling
 from bot.slots.text import chinese_numerals_to_digits, detect_language, is_traditional, mask, normalise
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def _plain_number(m: re.Match) -> str:
 
 
 def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
-    t = normalise(raw)
+    t = spelling.corrected(normalise(raw))  # "lerning" is "learning"
     t = re.sub(r"(?<=\d)\s*(vs\.?|versus)\s*(?=[a-z]*\s*\d)", r" \1 ", t)  # "4090vs3090"
     t = re.sub(r"(?<=[a-z0-9])[\s-]?ish\b", " ", t)  # "2000ish", "two thousand-ish": about that much
     t = re.sub(r"(?<![\d.])(\d{1,2})\s*[x×]\s*(?=\d{3,4}(?!\d))", r"\1 x ", t)  # "2x3090": two 3090s

@@ -277,3 +277,24 @@ def test_parse_without_catalog_and_odd_types():
 ])
 def test_slot_phrasings(catalog, text, slot, value):
     assert parse(text, catalog, TODAY).slots().get(slot) == value
+
+
+@pytest.mark.parametrize(("text", "slot", "value"), [
+    # typos of the words the extractors look for are read as the word meant
+    ("whats a gud gpu 4 deep lerning lol", "workloads", ["general"]),
+    ("reccomend a card for trainning cnns", "workloads", ["cnn"]),
+    ("i wanna do stable difusion", "workloads", ["diffusion"]),
+    ("finetunning llama 8b, budjet 1500", "budget", {"amount": 1500.0, "currency": "USD"}),
+    # an English word or a word of ours near one of them is kept as written
+    ("is it raining in berlin", "workloads", None),
+    ("deepspeed zero3 on two 3090s", "model", None),
+])
+def test_typos(catalog, text, slot, value):
+    assert parse(text, catalog, TODAY).slots().get(slot) == value
+
+
+def test_typo_correction_keeps_english_and_our_own_words():
+    from bot.slots.spelling import corrected
+
+    assert corrected("is it raining, and is deepspeed like deepseek?") == "is it raining, and is deepspeed like deepseek?"
+    assert corrected("lerning and trainning") == "learning and training"
