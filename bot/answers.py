@@ -1243,6 +1243,9 @@ def worth_for_llm(engine: Engine, name: str, need: Need, lang: str) -> Reply:
     if g.segment == "datacenter" and g.form_factor == "PCIe":
         lines.append(_t(lang, "Passive cooling: it needs a fan shroud or server airflow in a desktop.",
                         "被动散热：装在台式机里需要加装风扇导风罩或服务器风道。"))
+    if g.form_factor == "Superchip":
+        lines.append(_t(lang, "A CPU-and-GPU module sold only inside servers: rent it by the hour rather than buy it.",
+                        "CPU 与 GPU 合一的模组，只随服务器出售：按小时租比买现实。"))
     if g.form_factor in ("SXM", "OAM"):
         lines.append(_t(lang, f"{g.form_factor} module: it needs a server board or an adapter.",
                         f"{g.form_factor} 模组：需要服务器主板或转接板。"))

@@ -364,9 +364,13 @@ class Conversation:
         if act in ("recommend", "refine") and len(q.gpus) >= 2 and not need.model_size_b and \
                 _says(q.text, "choice_between"):
             return "compare"  # "预算两万做微调，4090还是5090D": two cards offered as the choice are weighed, not re-listed
+        if act in ("compare", "gpu_info", "recommend", "refine") and len(q.gpus) >= 2 and \
+                _says(q.text, "mixing_cards") and not q.need.budget:
+            return "question"  # "can I mix a 3090 and a 4090 in one machine?": running them together, not which to buy
         if act == "compare" and not (q.gpus or q.ordinals or "pronoun" in q.cues) and _names_other_things(q.text):
             return "question"  # "lora vs qlora?", "spot vs on-demand", "A卡和N卡哪个好": the guide compares them
-        if act in ("gpu_info", "recommend", "refine") and not q.need.budget and _asks_about_another_part(q.text):
+        if act in ("gpu_info", "recommend", "refine", "fit") and not q.need.budget and _asks_about_another_part(q.text) \
+                and not (q.need.model_size_b or q.need.model):
             return "question"  # "4090配什么主板", "多卡训练要买什么主板": another part, which the guide may not cover
         if act == "rent" and _says(q.text, "rent_judgement"):
             return "question"  # "rent or buy?", "租卡平台数据安全吗": the guide's judgement, not a price table

@@ -167,9 +167,11 @@ class ModelTable:
         return max(near, key=lambda m: (m.released, -abs(math.log(m.params_b / params_b)), m.name))
 
     def of_family(self, family: str, params_b: float) -> ModelSpec | None:
-        """The newest model of a family with this size (±12%): '千问 72B' -> Qwen2.5 72B."""
+        """The newest model of a family with this size (±12%): '千问 72B' -> Qwen2.5 72B. A model whose name carries
+        the size as written comes first: 'llama 405b' is Llama 3.1 405B, not the newer Llama 4 Maverick (400B)."""
         near = [m for m in self.models if m.family == family and abs(m.params_b / params_b - 1) <= 0.12]
-        return max(near, key=lambda m: (m.released, m.name), default=None)
+        named = [m for m in near if re.search(rf"(?<![\d.]){params_b:g}b(?![a-z0-9])", m.name.lower())]
+        return max(named or near, key=lambda m: (m.released, m.name), default=None)
 
 
 def _loose(name: str) -> str:

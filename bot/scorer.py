@@ -17,7 +17,7 @@ from bot.need import LLM_WORKLOADS, PRICING_CURRENCIES, Budget, Need
 from bot.perf import PerfModel, load_perf_model
 from bot.vram import MemoryEstimate, estimate
 
-MODULE_FORM_FACTORS = ("SXM", "OAM")
+MODULE_FORM_FACTORS = ("SXM", "OAM", "Superchip")  # need a server board; a superchip comes only in a server
 MULTI_CARD_COUNTS = (2, 4)  # setups tried when no single card holds an LLM job
 DEFAULT_WORKLOAD = "general"  # "deep learning" with nothing more specific
 SYSTEM_POWER_W = 250  # CPU, board, drives: what a PSU feeds besides the cards
@@ -681,6 +681,8 @@ def _caveats(c: Candidate, spec: WorkloadSpec) -> tuple[Text, ...]:
     if c.price.converted_from:
         out.append(Text(f"price converted from {c.price.converted_from}; local prices differ",
                         f"价格由 {c.price.converted_from} 换算，本地价格会有出入"))
+    if g.form_factor == "Superchip":
+        out.append(Text("a CPU-and-GPU module sold only inside servers, not a card", "CPU 与 GPU 合一的模组，只随服务器出售，不是显卡"))
     if g.form_factor in ("SXM", "OAM"):
         out.append(Text(f"{g.form_factor} module, not a PCIe card: it needs a server board or an "
                         f"{g.form_factor}-to-PCIe adapter, and its own cooling",

@@ -54,6 +54,8 @@ def test_aliases_belong_to_one_model():
     ("ds r1 32b", "DeepSeek-R1-Distill-Qwen 32B"), ("deepseek 满血版", "DeepSeek-R1"), ("qwen3-30b-a3b", "Qwen3 30B-A3B"),
     ("mixtral 8x7b", "Mixtral 8x7B"), ("llama 3.1 8b", "Llama 3.1 8B"), ("gemma-2-27b-it", "Gemma 2 27B"),
     ("SDXL", "Stable Diffusion XL"), ("flux dev", "Flux.1 dev"),
+    # a family and a size: the model whose name carries that size, before a newer one of about that size
+    ("llama 405b", "Llama 3.1 405B"), ("can a gh200 run llama 405b", "Llama 3.1 405B"),
 ])
 def test_models_are_found_by_the_names_people_type(text, name):
     from bot.slots.model import named_model
