@@ -465,6 +465,14 @@ class Catalog:
             return self._alias_index[best[0]]
         return None
 
+    def closest_names(self, text: str, n: int = 3) -> list[str]:
+        """The cards whose names are nearest to `text` ('RTX 9999' -> RTX 4090, 5090 …): for saying what exists."""
+        from rapidfuzz import fuzz, process, utils
+
+        names = [g.name for g in self.gpus]
+        return [m[0] for m in process.extract(text, names, scorer=fuzz.WRatio, processor=utils.default_process,
+                                               limit=n)]
+
     @cached_property
     def _mention_pattern(self) -> re.Pattern[str]:
         """Every name and alias, longest first, loose about spaces/hyphens between letters and digits, on token

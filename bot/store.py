@@ -2,13 +2,17 @@
 
 One file under the data dir, WAL mode, FULL sync: a turn's state is committed before its reply is sent, so a
 `kill -9` right after an answer loses nothing. Chats are keyed by their Telegram chat id and never see each other's
-rows. A file that is not a readable database is moved aside (`<name>.corrupt-<timestamp>`) and a fresh one started.
+rows. A file that is not a database (garbage, a damaged header) is moved aside (`<name>.corrupt-<timestamp>`) and a
+fresh one started; a database that cannot be written (read-only file or folder, locked by another process, a full
+disk) is left untouched and reported as a StoreError that says the cause and the fix: discarding chats because of a
+permission is not a repair. The schema is versioned (`PRAGMA user_version`) and migrated step by step on opening.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -21,19 +25,31 @@ log = logging.getLogger(__name__)
 DEFAULT_FILENAME = "telegram.sqlite3"
 KEYBOARDS_KEPT = 50  # per chat: buttons of older replies answer "this button has expired"
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS sessions (
-    chat_id INTEGER PRIMARY KEY,
-    data    TEXT    NOT NULL,
-    updated REAL    NOT NULL
-);
-CREATE TABLE IF NOT EXISTS keyboards (
-    chat_id INTEGER NOT NULL,
-    key     INTEGER NOT NULL,
-    data    TEXT    NOT NULL,
-    PRIMARY KEY (chat_id, key)
-);
-"""
+# Each step takes the schema from version i to i + 1 (`PRAGMA user_version`); a store written by an older version is
+# brought up to date on opening, one step at a time, each in its own transaction.
+MIGRATIONS = (
+    # 1: a chat's session, and the keyboards of its recent replies (with the state each reply was given in)
+    """
+    CREATE TABLE IF NOT EXISTS sessions (
+        chat_id INTEGER PRIMARY KEY,
+        data    TEXT    NOT NULL,
+        updated REAL    NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS keyboards (
+        chat_id INTEGER NOT NULL,
+        key     INTEGER NOT NULL,
+        data    TEXT    NOT NULL,
+        PRIMARY KEY (chat_id, key)
+    );
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+# sqlite's own error names: the database is fine but cannot be written now (left alone, reported), or it is no
+# database at all (moved aside)
+_CANNOT_WRITE = ("SQLITE_READONLY", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_FULL", "SQLITE_IOERR", "SQLITE_CANTOPEN",
+                 "SQLITE_PERM", "SQLITE_AUTH")
+_NOT_A_DATABASE = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
 
 
 class StoreError(RuntimeError):
@@ -43,18 +59,23 @@ class StoreError(RuntimeError):
 class SessionStore:
     """`get(chat_id) -> Session`, `put(chat_id, session, keyboard=None) -> keyboard key`. Thread-safe."""
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, timeout: float = 10.0):
         self.path = Path(path)
+        self.timeout = timeout  # seconds to wait for another process's lock before reporting it
         self._lock = threading.Lock()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise StoreError(f"cannot create the data directory {self.path.parent}: {e.strerror or e}") from None
+        if self.path.exists() and not os.access(self.path, os.W_OK):
+            raise StoreError(_cannot_write(self.path, "the file is read-only"))
         try:
             self._conn = self._open()
         except sqlite3.DatabaseError as e:
             if not self.path.exists():
                 raise StoreError(f"cannot open {self.path}: {e}") from None
+            if not _is_not_a_database(e):
+                raise StoreError(_cannot_write(self.path, str(e))) from None
             aside = self._move_aside()
             log.warning("session store %s is corrupt (%s); moved it to %s and started a fresh one",
                         self.path, e, aside.name)
@@ -63,18 +84,20 @@ class SessionStore:
             except sqlite3.Error as e2:
                 raise StoreError(f"cannot open {self.path}: {e2}") from None
         except sqlite3.Error as e:  # OperationalError: unwritable dir, disk full, …
-            raise StoreError(f"cannot open {self.path}: {e}") from None
+            raise StoreError(_cannot_write(self.path, str(e))) from None
 
     # --- opening ---------------------------------------------------------------------------------------------------
     def _open(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, check_same_thread=False, timeout=10, isolation_level=None)
+        conn = sqlite3.connect(self.path, check_same_thread=False, timeout=self.timeout, isolation_level=None)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
             ok = conn.execute("PRAGMA quick_check").fetchone()
             if not ok or ok[0] != "ok":
-                raise sqlite3.DatabaseError(f"quick_check: {ok[0] if ok else 'no answer'}")
-            conn.executescript(_SCHEMA)
+                err = sqlite3.DatabaseError(f"quick_check: {ok[0] if ok else 'no answer'}")
+                err.sqlite_errorname = "SQLITE_CORRUPT"
+                raise err
+            _migrate(conn)
             # a probe write: an unwritable file or directory fails here, at start, not at the first answer
             conn.execute("BEGIN IMMEDIATE")
             conn.execute("COMMIT")
@@ -157,6 +180,39 @@ class SessionStore:
                 self._conn.close()
             except sqlite3.Error:
                 pass
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise StoreError(f"the session store was written by a newer gpu-advisor (schema {version}, this one knows "
+                         f"{SCHEMA_VERSION}); upgrade gpu-advisor or point GPU_ADVISOR_DATA_DIR elsewhere")
+    for i in range(version, SCHEMA_VERSION):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in (x.strip() for x in MIGRATIONS[i].split(";")):
+                if statement:
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {i + 1}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        log.info("session store schema migrated to version %d", i + 1)
+
+
+def _is_not_a_database(e: sqlite3.Error) -> bool:
+    name = getattr(e, "sqlite_errorname", "") or ""
+    if name:
+        return name.startswith(_NOT_A_DATABASE)
+    text = str(e).lower()
+    return "not a database" in text or "malformed" in text or "quick_check" in text
+
+
+def _cannot_write(path: Path, cause: str) -> str:
+    return (f"the session store {path} cannot be written ({cause}); it was left as it is. Make it writable by the "
+            "user the bot runs as (or stop the other process using it, or free disk space), or set "
+            "GPU_ADVISOR_DATA_DIR to another directory")
 
 
 def open_store(data_dir: Path | str, filename: str = DEFAULT_FILENAME) -> SessionStore:

@@ -82,6 +82,8 @@ T = {
     "usage_compare": Text("Usage: /compare 4090 3090 — or, after a recommendation, /compare alone compares the "
                           "first two picks.", "用法：/compare 4090 3090；推荐之后直接发 /compare 会对比前两个推荐。"),
     "usage_gpu": Text("Usage: /gpu 4090", "用法：/gpu 4090"),
+    "unknown_gpu": Text("I don't know a GPU called “{name}”. The nearest names I have: {near}.",
+                        "我没有叫“{name}”的显卡。最接近的有：{near}。"),
     "choose_lang": Text("Choose a language:", "选择语言："),
     "unknown_command": Text("I don't know that command. Try /help.", "没有这个命令，试试 /help。"),
 }
@@ -319,12 +321,21 @@ class Advisor:
             pass
 
     # --- turns -------------------------------------------------------------------------------------------------------
-    def _turn(self, chat_id: int, text: str, decorate=None) -> tuple[Reply, int | None]:
-        """In a worker thread: load the chat's session, take the turn, store the session (committed) and keyboard."""
-        from bot.charts import highlight_of
-        from bot.dialogue import Conversation
+    def _turn(self, chat_id: int, text: str, decorate=None, base: dict | None = None) -> tuple[Reply, int | None]:
+        """In a worker thread: load the chat's session, take the turn, store the session (committed) and keyboard.
 
-        conv = Conversation(self.engine, self.store.get(chat_id))
+        `base`: the state to answer from instead of the chat's latest — a button's own message's state, so "why?"
+        under an older answer explains that answer; the chat then goes on from there."""
+        from bot.charts import highlight_of
+        from bot.dialogue import Conversation, Session
+
+        session = self.store.get(chat_id)
+        if base is not None:
+            older = Session.from_dict(base)
+            # what the user set for the whole chat since (a language asked for) still holds
+            older.lang_locked = session.lang_locked or older.lang_locked
+            session = older
+        conv = Conversation(self.engine, session)
         reply = conv.turn(text)  # (Engine.index loads once under its own lock when several turns need it at once)
         if decorate is not None:
             reply = decorate(reply)
@@ -336,12 +347,12 @@ class Advisor:
         return reply, key
 
     async def answer(self, bot, chat_id: int, text: str, *, reply_to: int | None = None, decorate=None,
-                     echo: bool = False) -> Reply:
+                     echo: bool = False, base: dict | None = None) -> Reply:
         """Take one turn of the chat and send its reply; turns of one chat run in order, other chats meanwhile."""
         async with self.lock(chat_id):
             typing = asyncio.create_task(self._typing(bot, chat_id))
             try:
-                reply, key = await self.in_thread(self._turn, chat_id, text, decorate)
+                reply, key = await self.in_thread(self._turn, chat_id, text, decorate, base)
             finally:
                 typing.cancel()
             await self.send_reply(bot, chat_id, reply, key, reply_to=reply_to, echo=text if echo else None)
@@ -480,6 +491,13 @@ class Advisor:
         if not args:
             await self.call(context.bot.send_message, chat_id, T["usage_gpu"].get(lang))
             return
+        catalog = self.engine.catalog
+        if catalog.lookup(args) is None and not catalog.find_mentions(args):
+            # "/gpu RTX 9999": no such card — say so with the nearest names, and leave the chat's state alone
+            near = ", ".join(catalog.closest_names(args))
+            await self.call(context.bot.send_message, chat_id, T["unknown_gpu"].get(lang).format(
+                name=html.escape(args[:60], quote=False), near=html.escape(near, quote=False)), parse_mode=ParseMode.HTML)
+            return
         await self.answer(context.bot, chat_id, f"介绍一下 {args}" if lang == "zh" else f"tell me more about {args}")
 
     async def cmd_platforms(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -570,7 +588,7 @@ class Advisor:
             return
         text = kb["s"][index]
         await self._answer_query(q)
-        await self.answer(context.bot, chat_id, text, echo=True)
+        await self.answer(context.bot, chat_id, text, echo=True, base=kb.get("session"))
 
     async def _on_chart(self, q, context, chat_id: int, rest: str) -> None:
         from bot.charts import chart_points, render_chart

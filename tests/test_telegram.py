@@ -707,3 +707,102 @@ async def test_proxy_setting_routes_every_call_through_the_proxy(engine, fake, b
         assert fake.calls_of("getMe")
     finally:
         await app.shutdown()
+
+
+def _a_store_with_a_chat(path):
+    from bot.dialogue import Session
+    from bot.need import Need
+    from bot.store import SessionStore
+
+    store = SessionStore(path)
+    store.put(7, Session(need=Need(workloads=("cnn",))))
+    store.close()
+    return path.read_bytes()
+
+
+def test_a_read_only_store_is_reported_and_left_untouched(tmp_path, monkeypatch, settings, capsys):
+    """Created once as root, then run as a service user: not 'corrupt', not moved aside, not emptied — exit 2."""
+    from bot.store import SessionStore, StoreError
+    from bot.telegram import run
+
+    path = tmp_path / "telegram.sqlite3"
+    before = _a_store_with_a_chat(path)
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, *a, **k: False if str(p) == str(path) and mode == os.W_OK
+                        else real_access(p, mode, *a, **k))
+    with pytest.raises(StoreError, match="read-only") as e:
+        SessionStore(path)
+    assert "GPU_ADVISOR_DATA_DIR" in str(e.value)
+    code = run(settings.model_copy(update={"telegram_bot_token": "123:TEST", "data_dir": tmp_path}))
+    err = capsys.readouterr().err
+    assert code == 2 and "read-only" in err and "Traceback" not in err
+    assert path.read_bytes() == before and not list(tmp_path.glob("*.corrupt-*"))
+
+
+def test_a_locked_store_is_reported_not_moved_aside(tmp_path):
+    import sqlite3
+
+    from bot.store import SessionStore, StoreError
+
+    path = tmp_path / "telegram.sqlite3"
+    _a_store_with_a_chat(path)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # another process holds the database
+    try:
+        with pytest.raises(StoreError, match="locked"):
+            SessionStore(path, timeout=0.2)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert not list(tmp_path.glob("*.corrupt-*"))
+    assert SessionStore(path).get(7).need.workload == "cnn"  # nothing was lost
+
+
+def test_the_store_schema_is_versioned_and_migrated(tmp_path):
+    import sqlite3
+
+    from bot.store import SCHEMA_VERSION, SessionStore, StoreError
+
+    old = tmp_path / "old.sqlite3"  # a store from before the schema had a version: its chats survive the upgrade
+    conn = sqlite3.connect(old)
+    conn.executescript("CREATE TABLE sessions (chat_id INTEGER PRIMARY KEY, data TEXT NOT NULL, updated REAL NOT NULL);"
+                       "INSERT INTO sessions VALUES (5, '{\"lang\": \"zh\"}', 0);")
+    conn.close()
+    store = SessionStore(old)
+    assert store.get(5).lang == "zh"
+    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    store.close()
+    newer = tmp_path / "newer.sqlite3"
+    conn = sqlite3.connect(newer)
+    conn.execute("PRAGMA user_version = 999")
+    conn.close()
+    with pytest.raises(StoreError, match="newer gpu-advisor"):
+        SessionStore(newer)
+    assert not list(tmp_path.glob("*.corrupt-*"))
+
+
+@aio
+async def test_a_button_under_an_older_answer_acts_on_that_answer(bot):
+    """'why?' pressed under the ¥20,000 answer explains that pick, not the ¥3,000 one asked for since."""
+    chat = 531
+    [rich] = await bot.say(chat, "预算20000训练CNN")
+    [poor] = await bot.say(chat, "预算3000训练CNN")
+    rich_top, poor_top = _picks(rich.text)[0], _picks(poor.text)[0]
+    assert rich_top != poor_top
+    why = next(b["text"] for b in rich.buttons() if "为" in b["text"] or "why" in b["text"].lower())
+    mark = bot.fake.mark()
+    await bot.click(chat, rich, why)
+    [answer] = await bot.replies(chat, mark)
+    assert rich_top in answer.text and poor_top not in answer.text
+
+
+@aio
+async def test_gpu_command_with_an_unknown_name_says_so_and_keeps_the_chat(bot):
+    """'/gpu RTX 9999' is no card (nor a $9,999 budget): the nearest names, and the chat's need untouched."""
+    chat = 532
+    [first] = await bot.say(chat, "$1500, training CNNs")
+    [reply] = await bot.say(chat, "/gpu RTX 9999")
+    assert "RTX 9999" in reply.text and "GeForce RTX" in reply.text
+    assert bot.advisor.store.get(chat).need.budget.amount == 1500
+    [known] = await bot.say(chat, "/gpu 4090")
+    assert "GeForce RTX 4090" in known.text
