@@ -16,6 +16,8 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from bot.session import Session
@@ -42,14 +44,48 @@ MIGRATIONS = (
         PRIMARY KEY (chat_id, key)
     );
     """,
+    # 2: the outbox — each reply is written here in the same transaction as the session change it goes with, then
+    # sent; what could not be sent yet stays until it is (or its time runs out). And the updates answered, so a
+    # re-posted update_id is not answered twice.
+    """
+    CREATE TABLE IF NOT EXISTS outbox (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        chat_id     INTEGER NOT NULL,
+        payload     TEXT    NOT NULL,
+        created     REAL    NOT NULL,
+        next_try    REAL    NOT NULL,
+        attempts    INTEGER NOT NULL DEFAULT 0,
+        sent_pieces INTEGER NOT NULL DEFAULT 0,
+        last_error  TEXT
+    );
+    CREATE INDEX IF NOT EXISTS outbox_by_chat ON outbox (chat_id, id);
+    CREATE TABLE IF NOT EXISTS updates (
+        update_id INTEGER PRIMARY KEY,
+        seen      REAL    NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+UPDATES_KEPT_SECONDS = 2 * 86400  # Telegram keeps an unconfirmed update for 24 hours: remember answered ones longer
 
 # sqlite's own error names: the database is fine but cannot be written now (left alone, reported), or it is no
 # database at all (moved aside)
 _CANNOT_WRITE = ("SQLITE_READONLY", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_FULL", "SQLITE_IOERR", "SQLITE_CANTOPEN",
                  "SQLITE_PERM", "SQLITE_AUTH")
 _NOT_A_DATABASE = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
+
+
+@dataclass(frozen=True)
+class OutboxItem:
+    """A reply waiting to be sent: its HTML pieces, buttons and where it answers (`payload`), how far it got."""
+
+    id: int
+    chat_id: int
+    payload: dict
+    created: float
+    attempts: int
+    sent_pieces: int
+    next_try: float
 
 
 class StoreError(RuntimeError):
@@ -132,19 +168,23 @@ class SessionStore:
             log.warning("stored session of chat %s cannot be read (%s); starting it fresh", chat_id, e)
             return Session()
 
-    def put(self, chat_id: int, session: Session, keyboard: dict | None = None) -> int | None:
-        """Store the chat's session (and, if given, the keyboard of the reply about to be sent) in one transaction.
+    def put(self, chat_id: int, session: Session, keyboard: dict | None = None,
+            outbox: Callable[[int | None], dict] | None = None, update_id: int | None = None) -> int | None:
+        """Store the chat's session — and, if given, the keyboard of the reply, the reply itself in the outbox
+        (`outbox(key)` builds it once the keyboard's key is known) and the update it answers — in one transaction:
+        the question is handled exactly when its reply is queued.
 
         Returns the keyboard's key, which the reply's buttons carry in their callback data."""
         data = json.dumps(session.to_dict(), ensure_ascii=False)
         chat_id = int(chat_id)
+        now = time.time()
         with self._lock:
             c = self._conn
             c.execute("BEGIN IMMEDIATE")
             try:
                 c.execute("INSERT INTO sessions (chat_id, data, updated) VALUES (?, ?, ?) "
                           "ON CONFLICT(chat_id) DO UPDATE SET data = excluded.data, updated = excluded.updated",
-                          (chat_id, data, time.time()))
+                          (chat_id, data, now))
                 key = None
                 if keyboard is not None:
                     row = c.execute("SELECT MAX(key) FROM keyboards WHERE chat_id = ?", (chat_id,)).fetchone()
@@ -152,11 +192,69 @@ class SessionStore:
                     c.execute("INSERT INTO keyboards (chat_id, key, data) VALUES (?, ?, ?)",
                               (chat_id, key, json.dumps(keyboard, ensure_ascii=False)))
                     c.execute("DELETE FROM keyboards WHERE chat_id = ? AND key <= ?", (chat_id, key - KEYBOARDS_KEPT))
+                if outbox is not None:
+                    c.execute("INSERT INTO outbox (chat_id, payload, created, next_try) VALUES (?, ?, ?, ?)",
+                              (chat_id, json.dumps(outbox(key), ensure_ascii=False), now, now))
+                if update_id is not None:
+                    self._mark_seen(c, update_id, now)
                 c.execute("COMMIT")
             except BaseException:
-                c.execute("ROLLBACK")
+                try:
+                    c.execute("ROLLBACK")
+                except sqlite3.Error:  # the failed statement already ended it: the first error is the one to see
+                    pass
                 raise
         return key
+
+    # --- the outbox ------------------------------------------------------------------------------------------------
+    def outbox(self, chat_id: int) -> list[OutboxItem]:
+        """The chat's unsent replies, oldest first."""
+        with self._lock:
+            rows = self._conn.execute("SELECT id, chat_id, payload, created, attempts, sent_pieces, next_try "
+                                      "FROM outbox WHERE chat_id = ? ORDER BY id", (int(chat_id),)).fetchall()
+        return [OutboxItem(r[0], r[1], json.loads(r[2]), r[3], r[4], r[5], r[6]) for r in rows]
+
+    def chats_due(self, now: float | None = None) -> list[int]:
+        """Chats with a reply whose next try is due (all unsent replies, right after a restart)."""
+        with self._lock:
+            rows = self._conn.execute("SELECT DISTINCT chat_id FROM outbox WHERE next_try <= ? ORDER BY chat_id",
+                                      (now if now is not None else time.time(),)).fetchall()
+        return [r[0] for r in rows]
+
+    def pending(self) -> int:
+        with self._lock:
+            return self._conn.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
+
+    def sent_piece(self, item_id: int, pieces: int) -> None:
+        self._write("UPDATE outbox SET sent_pieces = ? WHERE id = ?", (pieces, item_id))
+
+    def retry_later(self, item_id: int, when: float, error: str) -> None:
+        self._write("UPDATE outbox SET attempts = attempts + 1, next_try = ?, last_error = ? WHERE id = ?",
+                    (when, error[:500], item_id))
+
+    def remove(self, item_id: int) -> None:
+        """Delivered, or given up on (the caller logs which)."""
+        self._write("DELETE FROM outbox WHERE id = ?", (item_id,))
+
+    # --- updates answered ------------------------------------------------------------------------------------------
+    def seen(self, update_id: int) -> bool:
+        with self._lock:
+            return self._conn.execute("SELECT 1 FROM updates WHERE update_id = ?", (int(update_id),)).fetchone() \
+                is not None
+
+    def mark_seen(self, update_id: int) -> None:
+        with self._lock:
+            self._mark_seen(self._conn, update_id, time.time())
+
+    @staticmethod
+    def _mark_seen(c: sqlite3.Connection, update_id: int, now: float) -> None:
+        c.execute("INSERT OR IGNORE INTO updates (update_id, seen) VALUES (?, ?)", (int(update_id), now))
+        if int(update_id) % 100 == 0:
+            c.execute("DELETE FROM updates WHERE seen < ?", (now - UPDATES_KEPT_SECONDS,))
+
+    def _write(self, sql: str, args: tuple) -> None:
+        with self._lock:
+            self._conn.execute(sql, args)
 
     def keyboard(self, chat_id: int, key: int) -> dict | None:
         """What a reply's buttons stand for (suggestion texts, GPUs to chart), or None when it has expired."""

@@ -39,10 +39,12 @@ from telegram.ext import (
     AIORateLimiter,
     Application,
     ApplicationBuilder,
+    ApplicationHandlerStop,
     CallbackQueryHandler,
     CommandHandler,
     ContextTypes,
     MessageHandler,
+    TypeHandler,
     filters,
 )
 
@@ -59,6 +61,9 @@ log = logging.getLogger(__name__)
 
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
 SEND_ATTEMPTS = 3  # for network errors and 5xx; 429s are retried by AIORateLimiter
+OUTBOX_WINDOW = 600.0  # seconds a queued reply keeps being retried before it is given up (and logged with its chat)
+OUTBOX_MAX_DELAY = 60.0  # the longest wait between two tries of one reply
+OUTBOX_POLL = 0.5  # seconds between looks at the outbox for replies whose next try is due
 MAX_BUTTONS = 6
 
 # --- the things the bot says itself (everything else comes from the engine) -------------------------------------
@@ -221,6 +226,9 @@ class Advisor:
         # "typing…" only for a turn that takes longer than this (seconds): a budget answer takes milliseconds, and a
         # chat action for it would be one more API call per answer, which nobody gets to see (bench/bot_load.py)
         self.typing_delay = 0.5
+        self.outbox_window = OUTBOX_WINDOW
+        self.outbox_poll = OUTBOX_POLL
+        self._outbox_task: asyncio.Task | None = None
         self._executor = ThreadPoolExecutor(max_workers=settings.telegram_workers, thread_name_prefix="gpu-advisor-turn")
 
     # --- plumbing ----------------------------------------------------------------------------------------------------
@@ -321,8 +329,10 @@ class Advisor:
             pass
 
     # --- turns -------------------------------------------------------------------------------------------------------
-    def _turn(self, chat_id: int, text: str, decorate=None, base: dict | None = None) -> tuple[Reply, int | None]:
-        """In a worker thread: load the chat's session, take the turn, store the session (committed) and keyboard.
+    def _turn(self, chat_id: int, text: str, decorate=None, base: dict | None = None, reply_to: int | None = None,
+              echo: str | None = None, update_id: int | None = None) -> Reply:
+        """In a worker thread: load the chat's session, take the turn, and commit the session, the reply's keyboard,
+        the reply itself (to the outbox) and the update it answers in one transaction.
 
         `base`: the state to answer from instead of the chat's latest — a button's own message's state, so "why?"
         under an older answer explains that answer; the chat then goes on from there."""
@@ -343,32 +353,119 @@ class Advisor:
         if reply.suggestions or reply.chart_gpus:
             keyboard = {"s": list(reply.suggestions[:MAX_BUTTONS]), "c": list(reply.chart_gpus),
                         "h": list(highlight_of(reply)), "session": conv.session.to_dict()}
-        key = self.store.put(chat_id, conv.session, keyboard)
-        return reply, key
+        self.store.put(chat_id, conv.session, keyboard, outbox=lambda key: self._payload(reply, key, reply_to, echo),
+                       update_id=update_id)
+        return reply
+
+    def _payload(self, reply: Reply, key: int | None, reply_to: int | None, echo: str | None) -> dict:
+        """What the outbox keeps of a reply: its HTML pieces (each under 4,096 characters), its buttons, what it
+        answers. `echo`: the question a button asked, shown above the answer (a press leaves no message of its own)."""
+        pieces = render.telegram_html(reply)
+        if echo:
+            quoted = f"<i>» {html.escape(echo, quote=False)}</i>"
+            if len(quoted) + 2 + len(pieces[0]) <= render.TELEGRAM_LIMIT:
+                pieces[0] = f"{quoted}\n\n{pieces[0]}"
+        return {"pieces": pieces, "buttons": self._button_rows(reply, key), "reply_to": reply_to}
 
     async def answer(self, bot, chat_id: int, text: str, *, reply_to: int | None = None, decorate=None,
-                     echo: bool = False, base: dict | None = None) -> Reply:
-        """Take one turn of the chat and send its reply; turns of one chat run in order, other chats meanwhile."""
+                     echo: bool = False, base: dict | None = None, update_id: int | None = None) -> Reply:
+        """Take one turn of the chat, queue its reply and send it; turns of one chat run in order, other chats
+        meanwhile. A reply the Bot API does not take now stays queued and is retried (see `flush`)."""
         async with self.lock(chat_id):
             typing = asyncio.create_task(self._typing(bot, chat_id))
             try:
-                reply, key = await self.in_thread(self._turn, chat_id, text, decorate, base)
+                reply = await self.in_thread(self._turn, chat_id, text, decorate, base, reply_to,
+                                             text if echo else None, update_id)
             finally:
                 typing.cancel()
-            await self.send_reply(bot, chat_id, reply, key, reply_to=reply_to, echo=text if echo else None)
+            await self.flush(bot, chat_id)
             return reply
 
-    def keyboard(self, reply: Reply, key: int | None) -> InlineKeyboardMarkup | None:
+    # --- the outbox --------------------------------------------------------------------------------------------------
+    async def flush(self, bot, chat_id: int) -> None:
+        """Send the chat's queued replies in order. One that fails waits out its backoff, and the later ones wait
+        behind it, so a chat never sees its answers out of order. The caller holds the chat's lock."""
+        for item in self.store.outbox(chat_id):
+            if item.attempts and item.next_try > time.time():
+                return
+            if not await self._deliver(bot, item):
+                return
+
+    async def _deliver(self, bot, item) -> bool:
+        """Send one queued reply, piece by piece (a piece already sent is not sent again). True when it is done with
+        (sent, or given up and logged); False when it is to be tried again later."""
+        pieces = item.payload["pieces"]
+        markup = _markup(item.payload.get("buttons") or [])
+        reply_to = item.payload.get("reply_to")
+        for i in range(item.sent_pieces, len(pieces)):
+            kwargs = {"reply_markup": markup if i == len(pieces) - 1 else None,
+                      "link_preview_options": LinkPreviewOptions(is_disabled=True)}
+            if reply_to and i == 0:
+                kwargs["reply_parameters"] = ReplyParameters(reply_to, allow_sending_without_reply=True)
+            try:
+                try:
+                    await bot.send_message(item.chat_id, pieces[i], parse_mode=ParseMode.HTML, **kwargs)
+                except BadRequest as e:
+                    # Telegram could not take the HTML: send the same words as plain text rather than nothing
+                    log.warning("Telegram rejected a reply to chat %s (%s); sending it as plain text", item.chat_id, e)
+                    kwargs.pop("reply_parameters", None)
+                    try:
+                        await bot.send_message(item.chat_id, _strip_tags(pieces[i])[:4096], **kwargs)
+                    except BadRequest as e2:
+                        log.error("Telegram rejected the plain-text reply to chat %s too: %s", item.chat_id, e2)
+            except Forbidden as e:  # blocked by the user, kicked from the group: nobody to deliver to
+                log.info("chat %s refuses messages (%s); its reply is dropped", item.chat_id, e)
+                self.store.remove(item.id)
+                return True
+            except (RetryAfter, TelegramError) as e:  # 429, 5xx, network errors, timeouts
+                return self._later(item, e)
+            self.store.sent_piece(item.id, i + 1)
+        self.store.remove(item.id)
+        return True
+
+    def _later(self, item, error: Exception) -> bool:
+        now = time.time()
+        if isinstance(error, RetryAfter):
+            delay = _retry_seconds(error) + 0.1  # what Telegram asked for
+        else:
+            delay = min(OUTBOX_MAX_DELAY, self.retry_delay * 2 ** item.attempts)
+        if now + delay - item.created > self.outbox_window:
+            log.warning("gave up sending a reply to chat %s after %d tries over %.0f s: %s", item.chat_id,
+                        item.attempts + 1, now - item.created, error)
+            self.store.remove(item.id)
+            return True
+        log.info("reply to chat %s not sent (%s); trying again in %.1f s", item.chat_id, error, delay)
+        self.store.retry_later(item.id, now + delay, str(error))
+        return False
+
+    async def _outbox_loop(self, bot) -> None:
+        """Delivers what could not be sent at once — and, right after a start, whatever the last run left unsent."""
+        while True:
+            try:
+                for chat_id in self.store.chats_due():
+                    lock = self.lock(chat_id)
+                    if lock.locked():
+                        continue  # a turn of that chat is under way: it flushes when done
+                    async with lock:
+                        await self.flush(bot, chat_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # never let the sender die: the next round tries again
+                log.exception("delivering queued replies failed; trying again")
+            await asyncio.sleep(self.outbox_poll)
+
+    def _button_rows(self, reply: Reply, key: int | None) -> list[list[list[str]]]:
+        """The reply's buttons as rows of [label, callback data]; the data carries the key of the state they act on."""
         if key is None:
-            return None
-        rows: list[list[InlineKeyboardButton]] = []
-        buttons = [InlineKeyboardButton(_label(s), callback_data=f"s:{key}:{i}")
-                   for i, s in enumerate(reply.suggestions[:MAX_BUTTONS])]
-        for i in range(0, len(buttons), 2):
-            rows.append(buttons[i:i + 2])
+            return []
+        buttons = [[_label(s), f"s:{key}:{i}"] for i, s in enumerate(reply.suggestions[:MAX_BUTTONS])]
+        rows = [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
         if reply.chart_gpus:
-            rows.append([InlineKeyboardButton(T["chart_button"].get(reply.lang), callback_data=f"c:{key}")])
-        return InlineKeyboardMarkup(rows) if rows else None
+            rows.append([[T["chart_button"].get(reply.lang), f"c:{key}"]])
+        return rows
+
+    def keyboard(self, reply: Reply, key: int | None) -> InlineKeyboardMarkup | None:
+        return _markup(self._button_rows(reply, key))
 
     async def send_reply(self, bot, chat_id: int, reply: Reply, key: int | None = None, *,
                          reply_to: int | None = None, echo: str | None = None) -> list[Message]:
@@ -419,7 +516,7 @@ class Advisor:
             reply_to = msg.message_id
         if not await self.gate(update, context):
             return
-        await self.answer(context.bot, chat.id, text, reply_to=reply_to)
+        await self.answer(context.bot, chat.id, text, reply_to=reply_to, update_id=update.update_id)
 
     async def on_other(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Stickers, photos, voice, documents …: a friendly 'text only'."""
@@ -662,8 +759,23 @@ class Advisor:
                 log.warning("could not tell the user about the error: %s", e)
 
     # --- lifecycle ---------------------------------------------------------------------------------------------------
+    async def skip_answered(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Before any handler: an update answered already (a webhook re-post, a redelivery after a crash) is not
+        answered twice."""
+        if update.update_id is not None and self.store.seen(update.update_id):
+            log.info("update %s was answered already; skipped", update.update_id)
+            raise ApplicationHandlerStop
+
+    async def mark_answered(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """After the handlers: the update is handled (a turn marks its update with its reply, in one transaction)."""
+        if update.update_id is not None:
+            self.store.mark_seen(update.update_id)
+
     async def post_init(self, app: Application) -> None:
-        """Commands in the menu, in English (default) and Chinese."""
+        """Commands in the menu, in English (default) and Chinese; the outbox's sender starts (and sends what a
+        previous run left unsent)."""
+        if self._outbox_task is None:
+            self._outbox_task = asyncio.get_running_loop().create_task(self._outbox_loop(app.bot))
         for code, pick in ((None, 1), ("zh", 2)):
             commands = [BotCommand(c[0], c[pick]) for c in COMMANDS]
             try:
@@ -672,6 +784,13 @@ class Advisor:
                 log.warning("setMyCommands failed: %s", e)
 
     async def post_shutdown(self, app: Application) -> None:
+        if self._outbox_task is not None:
+            self._outbox_task.cancel()
+            try:
+                await self._outbox_task
+            except (asyncio.CancelledError, Exception):
+                pass
+            self._outbox_task = None
         self._executor.shutdown(wait=False, cancel_futures=True)
         if self.owns_store:
             self.store.close()
@@ -685,6 +804,11 @@ def _retry_seconds(e: RetryAfter) -> float:
 
 
 _LANG_SENTENCE = {"zh": "用中文回答", "en": "answer in English"}
+
+
+def _markup(rows: list[list[list[str]]]) -> InlineKeyboardMarkup | None:
+    return InlineKeyboardMarkup([[InlineKeyboardButton(label, callback_data=data) for label, data in row]
+                                 for row in rows]) if rows else None
 
 
 def _label(text: str, limit: int = 40) -> str:
@@ -747,6 +871,8 @@ def build_application(settings: Settings, engine: Engine, store: SessionStore | 
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & ~filters.TEXT & ~filters.StatusUpdate.ALL,
                                    advisor.on_other))
     app.add_handler(CallbackQueryHandler(advisor.on_callback))
+    app.add_handler(TypeHandler(Update, advisor.skip_answered), group=-1)
+    app.add_handler(TypeHandler(Update, advisor.mark_answered), group=1)
     app.add_error_handler(advisor.on_error)
     return app
 

@@ -131,11 +131,11 @@ async def test_one_failing_chat_does_not_stop_the_others(start, monkeypatch, cap
     real_turn = advisor._turn
     failing = 1401
 
-    def turn(chat_id, text, decorate=None):
+    def turn(chat_id, text, *args):
         if chat_id == failing:
             time.sleep(0.5)  # fails slowly: the other chat is answered meanwhile
             raise RuntimeError("injected failure for one chat")
-        return real_turn(chat_id, text, decorate)
+        return real_turn(chat_id, text, *args)
 
     monkeypatch.setattr(advisor, "_turn", turn)
     fake = h.fake

@@ -351,18 +351,20 @@ async def test_500_and_network_errors_are_retried(bot):
     assert "GPU advisor" in r.text
     assert [c.status for c in bot.fake.calls[mark:] if c.method == "sendMessage"] == [500, 500, 200]
 
-    bot.fake.fail_next("sendMessage", 10, status=502)  # a long outage: logged, the bot keeps serving
+    bot.fake.fail_next("sendMessage", 10, status=502)  # a long outage: the reply stays queued, the bot keeps serving
     mark = bot.fake.mark()
     bot.fake.push_text(603, "/help")
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 20
     while len([c for c in bot.fake.calls[mark:] if c.method == "sendMessage"]) < 3:
         assert time.monotonic() < deadline
         await asyncio.sleep(0.05)
-    await asyncio.sleep(0.1)
-    await bot.idle(603)
-    bot.fake._failures.clear()
-    [r] = await bot.say(603, "/help")
+    [r] = await bot.say(604, "/help")  # another chat is answered meanwhile
     assert "GPU advisor" in r.text
+    bot.fake._failures.clear()  # the outage ends: the queued reply arrives, once
+    [late] = await bot.replies(603, mark)
+    assert "GPU advisor" in late.text and bot.advisor.store.pending() == 0
+    await asyncio.sleep(1.0)
+    assert len([c for c in bot.fake.calls_of("sendMessage", 603, mark) if c.status == 200]) == 1
 
     bot.fake.fail_next("getUpdates", 2, status=502)  # polling itself fails for a while, then recovers
     mark = bot.fake.mark()
@@ -806,3 +808,65 @@ async def test_gpu_command_with_an_unknown_name_says_so_and_keeps_the_chat(bot):
     assert bot.advisor.store.get(chat).need.budget.amount == 1500
     [known] = await bot.say(chat, "/gpu 4090")
     assert "GeForce RTX 4090" in known.text
+
+
+@aio
+async def test_a_reply_queued_when_the_api_is_down_arrives_once_after_a_restart(engine, fake, bot_settings):
+    """The process stops (or is killed) while the Bot API refuses: the reply is in the outbox with the session, and
+    the next start sends it — once."""
+    first = await _start(bot_settings, engine, fake)
+    first.advisor.retry_delay = 5.0  # no retry before the stop
+    fake.fail_next("sendMessage", 1000, status=502)
+    mark = fake.mark()
+    fake.push_text(611, "$1500, training CNNs")
+    deadline = time.monotonic() + 20
+    while not [c for c in fake.calls[mark:] if c.method == "sendMessage" and c.chat_id == 611]:
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.05)
+    await first.idle(611)
+    assert first.advisor.store.pending() == 1
+    await _stop(first)
+    fake._failures.clear()
+    second = await _start(bot_settings, engine, fake)
+    try:
+        [r] = await second.replies(611, mark)
+        assert "CNN" in r.text
+        await asyncio.sleep(1.0)
+        assert len(fake.calls_of("sendMessage", 611, mark)) == 1 and second.advisor.store.pending() == 0
+    finally:
+        await _stop(second)
+
+
+@aio
+async def test_a_reply_that_cannot_be_sent_in_time_is_given_up_with_its_chat_logged(bot, caplog):
+    bot.advisor.retry_delay = 0.05
+    bot.advisor.outbox_window = 1.0  # (ten minutes by default)
+    bot.fake.fail_next("sendMessage", 1000, status=502)
+    try:
+        with caplog.at_level(logging.INFO, logger="bot.telegram"):
+            bot.fake.push_text(612, "/help")
+            deadline = time.monotonic() + 20
+            while not any("gave up" in r.getMessage() for r in caplog.records):
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.05)
+        line = next(r.getMessage() for r in caplog.records if "gave up" in r.getMessage())
+        assert "612" in line and bot.advisor.store.pending() == 0
+    finally:
+        bot.fake._failures.clear()
+
+
+@aio
+async def test_an_update_posted_again_is_answered_once(bot):
+    """A webhook re-post, or a redelivery after a crash, carries the same update_id: one answer."""
+    from telegram import Update
+
+    mark = bot.fake.mark()
+    uid = bot.fake.push_text(613, "$1500, training CNNs")
+    [r] = await bot.replies(613, mark)
+    msg = bot.fake._user_message(613, None, "en", "private")
+    again = {"update_id": uid, "message": dict(msg, text="$1500, training CNNs")}  # the same update, posted again
+    await bot.app.process_update(Update.de_json(again, bot.app.bot))
+    await asyncio.sleep(0.5)
+    await bot.idle(613)
+    assert len(bot.fake.calls_of("sendMessage", 613, mark)) == 1
+    assert bot.advisor.store.seen(uid)
