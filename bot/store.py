@@ -315,6 +315,12 @@ def _cannot_write(path: Path, cause: str) -> str:
 
 def open_store(data_dir: Path | str, filename: str = DEFAULT_FILENAME) -> SessionStore:
     """The store under the data dir; raises StoreError with a clear message when the dir cannot be written."""
+    check_data_dir(data_dir)
+    return SessionStore(Path(data_dir) / filename)
+
+
+def check_data_dir(data_dir: Path | str) -> None:
+    """The data dir exists (created if need be) and can be written; else a StoreError that names it."""
     data_dir = Path(data_dir)
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -328,4 +334,3 @@ def open_store(data_dir: Path | str, filename: str = DEFAULT_FILENAME) -> Sessio
         probe.unlink()
     except OSError as e:
         raise StoreError(f"the data directory {data_dir} is not writable: {e.strerror or e}") from None
-    return SessionStore(data_dir / filename)

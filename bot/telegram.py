@@ -51,7 +51,7 @@ from telegram.ext import (
 from bot import render
 from bot.i18n import Text
 from bot.reply import Reply
-from bot.store import SessionStore, StoreError, open_store
+from bot.store import SessionStore, StoreError, check_data_dir, open_store
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -87,6 +87,17 @@ T = {
     "usage_compare": Text("Usage: /compare 4090 3090 — or, after a recommendation, /compare alone compares the "
                           "first two picks.", "用法：/compare 4090 3090；推荐之后直接发 /compare 会对比前两个推荐。"),
     "usage_gpu": Text("Usage: /gpu 4090", "用法：/gpu 4090"),
+    # what an empty chat shows ("What can this bot do?") and the bot's profile line; Telegram caps them at 512 and 120
+    "description": Text(
+        "I help you choose a GPU for deep learning — to buy or to rent. Tell me your budget and what you want to run "
+        "(\"$1500, LoRA on a 7B model\", \"can my 3060 run a 14B model?\"), and I rank cards with prices, memory and "
+        "speed, and say why. I also compare cards, estimate memory and speed for LLMs, and price cloud GPUs. "
+        "中文也可以。",
+        "我帮你挑深度学习用的显卡——买或租。告诉我预算和用途（例如“预算8000训练CNN”“3060能跑14B模型吗”），"
+        "我会列出带价格、显存、速度和理由的推荐；也能对比显卡、估算大模型的显存和速度、查云平台租卡价格。"
+        "English works too."),
+    "short_description": Text("Which GPU to buy or rent for deep learning, and why. 中文/English.",
+                              "深度学习显卡怎么选、去哪租，附理由。中文/English。"),
     "unknown_gpu": Text("I don't know a GPU called “{name}”. The nearest names I have: {near}.",
                         "我没有叫“{name}”的显卡。最接近的有：{near}。"),
     "choose_lang": Text("Choose a language:", "选择语言："),
@@ -339,6 +350,7 @@ class Advisor:
         from bot.charts import highlight_of
         from bot.dialogue import Conversation, Session
 
+        started = time.perf_counter()
         session = self.store.get(chat_id)
         if base is not None:
             older = Session.from_dict(base)
@@ -355,6 +367,8 @@ class Advisor:
                         "h": list(highlight_of(reply)), "session": conv.session.to_dict()}
         self.store.put(chat_id, conv.session, keyboard, outbox=lambda key: self._payload(reply, key, reply_to, echo),
                        update_id=update_id)
+        log.info("chat %s: %s (%s) in %.0f ms", _chat_tag(chat_id), reply.intent, (reply.query or {}).get("rule", "-"),
+                 1000 * (time.perf_counter() - started))
         return reply
 
     def _payload(self, reply: Reply, key: int | None, reply_to: int | None, echo: str | None) -> dict:
@@ -519,14 +533,23 @@ class Advisor:
         await self.answer(context.bot, chat.id, text, reply_to=reply_to, update_id=update.update_id)
 
     async def on_other(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """Stickers, photos, voice, documents …: a friendly 'text only'."""
+        """Stickers, photos, voice, documents …: a caption is read as the question ("a screenshot: can this run
+        llama 70b?"); without one, a friendly 'text only'."""
         msg = update.effective_message
         chat = update.effective_chat
         if msg is None or chat is None:
             return
-        if chat.type in (ChatType.GROUP, ChatType.SUPERGROUP) and _addressed_text(msg, context.bot) is None:
-            return
+        text = msg.caption
+        reply_to = None
+        if chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
+            text = _addressed_text(msg, context.bot)
+            if text is None:
+                return
+            reply_to = msg.message_id
         if not await self.gate(update, context):
+            return
+        if text and text.strip():
+            await self.answer(context.bot, chat.id, text, reply_to=reply_to, update_id=update.update_id)
             return
         lang = self.lang(chat.id, update.effective_user)
         await self.call(context.bot.send_message, chat.id, T["text_only"].get(lang))
@@ -776,6 +799,13 @@ class Advisor:
         previous run left unsent)."""
         if self._outbox_task is None:
             self._outbox_task = asyncio.get_running_loop().create_task(self._outbox_loop(app.bot))
+        for code, lang in ((None, "en"), ("zh", "zh")):
+            try:  # the "What can this bot do?" text of an empty chat, and the profile line, in both languages
+                await self.call(app.bot.set_my_description, T["description"].get(lang)[:512], language_code=code)
+                await self.call(app.bot.set_my_short_description, T["short_description"].get(lang)[:120],
+                                language_code=code)
+            except TelegramError as e:
+                log.warning("setMyDescription failed: %s", e)
         for code, pick in ((None, 1), ("zh", 2)):
             commands = [BotCommand(c[0], c[pick]) for c in COMMANDS]
             try:
@@ -804,6 +834,13 @@ def _retry_seconds(e: RetryAfter) -> float:
 
 
 _LANG_SENTENCE = {"zh": "用中文回答", "en": "answer in English"}
+
+
+def _chat_tag(chat_id: int) -> str:
+    """A chat's id as operators' logs show it: stable, short, not the id itself."""
+    import hashlib
+
+    return hashlib.sha256(str(chat_id).encode()).hexdigest()[:10]
 
 
 def _markup(rows: list[list[list[str]]]) -> InlineKeyboardMarkup | None:
@@ -846,7 +883,7 @@ def build_application(settings: Settings, engine: Engine, store: SessionStore | 
     owns = store is None
     store = store or open_store(settings.data_dir)
     advisor = Advisor(settings, engine, store, owns_store=owns)
-    base_url = settings.telegram_base_url or "https://api.telegram.org/bot"
+    base_url = api_base_url(settings)
     file_url = settings.telegram_base_file_url or file_url_for(base_url)
     builder = (ApplicationBuilder()
                .token(token)
@@ -923,6 +960,22 @@ async def stop_webhook(app: Application) -> None:
         await app.post_shutdown(app)
 
 
+def api_base_url(settings: Settings) -> str:
+    """The Bot API address as PTB wants it (…/bot, then the token): a trailing slash would turn every call into a
+    404, which PTB reports as a rejected token."""
+    return (settings.telegram_base_url or "https://api.telegram.org/bot").strip().rstrip("/")
+
+
+async def _get_me(settings: Settings, token: str):
+    """The bot's own user, from getMe: proves the token and the address before anything else starts."""
+    from telegram import Bot
+    from telegram.request import HTTPXRequest
+
+    request = HTTPXRequest(proxy=settings.telegram_proxy_url or None, connect_timeout=10, read_timeout=20)
+    async with Bot(token, base_url=api_base_url(settings), request=request) as bot:
+        return bot.bot
+
+
 def _fail(message: str, code: int = 2) -> int:
     print(f"gpu-advisor telegram: {message}", file=sys.stderr)
     return code
@@ -961,6 +1014,18 @@ def run(settings: Settings | None = None) -> int:
         cfg = webhook_config(s)
     except ConfigError as e:
         return _fail(str(e))
+    try:
+        check_data_dir(s.data_dir)  # local, no network: said before anything else
+    except StoreError as e:
+        return _fail(f"{e} (set GPU_ADVISOR_DATA_DIR to a writable directory)")
+    # then the token: a wrong one is one line and exit 2, before the store is opened or the model loaded
+    try:
+        me = asyncio.run(_get_me(s, token))
+    except InvalidToken:
+        return _fail("Telegram rejected TELEGRAM_BOT_TOKEN (check it with @BotFather)")
+    except (NetworkError, TimedOut) as e:
+        return _fail(f"cannot reach the Telegram Bot API at {api_base_url(s)}: {e}", 1)
+    log.warning("signed in to Telegram as @%s", me.username)
     try:
         store = open_store(s.data_dir)
     except StoreError as e:

@@ -212,9 +212,12 @@ class FakeBotAPI:
                           "is_animated": False, "is_video": False, "type": "regular"}
         return self.push({"message": msg})
 
-    def push_photo(self, chat_id: int, *, user_id: int | None = None, language_code: str | None = "en") -> int:
+    def push_photo(self, chat_id: int, *, user_id: int | None = None, language_code: str | None = "en",
+                   caption: str | None = None) -> int:
         msg = self._user_message(chat_id, user_id, language_code, "private")
         msg["photo"] = [{"file_id": "ph1", "file_unique_id": "ph1u", "width": 90, "height": 90}]
+        if caption:
+            msg["caption"] = caption
         return self.push({"message": msg})
 
     def push_callback(self, chat_id: int, message_id: int, data: str, *, user_id: int | None = None,

@@ -398,6 +398,9 @@ async def test_non_text_messages_get_a_friendly_reply(bot):
     bot.fake.push_photo(802)
     [r] = await bot.fake.wait_for("sendMessage", chat_id=802, since=mark)
     assert "only read text" in r.text
+    bot.fake.push_photo(803, caption="$1500 for training CNNs, what should I buy?")  # the caption is the question
+    [r] = await bot.fake.wait_for("sendMessage", chat_id=803, since=mark)
+    assert "CNN" in r.text and "only read text" not in r.text
 
 
 @aio
@@ -590,7 +593,7 @@ def test_corrupt_store_is_moved_aside(tmp_path, caplog):
     assert store.get(7).need.workload is None
 
 
-def test_run_needs_a_token_and_a_writable_data_dir(settings, tmp_path, capsys):
+def test_run_needs_a_token_and_a_writable_data_dir(settings, fake, tmp_path, capsys):
     from bot.telegram import run
 
     assert run(settings.model_copy(update={"telegram_bot_token": ""})) == 2
@@ -598,7 +601,8 @@ def test_run_needs_a_token_and_a_writable_data_dir(settings, tmp_path, capsys):
 
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
-    code = run(settings.model_copy(update={"telegram_bot_token": "123:TEST", "data_dir": blocker / "sub"}))
+    code = run(settings.model_copy(update={"telegram_bot_token": "123:TEST", "data_dir": blocker / "sub",
+                                           "telegram_base_url": fake.base_url}))
     err = capsys.readouterr().err
     assert code == 2 and "data directory" in err and "GPU_ADVISOR_DATA_DIR" in err
     assert "123:TEST" not in err
@@ -722,7 +726,7 @@ def _a_store_with_a_chat(path):
     return path.read_bytes()
 
 
-def test_a_read_only_store_is_reported_and_left_untouched(tmp_path, monkeypatch, settings, capsys):
+def test_a_read_only_store_is_reported_and_left_untouched(tmp_path, monkeypatch, settings, fake, capsys):
     """Created once as root, then run as a service user: not 'corrupt', not moved aside, not emptied — exit 2."""
     from bot.store import SessionStore, StoreError
     from bot.telegram import run
@@ -735,7 +739,8 @@ def test_a_read_only_store_is_reported_and_left_untouched(tmp_path, monkeypatch,
     with pytest.raises(StoreError, match="read-only") as e:
         SessionStore(path)
     assert "GPU_ADVISOR_DATA_DIR" in str(e.value)
-    code = run(settings.model_copy(update={"telegram_bot_token": "123:TEST", "data_dir": tmp_path}))
+    code = run(settings.model_copy(update={"telegram_bot_token": "123:TEST", "data_dir": tmp_path,
+                                           "telegram_base_url": fake.base_url}))
     err = capsys.readouterr().err
     assert code == 2 and "read-only" in err and "Traceback" not in err
     assert path.read_bytes() == before and not list(tmp_path.glob("*.corrupt-*"))
@@ -870,3 +875,33 @@ async def test_an_update_posted_again_is_answered_once(bot):
     await bot.idle(613)
     assert len(bot.fake.calls_of("sendMessage", 613, mark)) == 1
     assert bot.advisor.store.seen(uid)
+
+
+def test_a_wrong_token_is_one_line_and_exit_2_before_anything_loads(settings, fake, tmp_path, capsys, monkeypatch):
+    """Checked with getMe first: no store opened, no model loaded, no traceback; a trailing slash in the address is
+    not mistaken for a rejected token."""
+    from bot import telegram
+
+    loaded = []
+    monkeypatch.setattr(telegram, "open_store", lambda *a, **k: loaded.append("store"))
+    code = telegram.run(settings.model_copy(update={"telegram_bot_token": "999:WRONG", "data_dir": tmp_path,
+                                                    "telegram_base_url": fake.base_url}))
+    err = capsys.readouterr().err
+    assert code == 2 and "rejected TELEGRAM_BOT_TOKEN" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and not loaded and "999:WRONG" not in err
+    me = asyncio.run(telegram._get_me(settings.model_copy(update={"telegram_base_url": fake.base_url + "/"}),
+                                      fake.token))
+    assert me.username == fake.username
+
+
+@aio
+async def test_descriptions_in_both_languages_and_one_log_line_per_message(bot, caplog):
+    for method in ("setMyDescription", "setMyShortDescription"):
+        calls = bot.fake.calls_of(method)
+        assert {c.params.get("language_code") for c in calls} >= {None, "zh"}, method
+        assert all(len(c.params["description" if method == "setMyDescription" else "short_description"]) <=
+                   (512 if method == "setMyDescription" else 120) for c in calls)
+    with caplog.at_level(logging.INFO, logger="bot.telegram"):
+        await bot.say(621, "$1500 for training CNNs")
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("chat ") and " ms" in r.getMessage()]
+    assert lines and "recommend" in lines[-1] and "621" not in lines[-1]  # the chat id is hashed
