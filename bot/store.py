@@ -268,6 +268,20 @@ class SessionStore:
         except ValueError:
             return None
 
+    def latest_chart(self, chat_id: int) -> dict | None:
+        """The keyboard of the chat's latest reply that has cards to chart, or None."""
+        with self._lock:
+            rows = self._conn.execute("SELECT data FROM keyboards WHERE chat_id = ? ORDER BY key DESC",
+                                      (int(chat_id),)).fetchall()
+        for (data,) in rows:
+            try:
+                kb = json.loads(data)
+            except ValueError:
+                continue
+            if kb.get("c"):
+                return kb
+        return None
+
     def chats(self) -> int:
         with self._lock:
             return self._conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]

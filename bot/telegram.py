@@ -84,6 +84,10 @@ T = {
     "ask_workload": Text("🧭 What will you use it for?", "🧭 主要用来做什么？"),
     "ask_market": Text("🧭 New cards only, or used too?", "🧭 只看新卡，还是二手也行？"),
     "asking": Text("🧭 Asking: {q}", "🧭 提问：{q}"),
+    "back": Text("◀ Back", "◀ 上一步"),
+    "cancel": Text("✖ Cancel", "✖ 取消"),
+    "cancelled": Text("Cancelled. Type a question any time, or /recommend to start again.",
+                      "已取消。随时可以直接提问，或用 /recommend 重新开始。"),
     "usage_compare": Text("Usage: /compare 4090 3090 — or, after a recommendation, /compare alone compares the "
                           "first two picks.", "用法：/compare 4090 3090；推荐之后直接发 /compare 会对比前两个推荐。"),
     "usage_gpu": Text("Usage: /gpu 4090", "用法：/gpu 4090"),
@@ -111,6 +115,7 @@ COMMANDS = [  # (command, English description, Chinese description)
     ("compare", "Compare GPUs, e.g. /compare 4090 3090", "对比显卡，例如 /compare 4090 3090"),
     ("gpu", "Specs and prices of one GPU, e.g. /gpu 4090", "单卡参数和价格，例如 /gpu 4090"),
     ("platforms", "Where to rent GPUs in the cloud", "云上租卡平台"),
+    ("chart", "Speed vs price chart of the last answer", "上一个回答的速度-价格图"),
     ("lang", "Answer in 中文 or English", "切换回答语言（中文 / English）"),
     ("reset", "Start over (forget budget and picks)", "重新开始（清空预算和推荐）"),
     ("new", "Start a new conversation", "开始新对话"),
@@ -651,10 +656,8 @@ class Advisor:
         if opened is None:
             return
         chat_id, lang = opened
-        buttons = [InlineKeyboardButton(label, callback_data=f"r:{lang}:{i}")
-                   for i, (label, _) in enumerate(BUDGETS[lang])]
-        markup = InlineKeyboardMarkup([buttons[:3], buttons[3:]])
-        await self.call(context.bot.send_message, chat_id, T["ask_budget"].get(lang), reply_markup=markup)
+        await self.call(context.bot.send_message, chat_id, T["ask_budget"].get(lang),
+                        reply_markup=_budget_keyboard(lang))
 
     async def cmd_unknown(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         chat = update.effective_chat
@@ -711,32 +714,64 @@ class Advisor:
         await self.answer(context.bot, chat_id, text, echo=True, base=kb.get("session"))
 
     async def _on_chart(self, q, context, chat_id: int, rest: str) -> None:
-        from bot.charts import chart_points, render_chart
-        from bot.dialogue import Session
-
         kb = self.store.keyboard(chat_id, int(rest))
         lang = self.lang(chat_id, q.from_user)
         if kb is None or not kb.get("c"):
             await self._answer_query(q, T["expired"].get(lang))
             return
         await self._answer_query(q)
+        await self._send_chart(context.bot, chat_id, kb, lang)
+
+    async def cmd_chart(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """`/chart`: the speed-vs-price chart of the latest answer with picks; `/chart <question>` answers the
+        question first, then charts it."""
+        opened = await self._opened(update, context)
+        if opened is None:
+            return
+        chat_id, lang = opened
+        args = " ".join(context.args or []).strip()
+        if args:
+            await self.answer(context.bot, chat_id, args, update_id=update.update_id)
+        kb = self.store.latest_chart(chat_id)
+        if kb is None:
+            await self.call(context.bot.send_message, chat_id, T["no_chart"].get(lang))
+            return
+        await self._send_chart(context.bot, chat_id, kb, lang)
+
+    async def _send_chart(self, bot, chat_id: int, kb: dict, lang: str) -> None:
+        """The chart of one answer, drawn from the state that answer was given in (the keyboard's)."""
+        from bot.charts import chart_points, render_chart
+        from bot.dialogue import Session
+
         session = Session.from_dict(kb.get("session") or {})
         lang = session.lang or lang
         points, _, _ = chart_points(self.engine, session, kb["c"], kb.get("h", ()))
         if not points:
-            await self.call(context.bot.send_message, chat_id, T["no_chart"].get(lang))
+            await self.call(bot.send_message, chat_id, T["no_chart"].get(lang))
             return
-        typing = asyncio.create_task(self._typing(context.bot, chat_id, ChatAction.UPLOAD_PHOTO))
+        typing = asyncio.create_task(self._typing(bot, chat_id, ChatAction.UPLOAD_PHOTO))
         try:
             png = await self.in_thread(render_chart, self.engine, session, kb["c"], kb.get("h", ()))
         finally:
             typing.cancel()
-        await self.call(context.bot.send_photo, chat_id, photo=png, caption=T["chart_caption"].get(lang),
+        await self.call(bot.send_photo, chat_id, photo=png, caption=T["chart_caption"].get(lang),
                         filename="gpu-speed-vs-price.png")
 
     async def _on_recommend_step(self, q, context, chat_id: int, rest: str) -> None:
+        """One step of the guided /recommend: budget → workload → new/used. The data carries the choices so far;
+        "back" (the choices minus the last, ending in 'b') redraws the step before, "x" cancels."""
         parts = rest.split(":")
         lang = parts[0] if parts[0] in ("zh", "en") else "en"
+        if parts[-1] == "x":
+            await self._answer_query(q)
+            await self._edit(q, T["cancelled"].get(lang), None)
+            return
+        if parts[-1] == "b":
+            parts = parts[:-1]
+            if len(parts) == 1:
+                await self._answer_query(q)
+                await self._edit(q, T["ask_budget"].get(lang), _budget_keyboard(lang))
+                return
         choices = [int(x) for x in parts[1:]]
         if any(c < 0 for c in choices):
             raise ValueError(rest)
@@ -745,7 +780,8 @@ class Advisor:
             prefix = f"r:{lang}:{choices[0]}"
             label = (lambda w: w[3]) if lang == "zh" else (lambda w: w[1])
             buttons = [InlineKeyboardButton(label(w), callback_data=f"{prefix}:{i}") for i, w in enumerate(WORKLOADS)]
-            markup = InlineKeyboardMarkup([buttons[i:i + 2] for i in range(0, len(buttons), 2)])
+            markup = InlineKeyboardMarkup([buttons[i:i + 2] for i in range(0, len(buttons), 2)] +
+                                          [_back_and_cancel(lang, f"r:{lang}")])
             await self._answer_query(q)
             await self._edit(q, T["ask_workload"].get(lang), markup)
             return
@@ -753,7 +789,8 @@ class Advisor:
             WORKLOADS[choices[1]]  # noqa: B018
             prefix = f"r:{lang}:{choices[0]}:{choices[1]}"
             markup = InlineKeyboardMarkup([[InlineKeyboardButton(m[1].get(lang), callback_data=f"{prefix}:{i}")
-                                            for i, m in enumerate(MARKETS)]])
+                                            for i, m in enumerate(MARKETS)],
+                                           _back_and_cancel(lang, f"r:{lang}:{choices[0]}")])
             await self._answer_query(q)
             await self._edit(q, T["ask_market"].get(lang), markup)
             return
@@ -836,6 +873,18 @@ def _retry_seconds(e: RetryAfter) -> float:
 _LANG_SENTENCE = {"zh": "用中文回答", "en": "answer in English"}
 
 
+def _budget_keyboard(lang: str) -> InlineKeyboardMarkup:
+    buttons = [InlineKeyboardButton(label, callback_data=f"r:{lang}:{i}") for i, (label, _) in enumerate(BUDGETS[lang])]
+    return InlineKeyboardMarkup([buttons[:3], buttons[3:], [InlineKeyboardButton(T["cancel"].get(lang),
+                                                                                 callback_data=f"r:{lang}:x")]])
+
+
+def _back_and_cancel(lang: str, previous: str) -> list[InlineKeyboardButton]:
+    """`previous`: the callback data that drew the step before this one."""
+    return [InlineKeyboardButton(T["back"].get(lang), callback_data=f"{previous}:b"),
+            InlineKeyboardButton(T["cancel"].get(lang), callback_data=f"r:{lang}:x")]
+
+
 def _chat_tag(chat_id: int) -> str:
     """A chat's id as operators' logs show it: stable, short, not the id itself."""
     import hashlib
@@ -901,6 +950,7 @@ def build_application(settings: Settings, engine: Engine, store: SessionStore | 
     for names, fn in ((["start"], advisor.cmd_start), (["help"], advisor.cmd_help),
                       (["recommend"], advisor.cmd_recommend), (["compare"], advisor.cmd_compare),
                       (["gpu"], advisor.cmd_gpu), (["platforms"], advisor.cmd_platforms), (["lang"], advisor.cmd_lang),
+                      (["chart"], advisor.cmd_chart),
                       (["reset", "new"], advisor.cmd_reset)):
         app.add_handler(CommandHandler(names, fn, filters=filters.UpdateType.MESSAGE))
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & filters.COMMAND, advisor.cmd_unknown))

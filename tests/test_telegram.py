@@ -905,3 +905,46 @@ async def test_descriptions_in_both_languages_and_one_log_line_per_message(bot, 
         await bot.say(621, "$1500 for training CNNs")
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("chat ") and " ms" in r.getMessage()]
     assert lines and "recommend" in lines[-1] and "621" not in lines[-1]  # the chat id is hashed
+
+
+@aio
+async def test_recommend_flow_has_back_and_cancel(bot):
+    fake = bot.fake
+    mark = fake.mark()
+    fake.push_text(203, "/recommend")
+    [ask] = await fake.wait_for("sendMessage", chat_id=203, since=mark)
+    await bot.click(203, ask, ask.buttons()[1]["text"])
+    [step2] = await fake.wait_for("editMessageText", since=mark)
+    await bot.click(203, step2, "◀ Back")
+    back = (await fake.wait_for("editMessageText", since=mark, count=2))[1]
+    assert "budget" in back.text.lower() and len(back.buttons()) == len(ask.buttons())
+    await bot.click(203, back, back.buttons()[0]["text"])
+    step2 = (await fake.wait_for("editMessageText", since=mark, count=3))[2]
+    await bot.click(203, step2, step2.buttons()[0]["text"])
+    step3 = (await fake.wait_for("editMessageText", since=mark, count=4))[3]
+    await bot.click(203, step3, "✖ Cancel")
+    done = (await fake.wait_for("editMessageText", since=mark, count=5))[4]
+    assert "Cancelled" in done.text and not done.buttons()
+    await asyncio.sleep(0.3)
+    assert len(fake.calls_of("sendMessage", 203, mark)) == 1  # the prompt only: nothing asked on the user's behalf
+    for call in fake.calls_of("editMessageText", since=mark) + [ask]:
+        assert all(len(b["callback_data"].encode()) <= 64 for b in call.buttons())
+
+
+@aio
+async def test_chart_command(bot):
+    chat = 541
+    mark = bot.fake.mark()
+    bot.fake.push_text(chat, "/chart")
+    [none] = await bot.fake.wait_for("sendMessage", chat_id=chat, since=mark)
+    assert "nothing to chart" in none.text
+    await bot.say(chat, "$1500, training CNNs")
+    mark = bot.fake.mark()
+    bot.fake.push_text(chat, "/chart")
+    [photo] = await bot.fake.wait_for("sendPhoto", chat_id=chat, since=mark)
+    assert photo.files["photo"].startswith(b"\x89PNG")
+    mark = bot.fake.mark()
+    bot.fake.push_text(chat, "/chart 预算8000训练CNN")  # a question: answered, then charted
+    [answer] = await bot.fake.wait_for("sendMessage", chat_id=chat, since=mark)
+    await bot.fake.wait_for("sendPhoto", chat_id=chat, since=mark)
+    assert "CNN" in answer.text
