@@ -934,10 +934,9 @@ def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_
     if not chosen:
         chosen = passages[:1]
     chosen.sort(key=lambda p: p.position)
-    title = chosen[0].title
-    if section_id.startswith(("gpu:", "platform:")):
-        title = chosen[0].title
-    else:
+    title = chosen[0].title  # a passage carries its section's title in its own language
+    if chosen[0].lang != lang and not section_id.startswith(("gpu:", "platform:")):
+        # (parsing every guide file's front matter costs ~0.1 s of a cold answer: only when the language differs)
         sec = next((x for x in load_sections(engine.knowledge_dir) if x.id == section_id), None)
         title = sec.title[lang] if sec else title
     sources = tuple(Source(x.title, x.url) for x in chosen[0].sources)
