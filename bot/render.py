@@ -92,6 +92,46 @@ def telegram_html(reply: Reply) -> list[str]:
     return split_lines(lines)
 
 
+COMPACT_REASON_CHARS = 140  # one reason per pick on a phone; the whole reason is in the details
+
+
+def telegram_compact(reply: Reply) -> list[str] | None:
+    """A recommendation laid out for a phone: the title and what the reply says first, then a short block per pick
+    (name and role; price with its date, memory, speed; one reason). None for replies that are not a ranked list:
+    they are sent whole. The rest — the notes on each card, cards not picked, how speed is measured, sources — is
+    what `telegram_html` gives, behind a "details" button; the CLI and JSON are always complete."""
+    t = reply.table
+    if reply.intent != "recommend" or t is None or len(t.header) < 5 or not t.rows or \
+            any(len(r) != len(t.header) for r in t.rows):
+        return None  # (a recommendation's table: card, role, price, memory, …, speed, reason)
+    lines: list[str] = []
+    if reply.title:
+        lines += [f"<b>{_e(reply.title)}</b>", ""]
+    for para in reply.paragraphs[:2]:
+        lines += [_e(line) for line in para.splitlines()] + [""]
+    for n, row in enumerate(t.rows, 1):
+        role = row[1] if len(t.header) > 1 else ""
+        lines.append(f"<b>{n}. {_e(row[0])}</b>" + (f" — {_e(role)}" if role else ""))
+        facts = [row[i] for i in range(2, len(row) - 2) if row[i]]
+        if row[-2]:
+            facts.append(f"{_short_header(t.header[-2])} {row[-2]}")
+        if facts:
+            lines.append(_e(" · ".join(facts)))
+        reason = row[-1]
+        if reason:
+            lines.append(_e(reason if len(reason) <= COMPACT_REASON_CHARS else reason[:COMPACT_REASON_CHARS - 1] + "…"))
+        lines.append("")
+    return split_lines(lines)
+
+
+def _short_header(header: str) -> str:
+    """'Speed (GeForce RTX 3090=1)' -> 'speed', '速度（GeForce RTX 3090=1）' -> '速度'."""
+    import re
+
+    head = re.split(r"[（(]", header, maxsplit=1)[0].strip()
+    return head.lower() if head.isascii() else head
+
+
 def split_lines(lines: list[str], limit: int = TELEGRAM_LIMIT) -> list[str]:
     """Pack lines into messages of at most `limit` characters; a single over-long line is cut at a space,
     outside any tag (it then loses its tags: they are stripped from the pieces)."""

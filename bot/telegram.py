@@ -85,6 +85,7 @@ T = {
     "ask_market": Text("🧭 New cards only, or used too?", "🧭 只看新卡，还是二手也行？"),
     "asking": Text("🧭 Asking: {q}", "🧭 提问：{q}"),
     "back": Text("◀ Back", "◀ 上一步"),
+    "details_button": Text("📄 Details and sources", "📄 详情和来源"),
     "cancel": Text("✖ Cancel", "✖ 取消"),
     "cancelled": Text("Cancelled. Type a question any time, or /recommend to start again.",
                       "已取消。随时可以直接提问，或用 /recommend 重新开始。"),
@@ -366,25 +367,37 @@ class Advisor:
         reply = conv.turn(text)  # (Engine.index loads once under its own lock when several turns need it at once)
         if decorate is not None:
             reply = decorate(reply)
+        full = render.telegram_html(reply)
+        compact = render.telegram_compact(reply)  # a ranked list, laid out for a phone; the rest behind "details"
+        if compact is not None and sum(map(len, compact)) > 0.8 * sum(map(len, full)):
+            compact = None  # nothing worth hiding
         keyboard = None
-        if reply.suggestions or reply.chart_gpus:
+        if reply.suggestions or reply.chart_gpus or compact:
             keyboard = {"s": list(reply.suggestions[:MAX_BUTTONS]), "c": list(reply.chart_gpus),
                         "h": list(highlight_of(reply)), "session": conv.session.to_dict()}
-        self.store.put(chat_id, conv.session, keyboard, outbox=lambda key: self._payload(reply, key, reply_to, echo),
+            if compact:
+                keyboard["d"] = full
+        self.store.put(chat_id, conv.session, keyboard,
+                       outbox=lambda key: self._payload(reply, key, reply_to, echo, compact or full, bool(compact)),
                        update_id=update_id)
         log.info("chat %s: %s (%s) in %.0f ms", _chat_tag(chat_id), reply.intent, (reply.query or {}).get("rule", "-"),
                  1000 * (time.perf_counter() - started))
         return reply
 
-    def _payload(self, reply: Reply, key: int | None, reply_to: int | None, echo: str | None) -> dict:
+    def _payload(self, reply: Reply, key: int | None, reply_to: int | None, echo: str | None,
+                 pieces: list[str] | None = None, details: bool = False) -> dict:
         """What the outbox keeps of a reply: its HTML pieces (each under 4,096 characters), its buttons, what it
-        answers. `echo`: the question a button asked, shown above the answer (a press leaves no message of its own)."""
-        pieces = render.telegram_html(reply)
+        answers. `echo`: the question a button asked, shown above the answer (a press leaves no message of its own).
+        `details`: the pieces are the compact layout, and a button sends the whole answer."""
+        pieces = list(pieces if pieces is not None else render.telegram_html(reply))
         if echo:
             quoted = f"<i>» {html.escape(echo, quote=False)}</i>"
             if len(quoted) + 2 + len(pieces[0]) <= render.TELEGRAM_LIMIT:
                 pieces[0] = f"{quoted}\n\n{pieces[0]}"
-        return {"pieces": pieces, "buttons": self._button_rows(reply, key), "reply_to": reply_to}
+        rows = self._button_rows(reply, key)
+        if details and key is not None:
+            rows.append([[T["details_button"].get(reply.lang), f"d:{key}"]])
+        return {"pieces": pieces, "buttons": rows, "reply_to": reply_to}
 
     async def answer(self, bot, chat_id: int, text: str, *, reply_to: int | None = None, decorate=None,
                      echo: bool = False, base: dict | None = None, update_id: int | None = None) -> Reply:
@@ -686,6 +699,8 @@ class Advisor:
                 await self._on_suggestion(q, context, chat.id, rest)
             elif kind == "c":
                 await self._on_chart(q, context, chat.id, rest)
+            elif kind == "d":
+                await self._on_details(q, context, chat.id, rest)
             elif kind == "r":
                 await self._on_recommend_step(q, context, chat.id, rest)
             elif kind == "l":
@@ -721,6 +736,22 @@ class Advisor:
             return
         await self._answer_query(q)
         await self._send_chart(context.bot, chat_id, kb, lang)
+
+    async def _on_details(self, q, context, chat_id: int, rest: str) -> None:
+        """The whole answer (notes on each card, cards not picked, how speed is measured, sources) under a compact
+        one."""
+        kb = self.store.keyboard(chat_id, int(rest))
+        if kb is None or not kb.get("d"):
+            await self._answer_query(q, T["expired"].get(self.lang(chat_id, q.from_user)))
+            return
+        await self._answer_query(q)
+        for piece in kb["d"]:
+            try:
+                await self.call(context.bot.send_message, chat_id, piece, parse_mode=ParseMode.HTML,
+                                link_preview_options=LinkPreviewOptions(is_disabled=True))
+            except BadRequest as e:
+                log.warning("Telegram rejected the details of an answer (%s); sending them as plain text", e)
+                await self.call(context.bot.send_message, chat_id, _strip_tags(piece)[:4096])
 
     async def cmd_chart(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """`/chart`: the speed-vs-price chart of the latest answer with picks; `/chart <question>` answers the

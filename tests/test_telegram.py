@@ -105,12 +105,14 @@ async def start_bot(engine, fake, bot_settings):
 
 
 def _prices(text: str) -> list[float]:
-    """The prices of the table rows of a recommendation, in order ('价格: ¥6,299, 2025-02' / 'Price: $1,099, …')."""
-    return [float(x.replace(",", "")) for x in re.findall(r"(?:价格|Price): [¥$]([\d,]+)", text)]
+    """The prices of the picks of a recommendation, in order: the compact layout's second line of each pick
+    ('¥6,299, 2025-02 · 16 GB · 速度 1.04'), or the full layout's '价格: ¥6,299' / 'Price: $1,099'."""
+    return [float(x.replace(",", "")) for x in re.findall(r"(?:(?:价格|Price): |^)[¥$]([\d,]+)", text, flags=re.M)]
 
 
 def _picks(text: str) -> list[str]:
-    return re.findall(r"^• <b>(.+?)</b> — ", text, flags=re.M)
+    """The picks' names: '<b>1. GeForce RTX 5070 Ti</b> — …' (compact) or '• <b>GeForce RTX 5070 Ti</b> — …' (full)."""
+    return re.findall(r"^(?:• )?<b>(?:\d+\. )?(.+?)</b> — ", text, flags=re.M)
 
 
 # --- commands ------------------------------------------------------------------------------------------------------------
@@ -948,3 +950,47 @@ async def test_chart_command(bot):
     [answer] = await bot.fake.wait_for("sendMessage", chat_id=chat, since=mark)
     await bot.fake.wait_for("sendPhoto", chat_id=chat, since=mark)
     assert "CNN" in answer.text
+
+
+def test_every_reply_to_the_labelled_questions_and_follow_ups_is_valid_telegram_html(engine):
+    """Over the labelled question set (both languages), each followed by the usual follow-ups: every message Telegram
+    would get parses as its HTML subset and is at most 4,096 UTF-16 units."""
+    import yaml
+
+    from bot.dialogue import Conversation
+    from bot.render import telegram_html
+    from tests.fake_bot_api import check_html, utf16_len
+
+    questions = [q["q"] for q in yaml.safe_load((ROOT / "bench" / "retrieval-eval.yaml").read_text(encoding="utf-8"))]
+    openings = ["预算8000训练CNN", "$1500, LoRA on a 7B model", "3060 12G 能跑 14B 吗", "two 3090s or one 4090 for 70B?",
+                "AutoDL 上 4090 多少钱一小时", "预算两万，四卡服务器"]
+    follow_ups = {"zh": ["便宜点的呢", "为什么", "对比一下前两个", "二手的呢", "那电源呢"],
+                  "en": ["cheaper?", "why?", "compare the first two", "used?", "what PSU for that?"]}
+    checked = 0
+    for q in questions + openings:
+        conv = Conversation(engine)
+        first = conv.turn(q)
+        replies = [first]
+        if q in openings:
+            replies += [conv.turn(f) for f in follow_ups["zh" if first.lang == "zh" else "en"]]
+        for reply in replies:
+            for piece in telegram_html(reply):
+                error, visible = check_html(piece)
+                assert error is None, (q, error, piece[:300])
+                assert utf16_len(piece) <= 4096 and visible.strip(), q
+                checked += 1
+    assert checked >= len(questions) + 30
+
+
+@aio
+async def test_a_ranked_answer_is_compact_with_the_rest_behind_details(bot):
+    """On a phone: a short block per pick (name and role; price, memory, speed; one reason); the notes, the cards not
+    picked and the sources come with the 'details' button."""
+    chat = 551
+    [first] = await bot.say(chat, "预算8000训练CNN", language_code="zh")
+    assert len(first.text) < 1000 and len(_picks(first.text)) >= 2 and "来源" not in first.text
+    assert re.search(r"^¥[\d,]+.* · \d+ GB · 速度 [\d.]+$", first.text, flags=re.M)
+    mark = bot.fake.mark()
+    await bot.click(chat, first, "📄 详情和来源")
+    [details] = await bot.replies(chat, mark)
+    assert "来源" in details.text and "没选" in details.text and _picks(details.text) == _picks(first.text)
