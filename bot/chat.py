@@ -7,6 +7,7 @@ from pathlib import Path
 
 from bot import render
 from bot.dialogue import Conversation, Session
+from bot.i18n import LANG_SENTENCE, lang_choice
 from bot.reply import Reply
 
 _HELP = {
@@ -98,12 +99,9 @@ def run_chat(conv: Conversation) -> int:
             conv.session = Session(lang=conv.session.lang, lang_locked=conv.session.lang_locked)
             console.print("已重新开始。\n" if lang == "zh" else "Started over.\n")
             continue
-        elif cmd.startswith("/lang"):
+        elif cmd.startswith("/lang"):  # /lang zh | en | zh-Hant | zh-Hans | zh-HK: said as the user's own words
             want = cmd.split()[-1] if len(cmd.split()) > 1 else ("en" if lang == "zh" else "zh")
-            conv.session.lang_locked = "zh" if want.startswith("zh") else "en"
-            conv.session.lang = conv.session.lang_locked
-            console.print("好的，之后用中文回答。\n" if conv.session.lang == "zh" else "OK, English from now on.\n")
-            continue
+            text = LANG_SENTENCE[lang_choice(want) or "en"]
         elif cmd == "/json":
             show_json = not show_json
             continue

@@ -22,8 +22,9 @@ from bot.nlu import Query, parse
 from bot.reply import Reply
 from bot.scorer import candidate_for, rank_or_used
 from bot.session import Session
+from bot.slots import context
 from bot.slots.lexicon import words
-from bot.slots.text import CJK, find_any, has_any, mask, normalise, without_markup
+from bot.slots.text import CJK, chinese_script, find_any, has_any, mask, normalise, to_script, without_markup
 
 log = logging.getLogger(__name__)
 
@@ -166,6 +167,17 @@ def rule_act_and_strength(q: Query, s: Session) -> tuple[str, str]:
     return act, "cue"
 
 
+def _reply_in_script(reply: Reply, script: str) -> Reply:
+    """Every text of the reply in `script`; names, numbers and units are the same in both."""
+    conv = lambda t: to_script(t, script)  # noqa: E731
+    table = replace(reply.table, header=tuple(map(conv, reply.table.header)),
+                    rows=tuple(tuple(map(conv, r)) for r in reply.table.rows)) if reply.table else None
+    return replace(reply, title=conv(reply.title), paragraphs=tuple(map(conv, reply.paragraphs)), table=table,
+                   bullets=tuple(map(conv, reply.bullets)), footer=tuple(map(conv, reply.footer)),
+                   suggestions=tuple(map(conv, reply.suggestions)),
+                   sources=tuple(replace(x, title=conv(x.title)) for x in reply.sources))
+
+
 def _says(text: str, *path: str) -> bool:
     """Whether the (normalised) message uses a word of the lexicon list at `path` of knowledge/lexicon/slots.yaml."""
     return has_any(normalise(text), words("slots", *path))
@@ -267,13 +279,30 @@ class Conversation:
 
     def turn(self, text: str) -> Reply:
         try:
-            return self._turn(text)
+            return self._in_users_script(text, self._turn(text))
         except Exception:  # the user sees a message, the log sees the traceback
             log.exception("turn failed")
             lang = self.session.lang or "en"
             return Reply("unknown", lang, paragraphs=(Text(
                 "Sorry, something went wrong while answering that. Please try again or rephrase it.",
                 "抱歉，回答时出了点问题。请再试一次，或换个说法。").get(lang),))
+
+    def _in_users_script(self, text: str, reply: Reply) -> Reply:
+        """Traditional in, Traditional out (Taiwan or Hong Kong wording); Simplified in, Simplified out; remembered
+        for the chat, and fixed once chosen with /lang. Replies are built in Simplified and converted last."""
+        s = self.session
+        asked = context.script_request(normalise(text)) if isinstance(text, str) and len(text.strip()) <= SHORT else None
+        if asked is not None:  # "用繁體中文回答", "/lang zh-Hant": fixed for the chat
+            s.script, s.script_locked = (None if asked == "zh-cn" else asked), True
+            s.lang = s.lang_locked = "zh"
+            reply = replace(reply, lang="zh") if reply.lang == "zh" else reply
+        elif not s.script_locked and isinstance(text, str):
+            script = chinese_script(text)
+            if script is not None:
+                s.script = None if script == "zh-cn" else script
+        if reply.lang != "zh" or not s.script:
+            return reply
+        return _reply_in_script(reply, s.script)
 
     def understand(self, text: str) -> Turn:
         """Slots, act and referred cards of one message, without answering it (the bench measures this)."""

@@ -25,3 +25,21 @@ def hourly(amount: float, currency: str, high: float | None = None) -> str:
     """A rental price: '$0.34', '¥2.00–3.00', 'NT$10.50'."""
     top = f"–{high:,.2f}" if high else ""
     return f"{CURRENCY_SYMBOLS.get(currency, currency + ' ')}{amount:,.2f}{top}"
+
+
+# What `/lang` sends as the user's own words (the CLI chat and Telegram alike): the dialogue understands them, and
+# the chat keeps the choice (a language; for Chinese, a script: zh-tw / zh-hk Traditional, zh-cn Simplified).
+LANG_SENTENCE = {"zh": "用中文回答", "en": "answer in English", "zh-tw": "用繁體中文回答", "zh-hk": "用香港繁體回答",
+                  "zh-cn": "用简体中文回答"}
+
+
+def lang_choice(arg: str) -> str | None:
+    """What `/lang <arg>` asks for: a key of LANG_SENTENCE ('zh-Hant' and '繁' are Traditional), or None."""
+    a = arg.strip().lower()
+    if a.startswith(("zh-hk", "hk", "港")):
+        return "zh-hk"
+    if a.startswith(("zh-hant", "zh-tw", "tw", "繁", "正")):
+        return "zh-tw"
+    if a.startswith(("zh-hans", "zh-cn", "简", "簡")):
+        return "zh-cn"
+    return "zh" if a.startswith(("zh", "cn", "中")) else "en" if a.startswith(("en", "英")) else None

@@ -13,6 +13,8 @@ class Session:
 
     lang: str | None = None
     lang_locked: str | None = None
+    script: str | None = None  # Chinese replies in Traditional: 'zh-tw' or 'zh-hk' (zhconv locales); None: Simplified
+    script_locked: bool = False  # chosen with /lang zh-Hant|zh-Hans, not followed from what the user writes
     need: Need = field(default_factory=Need)
     awaiting: str | None = None  # "budget" | "workload": the question we asked
     last_picks: list[str] = field(default_factory=list)

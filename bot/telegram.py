@@ -49,7 +49,7 @@ from telegram.ext import (
 )
 
 from bot import render
-from bot.i18n import Text
+from bot.i18n import LANG_SENTENCE, Text, lang_choice
 from bot.reply import Reply
 from bot.store import SessionStore, StoreError, check_data_dir, open_store
 
@@ -654,13 +654,13 @@ class Advisor:
         if not await self.gate(update, context):
             return
         chat = update.effective_chat
-        arg = (context.args or [""])[0].lower()
-        choice = "zh" if arg.startswith(("zh", "cn", "中")) else "en" if arg.startswith(("en", "英")) else None
+        choice = lang_choice((context.args or [""])[0])
         if choice:
-            await self.answer(context.bot, chat.id, _LANG_SENTENCE[choice])
+            await self.answer(context.bot, chat.id, LANG_SENTENCE[choice])
             return
         lang = self.lang(chat.id, update.effective_user)
-        markup = InlineKeyboardMarkup([[InlineKeyboardButton("中文", callback_data="l:zh"),
+        markup = InlineKeyboardMarkup([[InlineKeyboardButton("简体中文", callback_data="l:zh-cn"),
+                                        InlineKeyboardButton("繁體中文", callback_data="l:zh-tw"),
                                         InlineKeyboardButton("English", callback_data="l:en")]])
         await self.call(context.bot.send_message, chat.id, T["choose_lang"].get(lang), reply_markup=markup)
 
@@ -705,7 +705,7 @@ class Advisor:
                 await self._on_recommend_step(q, context, chat.id, rest)
             elif kind == "l":
                 await self._answer_query(q)
-                await self.answer(context.bot, chat.id, _LANG_SENTENCE.get(rest, _LANG_SENTENCE["en"]))
+                await self.answer(context.bot, chat.id, LANG_SENTENCE.get(rest, LANG_SENTENCE["en"]))
             else:
                 await self._answer_query(q)
         except (ValueError, IndexError):
@@ -901,7 +901,7 @@ def _retry_seconds(e: RetryAfter) -> float:
     return value.total_seconds() if hasattr(value, "total_seconds") else float(value)
 
 
-_LANG_SENTENCE = {"zh": "用中文回答", "en": "answer in English"}
+
 
 
 def _budget_keyboard(lang: str) -> InlineKeyboardMarkup:

@@ -162,3 +162,21 @@ def test_markup_is_read_as_the_text_it_wraps(scorer_engine, text, intent):
     reply = Conversation(scorer_engine).turn(text)
     assert reply.intent == intent
     assert "script" not in plain(reply) and "alert" not in plain(reply)
+
+
+def test_replies_follow_the_script_the_user_writes(scorer_engine):
+    """Traditional in, Traditional out (Hong Kong wording with Cantonese); Simplified in, Simplified out; a message
+    with no telling characters keeps the chat's script; '用简体回答' (or /lang zh-Hans) fixes it."""
+    from bot.slots.text import chinese_script
+
+    conv, (trad, follow, simp) = talk(scorer_engine, "預算八千元訓練CNN買什麼顯卡", "二手的呢", "预算八千训练CNN")
+    assert chinese_script(plain(trad)) == "zh-tw" and chinese_script(plain(follow)) == "zh-tw"
+    assert trad.recommendations and chinese_script(plain(simp)) == "zh-cn"
+    _, (hk,) = talk(scorer_engine, "預算5萬港幣，想跑70B嘅模型")
+    assert chinese_script(plain(hk)) in ("zh-hk", "zh-tw") and "HK$50,000" in plain(hk)
+    conv, (_, locked) = talk(scorer_engine, "用简体回答", "預算八千元訓練CNN")
+    assert chinese_script(plain(locked)) == "zh-cn" and conv.session.script_locked
+    conv, (_, asked) = talk(scorer_engine, "用繁體中文回答", "预算八千训练CNN")
+    assert chinese_script(plain(asked)) == "zh-tw"
+    _, (en,) = talk(scorer_engine, "$1500 for CNNs")
+    assert chinese_script(plain(en)) is None or en.lang == "en"

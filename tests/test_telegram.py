@@ -162,7 +162,8 @@ async def test_start_help_and_commands(bot):
 async def test_lang_and_reset(bot):
     [chooser] = await bot.say(21, "/lang")
     mark = bot.fake.mark()
-    await bot.click(21, chooser, "中文")
+    assert {b["text"] for b in chooser.buttons()} == {"简体中文", "繁體中文", "English"}
+    await bot.click(21, chooser, "简体中文")
     [done] = await bot.replies(21, mark)
     assert "中文" in done.text
     [ans] = await bot.say(21, "$1500, training CNNs")
@@ -994,3 +995,16 @@ async def test_a_ranked_answer_is_compact_with_the_rest_behind_details(bot):
     await bot.click(chat, first, "📄 详情和来源")
     [details] = await bot.replies(chat, mark)
     assert "来源" in details.text and "没选" in details.text and _picks(details.text) == _picks(first.text)
+
+
+@aio
+async def test_lang_traditional_and_simplified(bot):
+    from bot.slots.text import chinese_script
+
+    chat = 561
+    await bot.say(chat, "/lang zh-Hant", language_code="zh")
+    [r] = await bot.say(chat, "预算8000训练CNN", language_code="zh")
+    assert chinese_script(r.text) == "zh-tw"
+    await bot.say(chat, "/lang zh-Hans", language_code="zh")
+    [r] = await bot.say(chat, "預算8000訓練CNN", language_code="zh")
+    assert chinese_script(r.text) == "zh-cn"

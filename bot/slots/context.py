@@ -152,6 +152,14 @@ def language_request(text: str) -> str | None:
     return None
 
 
+def script_request(text: str) -> str | None:
+    """'用繁體中文回答' -> 'zh-tw', '用简体' -> 'zh-cn' (zhconv locales): the script a message asks replies to use."""
+    for script, ws in words("slots", "script_request").items():
+        if has_any(text, ws):
+            return script
+    return None
+
+
 def budget_move(text: str, amounts: tuple[tuple[int, int], ...]) -> str | None:
     """'up' or 'down' when an amount moves the budget on the table ("再加1000", "$500 more", "少2000", "cut it by 300")
     instead of stating one: a move word right before or right after the amount (`amounts`: the money extractor's

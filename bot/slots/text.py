@@ -28,6 +28,35 @@ def is_traditional(text: str) -> bool:
     return zhconv.convert(text, "zh-cn") != text and zhconv.convert(text, "zh-tw") == text
 
 
+# Cantonese words: a Traditional message with them is written in Hong Kong (replies then use Hong Kong wording)
+_CANTONESE = re.compile(r"[嘅唔咩冇喺啲嗰佢哋嚟咗噉乜]")
+
+
+def chinese_script(text: str) -> str | None:
+    """The script the Chinese in `text` is written in, as a zhconv locale: 'zh-tw' (Traditional), 'zh-hk'
+    (Traditional with Cantonese), 'zh-cn' (Simplified); None when its characters are the same in both."""
+    if not CJK.search(text):
+        return None
+    zhconv = _zhconv()
+    # characters only Traditional writes (they change going to Simplified) against those only Simplified writes
+    traditional = _changed(text, zhconv.convert(text, "zh-hans"))
+    simplified = _changed(text, zhconv.convert(text, "zh-hant"))
+    if traditional > simplified:
+        return "zh-hk" if _CANTONESE.search(text) else "zh-tw"
+    return "zh-cn" if simplified > traditional else None
+
+
+def _changed(a: str, b: str) -> int:
+    if len(a) != len(b):
+        return abs(len(a) - len(b)) + 1
+    return sum(x != y for x, y in zip(a, b, strict=True))
+
+
+def to_script(text: str, script: str) -> str:
+    """`text` (Simplified) in `script`, with that region's wording ('显卡' -> '顯示卡' in zh-tw)."""
+    return _zhconv().convert(text, script) if text and CJK.search(text) else text
+
+
 @lru_cache(maxsize=1)
 def _zhconv():
     import zhconv
