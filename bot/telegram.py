@@ -573,18 +573,20 @@ class Advisor:
         await self.call(context.bot.send_message, chat.id, T["text_only"].get(lang))
 
     async def _opened(self, update: Update, context: ContextTypes.DEFAULT_TYPE,
-                      prefer_client: bool = False) -> tuple[int, str] | None:
-        """(chat id, language) for a command that passed the rate limit, or None when it should be ignored."""
+                      prefer_client: bool = False) -> tuple[int, str, str] | None:
+        """(chat id, language, the command's arguments as one string) for a command that passed the rate limit, or
+        None when it should be ignored."""
         if not await self.gate(update, context):
             return None
         chat = update.effective_chat
-        return chat.id, self.lang(chat.id, update.effective_user, prefer_client=prefer_client)
+        return (chat.id, self.lang(chat.id, update.effective_user, prefer_client=prefer_client),
+                " ".join(context.args or []).strip())
 
     async def cmd_start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         opened = await self._opened(update, context, prefer_client=True)
         if opened is None:
             return
-        chat_id, lang = opened
+        chat_id, lang, _ = opened
         welcome = T["welcome"].get(lang)
 
         def decorate(reply: Reply) -> Reply:
@@ -596,22 +598,21 @@ class Advisor:
         opened = await self._opened(update, context)
         if opened is None:
             return
-        chat_id, lang = opened
+        chat_id, lang, _ = opened
         await self.answer(context.bot, chat_id, "帮助" if lang == "zh" else "help")
 
     async def cmd_reset(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         opened = await self._opened(update, context)
         if opened is None:
             return
-        chat_id, lang = opened
+        chat_id, lang, _ = opened
         await self.answer(context.bot, chat_id, "重新开始" if lang == "zh" else "start over")
 
     async def cmd_compare(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         opened = await self._opened(update, context)
         if opened is None:
             return
-        chat_id, lang = opened
-        args = " ".join(context.args or []).strip()
+        chat_id, lang, args = opened
         if not args:
             if self.store.get(chat_id).last_picks:
                 await self.answer(context.bot, chat_id, "对比一下前两个" if lang == "zh" else "compare the first two")
@@ -624,8 +625,7 @@ class Advisor:
         opened = await self._opened(update, context)
         if opened is None:
             return
-        chat_id, lang = opened
-        args = " ".join(context.args or []).strip()
+        chat_id, lang, args = opened
         if not args:
             await self.call(context.bot.send_message, chat_id, T["usage_gpu"].get(lang))
             return
@@ -642,8 +642,7 @@ class Advisor:
         opened = await self._opened(update, context)
         if opened is None:
             return
-        chat_id, lang = opened
-        args = " ".join(context.args or []).strip()
+        chat_id, lang, args = opened
         if args:
             text = f"租GPU的云平台：{args}" if lang == "zh" else f"cloud GPU platforms: {args}"
         else:
@@ -668,7 +667,7 @@ class Advisor:
         opened = await self._opened(update, context)
         if opened is None:
             return
-        chat_id, lang = opened
+        chat_id, lang, _ = opened
         await self.call(context.bot.send_message, chat_id, T["ask_budget"].get(lang),
                         reply_markup=_budget_keyboard(lang))
 
@@ -759,8 +758,7 @@ class Advisor:
         opened = await self._opened(update, context)
         if opened is None:
             return
-        chat_id, lang = opened
-        args = " ".join(context.args or []).strip()
+        chat_id, lang, args = opened
         if args:
             await self.answer(context.bot, chat_id, args, update_id=update.update_id)
         kb = self.store.latest_chart(chat_id)
