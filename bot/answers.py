@@ -5,6 +5,7 @@ Every sentence exists in both languages (Text); numbers come from the catalog, t
 from __future__ import annotations
 
 import math
+import re
 from collections import OrderedDict
 from dataclasses import replace
 from datetime import date
@@ -940,7 +941,20 @@ def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_
         sec = next((x for x in load_sections(engine.knowledge_dir) if x.id == section_id), None)
         title = sec.title[lang] if sec else title
     sources = tuple(Source(x.title, x.url) for x in chosen[0].sources)
-    return [p.text for p in chosen], sources, title
+    return [_titled_refs(engine, p.text, lang) for p in chosen], sources, title
+
+
+_SECTION_REF = re.compile(r'"([a-z0-9]+(?:-[a-z0-9]+)+)"')
+
+
+def _titled_refs(engine: Engine, text: str, lang: str) -> str:
+    """The guide refers to its other sections by id ('see the section "avoid-list"'): the reader sees their titles."""
+    if not _SECTION_REF.search(text):
+        return text
+    from bot.knowledge import load_sections
+
+    titles = {x.id: x.title[lang] for x in load_sections(engine.knowledge_dir)}
+    return _SECTION_REF.sub(lambda m: f"“{titles[m[1]]}”" if m[1] in titles else m.group(), text)
 
 
 def unknown(lang: str) -> Reply:

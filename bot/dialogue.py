@@ -102,6 +102,9 @@ def _off_topic_gate(q: Query, act: str, guess: ActGuess | None) -> str:
         return act
     if _says(q.text, "support_we_do_not_give"):
         return "out_of_scope"  # "write a CUDA kernel for...", "驱动安装失败怎么办": help we do not give
+    if _says(q.text, "service_request", "words") and not (q.gpus or "rent" in q.cues or
+                                                         _says(q.text, "service_request", "unless")):
+        return "out_of_scope"  # "AI绘画网站推荐", "best llm api for coding": a service to use, not hardware
     if _says(q.text, "tasks_we_do_not_do") and not (q.need.budget or
                                                                                 "pick_request" in q.cues):
         return "out_of_scope"  # "write me a DDP script", "帮我写个训练代码": a task, not advice on hardware

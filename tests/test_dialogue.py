@@ -6,6 +6,7 @@ import pytest
 
 from bot.dialogue import Conversation
 from bot.render import as_json, plain
+from tests.conftest import ROOT
 
 
 def talk(engine, *turns):
@@ -180,3 +181,17 @@ def test_replies_follow_the_script_the_user_writes(scorer_engine):
     assert chinese_script(plain(asked)) == "zh-tw"
     _, (en,) = talk(scorer_engine, "$1500 for CNNs")
     assert chinese_script(plain(en)) is None or en.lang == "en"
+
+
+def test_guide_answers_name_other_sections_by_their_titles(engine):
+    """The guide's own cross-references ('see the section "avoid-list"') reach the reader as titles, not ids."""
+    import yaml
+
+    from bot.knowledge import load_sections
+
+    ids = {s.id for s in load_sections(engine.knowledge_dir)}
+    questions = [q for q in yaml.safe_load((ROOT / "bench" / "retrieval-eval.yaml").read_text(encoding="utf-8"))
+                 if q["sections"]]
+    for q in questions + [{"q": "what did dettmers recommend in 2019"}, {"q": "Tesla卡值得买吗"}]:
+        text = plain(Conversation(engine).turn(q["q"]))
+        assert not [i for i in ids if f'"{i}"' in text], (q["q"], text[:300])

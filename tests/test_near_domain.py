@@ -125,3 +125,15 @@ def test_a_card_not_sold_in_china_gets_no_converted_yuan_price(scorer_engine, ca
     row = next(r for r in reply.table.rows if r[0].startswith("价格（新）"))
     assert row[1] == "—", row
     assert isinstance(TODAY, date)
+
+
+@pytest.mark.parametrize(("text", "declined"), [
+    ("有什么好用的AI绘画网站推荐", True), ("best llm api for coding", True),
+    ("free ai chat website?", True),
+    # hardware, running it oneself, or renting: in scope
+    ("本地跑LLM和用API哪个更省钱", False), ("what gpu for running a llm api server locally", False),
+    ("跑SD用什么显卡", False),
+])
+def test_a_service_to_use_is_declined_unless_hardware_is_the_question(scorer_engine, text, declined):
+    reply = Conversation(scorer_engine).turn(text)
+    assert (reply.intent == "out_of_scope") == declined, (text, reply.intent)
