@@ -21,6 +21,7 @@ import weakref
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from telegram import (
@@ -430,21 +431,10 @@ class Advisor:
         markup = _markup(item.payload.get("buttons") or [])
         reply_to = item.payload.get("reply_to")
         for i in range(item.sent_pieces, len(pieces)):
-            kwargs = {"reply_markup": markup if i == len(pieces) - 1 else None,
-                      "link_preview_options": LinkPreviewOptions(is_disabled=True)}
-            if reply_to and i == 0:
-                kwargs["reply_parameters"] = ReplyParameters(reply_to, allow_sending_without_reply=True)
             try:
-                try:
-                    await bot.send_message(item.chat_id, pieces[i], parse_mode=ParseMode.HTML, **kwargs)
-                except BadRequest as e:
-                    # Telegram could not take the HTML: send the same words as plain text rather than nothing
-                    log.warning("Telegram rejected a reply to chat %s (%s); sending it as plain text", item.chat_id, e)
-                    kwargs.pop("reply_parameters", None)
-                    try:
-                        await bot.send_message(item.chat_id, _strip_tags(pieces[i])[:4096], **kwargs)
-                    except BadRequest as e2:
-                        log.error("Telegram rejected the plain-text reply to chat %s too: %s", item.chat_id, e2)
+                await self._send_piece(bot.send_message, item.chat_id, pieces[i],
+                                       markup=markup if i == len(pieces) - 1 else None,
+                                       reply_to=reply_to if i == 0 else None)
             except Forbidden as e:  # blocked by the user, kicked from the group: nobody to deliver to
                 log.info("chat %s refuses messages (%s); its reply is dropped", item.chat_id, e)
                 self.store.remove(item.id)
@@ -496,42 +486,37 @@ class Advisor:
             rows.append([[T["chart_button"].get(reply.lang), f"c:{key}"]])
         return rows
 
-    def keyboard(self, reply: Reply, key: int | None) -> InlineKeyboardMarkup | None:
-        return _markup(self._button_rows(reply, key))
 
     async def send_reply(self, bot, chat_id: int, reply: Reply, key: int | None = None, *,
                          reply_to: int | None = None, echo: str | None = None) -> list[Message]:
-        """The reply as HTML messages under 4,096 characters; the buttons go on the last one.
-
-        `echo`: the question a button asked, shown above the answer (a button press leaves no message of its own)."""
-        pieces = render.telegram_html(reply)
-        if echo:
-            quoted = f"<i>» {html.escape(echo, quote=False)}</i>"
-            if len(quoted) + 2 + len(pieces[0]) <= render.TELEGRAM_LIMIT:
-                pieces[0] = f"{quoted}\n\n{pieces[0]}"
-        markup = self.keyboard(reply, key)
+        """The reply sent now, not queued (the whole layout, retried by `call`): the buttons go on the last piece."""
+        payload = self._payload(reply, key, reply_to, echo)
+        markup, pieces = _markup(payload["buttons"]), payload["pieces"]
         sent = []
         for i, piece in enumerate(pieces):
-            last = i == len(pieces) - 1
-            kwargs = {"reply_markup": markup if last else None,
-                      "link_preview_options": LinkPreviewOptions(is_disabled=True)}
-            if reply_to and i == 0:
-                kwargs["reply_parameters"] = ReplyParameters(reply_to, allow_sending_without_reply=True)
-            try:
-                msg = await self.call(bot.send_message, chat_id, piece, parse_mode=ParseMode.HTML, **kwargs)
-            except BadRequest as e:
-                # Telegram could not take the HTML: send the same words as plain text rather than nothing
-                log.warning("Telegram rejected a reply (%s); sending it as plain text", e)
-                plain = _strip_tags(piece)
-                kwargs.pop("reply_parameters", None)
-                try:
-                    msg = await self.call(bot.send_message, chat_id, plain[:4096], **kwargs)
-                except BadRequest as e2:
-                    log.error("Telegram rejected the plain-text reply too: %s", e2)
-                    msg = None
+            msg = await self._send_piece(partial(self.call, bot.send_message), chat_id, piece,
+                                         markup=markup if i == len(pieces) - 1 else None,
+                                         reply_to=reply_to if i == 0 else None)
             if msg is not None:
                 sent.append(msg)
         return sent
+
+    async def _send_piece(self, send, chat_id: int, piece: str, *, markup=None, reply_to: int | None = None):
+        """One HTML message; when Telegram cannot take the HTML, the same words as plain text rather than nothing.
+        Other API errors reach the caller (the outbox retries them)."""
+        kwargs = {"reply_markup": markup, "link_preview_options": LinkPreviewOptions(is_disabled=True)}
+        if reply_to:
+            kwargs["reply_parameters"] = ReplyParameters(reply_to, allow_sending_without_reply=True)
+        try:
+            return await send(chat_id, piece, parse_mode=ParseMode.HTML, **kwargs)
+        except BadRequest as e:
+            log.warning("Telegram rejected a reply to chat %s (%s); sending it as plain text", chat_id, e)
+            kwargs.pop("reply_parameters", None)
+            try:
+                return await send(chat_id, _strip_tags(piece)[:4096], **kwargs)
+            except BadRequest as e2:
+                log.error("Telegram rejected the plain-text reply to chat %s too: %s", chat_id, e2)
+                return None
 
     # --- handlers ----------------------------------------------------------------------------------------------------
     async def on_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -745,12 +730,7 @@ class Advisor:
             return
         await self._answer_query(q)
         for piece in kb["d"]:
-            try:
-                await self.call(context.bot.send_message, chat_id, piece, parse_mode=ParseMode.HTML,
-                                link_preview_options=LinkPreviewOptions(is_disabled=True))
-            except BadRequest as e:
-                log.warning("Telegram rejected the details of an answer (%s); sending them as plain text", e)
-                await self.call(context.bot.send_message, chat_id, _strip_tags(piece)[:4096])
+            await self._send_piece(partial(self.call, context.bot.send_message), chat_id, piece)
 
     async def cmd_chart(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """`/chart`: the speed-vs-price chart of the latest answer with picks; `/chart <question>` answers the

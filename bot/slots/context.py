@@ -90,15 +90,12 @@ def direction(text: str) -> str | None:
 def _describes(before: str) -> bool:
     """The direction word is said of something ("is AMD ok? it's cheaper", "since they're faster"), not asked for:
     it follows a subject and verb ("it's", "they are", "因为它") with only degree words between ("way", "更")."""
-    def ends_with(t: str, w: str) -> bool:
-        return t.endswith(w) and (not w.isascii() or len(t) == len(w) or not t[-len(w) - 1].isalnum())
-
     t = before.rstrip()
     degree = words("slots", "direction_statement", "degree")
-    while (w := next((w for w in degree if ends_with(t, w)), None)) is not None:
+    while (w := next((w for w in degree if _ends_with_word(t, w)), None)) is not None:
         t = t[:-len(w)].rstrip()
     clause = re.split(r"[，,。.!?！？;；]", before)[-1]
-    return any(ends_with(t, w) for w in words("slots", "direction_statement", "subjects")) or \
+    return any(_ends_with_word(t, w) for w in words("slots", "direction_statement", "subjects")) or \
         has_any(clause, words("slots", "direction_statement", "reasons"))  # "听说A卡便宜", "since AMD is cheaper"
 
 
