@@ -19,6 +19,7 @@ from bot.engine import Engine
 from bot.i18n import Text
 from bot.need import LLM_WORKLOADS, Budget, Need, format_money
 from bot.nlu import Query, parse
+from bot.regions import load_regions, region_of_currency
 from bot.reply import Reply
 from bot.scorer import candidate_for, rank_or_used
 from bot.session import Session
@@ -458,7 +459,8 @@ class Conversation:
                 need.budget.amount in _CONTEXT_SIZES and not s.need.budget:
             # "and 128k?" after a fit answer: a context length, not $128,000
             need = replace(need, budget=None, context_tokens=int(need.budget.amount / 1000 * 1024))
-        if not need.workloads and "finetune" in q.cues and set(s.need.workloads) & set(LLM_WORKLOADS):
+        if not need.workloads and ("finetune" in q.cues or _says(q.text, "training_words")) and \
+                set(s.need.workloads) & set(LLM_WORKLOADS):
             need = replace(need, workloads=("llm_finetune",))  # "what about for fine-tuning?" of the LLM at hand
         return need
 
@@ -727,7 +729,7 @@ class Conversation:
 
     def _recommend(self, t: Turn) -> Reply:
         s, e, q, lang = self.session, self.engine, t.q, t.lang
-        turn_need = t.need
+        turn_need, before = t.need, s.need
         previous = self._previous_top(lang) if s.last_picks else None
         need = s.need.merge(turn_need)
         notes: list[Text] = []
@@ -748,7 +750,8 @@ class Conversation:
                                   f"要求显存超过 {top.gpu.vram_gb:g} GB。"))
             elif d == "faster":
                 # budget aside (kept for the next refinement), but still priced where the user buys
-                region = need.region or (_REGION_OF_CURRENCY.get(need.budget.currency) if need.budget else None)
+                region = need.region or (region_of_currency(e.knowledge_dir, need.budget.currency)
+                                         if need.budget else None)
                 if need.budget:
                     s.budget_aside = asdict(need.budget)
                 need = replace(need, min_perf=top.perf, budget=None, region=region)
@@ -756,10 +759,12 @@ class Conversation:
                                   f"不看预算，找比 {top.gpu.name} 更快的卡。"))
             elif d == "pricier" and need.budget:
                 # "something pricier?", "加点钱能上什么": what half as much again buys over the top pick
-                raised = Budget(round(need.budget.amount * 1.5), need.budget.currency)
+                double = _says(q.text, "budget_double")
+                raised = Budget(round(need.budget.amount * (2 if double else 1.5)), need.budget.currency)
                 need = replace(need, budget=raised, min_perf=top.perf)
-                notes.append(Text(f"Raising the budget by half, to {raised}: cards faster than {top.gpu.name}.",
-                                  f"预算提高一半到 {raised}：找比 {top.gpu.name} 更快的卡。"))
+                notes.append(Text(f"{'Doubling the budget' if double else 'Raising the budget by half'}, to {raised}: "
+                                  f"cards faster than {top.gpu.name}.", f"预算提高{'一倍' if double else '一半'}到 {raised}："
+                                  f"找比 {top.gpu.name} 更快的卡。"))
             elif d == "less_power" and top.gpu.tdp_w:
                 need = replace(need, max_power_w=top.gpu.tdp_w - 1)
                 notes.append(Text(f"Looking for cards under {top.gpu.tdp_w:.0f} W.",
@@ -775,6 +780,8 @@ class Conversation:
             need = replace(need, budget=Budget(round(converted), "CNY", approximate=True))
             notes.append(Text(f"In China: the same budget is about ¥{converted:,.0f}; prices below are Chinese "
                               "prices where I have them.", f"换成国内：同样预算约 ¥{converted:,.0f}，下面尽量用国内价格。"))
+        if turn_need.region:
+            need = self._priced_abroad(need, turn_need, notes)
         s.need = need
         if need.workload is None and need.budget is None and need.min_vram_gb is None:
             s.awaiting = "budget"
@@ -820,9 +827,37 @@ class Conversation:
             notes.append(Text("You didn't say what it's for, so I assumed general deep learning; tell me the "
                               "workload (CNN, LLMs, image generation…) to sharpen this.",
                               "你没说具体用途，我按通用深度学习来选；告诉我具体任务（CNN、大模型、图像生成……）可以更准。"))
+        if previous is not None and [p.candidate.gpu.name for p in r.picks] == s.last_picks:
+            same = _unchanged(before, need, turn_need, q)
+            if same is not None:
+                notes.append(same)
         reply = answers.recommend(e, r, lang, notes)
         s.awaiting = "budget" if need.budget is None and need.min_perf is None else None
         return reply
+
+    def _priced_abroad(self, need: Need, turn_need: Need, notes: list[Text]) -> Need:
+        """"在台湾买的话呢", "I'm in Germany": a region served by the US price list. A budget in yuan from earlier in
+        the chat becomes dollars; the reply says which prices it shows and what the budget is in the local currency."""
+        e = self.engine
+        region = load_regions(e.knowledge_dir).get(turn_need.region)
+        if region is None or region.price_list == "CNY":
+            return need
+        on = need.as_of or e.today or date.today()
+        b = stated = need.budget
+        if b and b.currency == "CNY" and turn_need.budget is None:
+            amount = round(e.catalog.fx.convert(b.amount, b.currency, region.price_list, on))
+            need = replace(need, budget=Budget(amount, region.price_list, approximate=True))
+            b = need.budget
+        about = [format_money(e.catalog.fx.convert(b.amount, b.currency, cur, on), cur)
+                 for cur in dict.fromkeys((b.currency, region.currency)) if cur != stated.currency] if b else []
+        name, about = region.name, " / ".join(about)
+        said = Text(f"For {name.en}: prices below are US market prices in USD" +
+                    (f"; your budget of {stated} is about {about}." if about else "."),
+                    f"按{name.zh}来看：下面是美国市场价（美元）" + (f"；你的预算 {stated} 约合 {about}。" if about else "。"))
+        notes.append(said)
+        if region.note:
+            notes.append(region.note)
+        return need
 
     def _previous_top(self, lang: str):
         s = self.session
@@ -830,7 +865,26 @@ class Conversation:
         return candidate_for(self.engine.catalog, r, s.last_picks[0], self.engine.knowledge_dir)
 
 
-_REGION_OF_CURRENCY = {"CNY": "cn", "USD": "us", "TWD": "tw", "HKD": "hk", "EUR": "eu", "GBP": "uk", "JPY": "jp"}
+
+_ALREADY = {"used": Text("used cards are already included", "已经包含二手卡"),
+            "workloads": Text("they are already for this job", "已经是按这个用途选的"),
+            "budget": Text("the budget is the same", "预算没变"),
+            "vendor": Text("they are already from this maker", "已经是这个品牌的卡")}
+
+
+def _unchanged(before: Need, need: Need, turn: Need, q: Query) -> Text | None:
+    """A follow-up that leaves the picks as they were ("what about used?" when used cards are in, "cheaper?" at the
+    bottom of the range) is told so, rather than shown the same answer as if it were new. None when the need moved
+    and the same cards still win: the reply's own lines say what changed."""
+    stated = turn.stated()
+    why = [_ALREADY[k] for k, v in stated.items() if k in _ALREADY and getattr(before, k) == v]
+    if why and all(getattr(before, k) == v for k, v in stated.items()):
+        return Text("Same picks: " + "; ".join(w.en for w in why) + ".", "推荐不变：" + "；".join(w.zh for w in why) + "。")
+    if q.direction:
+        return Text("Nothing else fits that better, so the picks stay the same.", "没有更合适的卡，推荐保持不变。")
+    if need == before:
+        return Text("That doesn't change the picks: they stay the same.", "这一点不影响推荐，结果和上次一样。")
+    return None
 
 
 def _says_generic(q: Query) -> bool:

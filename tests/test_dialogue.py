@@ -195,3 +195,45 @@ def test_guide_answers_name_other_sections_by_their_titles(engine):
     for q in questions + [{"q": "what did dettmers recommend in 2019"}, {"q": "Tesla卡值得买吗"}]:
         text = plain(Conversation(engine).turn(q["q"]))
         assert not [i for i in ids if f'"{i}"' in text], (q["q"], text[:300])
+
+
+@pytest.mark.parametrize("first, abroad, local_symbol", [
+    ("预算8000训练CNN", "在台湾买的话呢", "NT$"),
+    ("预算8000训练CNN", "人在香港", "HK$"),
+    ("$1500 for LoRA on a 7B model", "I'm in Germany", "€"),
+    ("$1500 for LoRA on a 7B model", "what if I buy in the UK", "£"),
+])
+def test_a_region_abroad_is_priced_from_the_us_list_and_says_so(scorer_engine, first, abroad, local_symbol):
+    _, (a, b) = talk(scorer_engine, first, abroad)
+    assert b.recommendations and b.query["budget"]["currency"] == "USD"  # a yuan budget becomes dollars abroad
+    text = plain(b)
+    assert local_symbol in text  # the budget in the money people there pay in
+    assert ("US market prices" in text) if b.lang == "en" else ("美国市场价" in text)
+    assert all(r.price <= b.query["budget"]["amount"] * 1.05 for r in b.recommendations)
+
+
+@pytest.mark.parametrize("turns, said", [
+    (("$1500 for LoRA on a 7B model", "what about used?"), "used cards are already included"),
+    (("预算3000元做LLM推理，可以二手", "二手的呢"), "已经包含二手卡"),
+    (("预算8000训练CNN", "预算8000训练CNN"), "预算没变"),
+])
+def test_a_follow_up_that_changes_nothing_says_so(scorer_engine, turns, said):
+    _, replies = talk(scorer_engine, *turns)
+    assert [r.gpu for r in replies[-1].recommendations] == [r.gpu for r in replies[-2].recommendations]
+    assert said in plain(replies[-1])
+
+
+@pytest.mark.parametrize("first, double", [("$1500 for training CNNs", "and if I double the budget?"),
+                                           ("预算8000训练CNN", "预算翻倍呢")])
+def test_doubling_the_budget_doubles_it(scorer_engine, first, double):
+    _, (a, b) = talk(scorer_engine, first, double)
+    assert b.query["budget"]["amount"] == pytest.approx(2 * a.query["budget"]["amount"])
+    assert top(b).score > top(a).score
+
+
+@pytest.mark.parametrize("turns", [("best gpu for llm inference 13b, $2000", "same but for training"),
+                                   ("预算15000跑14B大模型推理", "那训练呢")])
+def test_training_said_of_the_llm_on_the_table_is_fine_tuning(scorer_engine, turns):
+    _, (a, b) = talk(scorer_engine, *turns)
+    assert a.query["workload"] == "llm_inference" and b.query["workload"] == "llm_finetune"
+    assert b.query["model_size_b"] == a.query["model_size_b"]
