@@ -254,6 +254,8 @@ def _rule_act(q: Query, s: Session) -> str:
         return "where_to_buy"
     if "power" in q.cues and not n.max_power_w:
         return "power"
+    if (q.gpus or pronoun) and "what_fits" in q.cues and not (n.model_size_b or n.model or n.budget):
+        return "fit"  # "what can two 3090s run?", "它能跑什么模型"
     if (q.gpus or pronoun) and (n.model_size_b or (pronoun and (n.precision_bits or n.workloads) and not n.budget)):
         return "fit"  # "can it run it in 4-bit?", "is it good for LLMs too?"
     if (pronoun or (q.ordinals and s.last_picks)) and ("memory_question" in q.cues or "more_info" in q.cues) \
@@ -381,6 +383,12 @@ class Conversation:
             return "question"  # "is Q4_K_M much worse than Q8?", "Q4_K_M vs AWQ on a 4090?": the quantisation section
         if act == "question" and need.model and "memory_question" in q.cues and not referred and not need.budget:
             return "memory"  # "flux.1 dev fp16 需要多大显存": the model table answers, not the guide
+        if s.last_rule == "what-fits" and (q.cues & {"add_card", "what_fits"} or need.gpu_count) and \
+                not (need.model_size_b or need.model or need.budget) and set(q.gpus) <= {s.focus}:
+            return "fit"  # "加一张3060呢", "and with two of them?" after "what can my 3060 run": the same, counted
+        if need.context_tokens and s.focus and (s.need.model_size_b or s.need.model) and not (q.gpus or need.budget
+                                                                                             or need.model_size_b):
+            return "fit"  # "那个显存够不够长上下文", "will it handle 32k context?": the card and model on the table
         if s.last_act in ("fit", "recommend", "refine", "compare") and "speed" in q.cues and not q.gpus and \
                 not q.need.budget and not q.need.model_size_b and not q.need.model and s.need.model_size_b and s.focus:
             return "fit"  # "how fast?", "速度多少" after a fit or a pick: the setup on the table, its speed
@@ -692,6 +700,8 @@ class Conversation:
         s = self.session
         same = t.referred[0] == s.focus
         count = t.q.need.gpu_count or (s.focus_count if same else None) or 1
+        if same and t.cue("add_card") and not t.q.need.gpu_count:
+            count += 1  # "加一张3060呢": one more of the card on the table
         vram = t.q.card_memory_gb or (s.focus_vram_gb if same and not t.q.gpus else None)
         return answers.what_fits(self.engine, t.referred[0], count, t.lang, vram_gb=vram)
 
@@ -992,7 +1002,8 @@ POLICY: tuple[Rule, ...] = (
          not t.cue("compare") and len(t.q.gpus) <= 1,
          lambda c, t: c._worth(t)),
     Rule("what-fits", _acts("fit", "memory", "gpu_info", "question", "recommend"),
-         lambda c, t: bool(t.referred) and t.cue("what_fits") and not t.q.need.model_size_b and not t.need.budget,
+         lambda c, t: bool(t.referred) and (t.cue("what_fits") or c.session.last_rule == "what-fits") and
+         not t.q.need.model_size_b and not t.q.need.model and not t.need.budget,
          lambda c, t: c._what_fits(t)),
     Rule("fit-on-memory", _acts("fit"), lambda c, t: not t.referred and bool((t.need.model_size_b or t.need.model)
                                                                             and t.q.memory_gb)

@@ -237,3 +237,24 @@ def test_training_said_of_the_llm_on_the_table_is_fine_tuning(scorer_engine, tur
     _, (a, b) = talk(scorer_engine, *turns)
     assert a.query["workload"] == "llm_inference" and b.query["workload"] == "llm_finetune"
     assert b.query["model_size_b"] == a.query["model_size_b"]
+
+
+@pytest.mark.parametrize("turns, count", [
+    (("我有一张3060 12G，能跑什么模型", "加一张3060呢"), 2),
+    (("what can a 3090 run?", "and with two of them?"), 2),
+    (("what can two 3090s run", "add another one"), 3),
+])
+def test_a_card_added_after_what_fits_counts_it(scorer_engine, turns, count):
+    _, replies = talk(scorer_engine, *turns)
+    first, last = replies[0], replies[-1]
+    assert first.query["rule"] == "what-fits" and last.query["rule"] == "what-fits", plain(last)
+    assert last.title.startswith(f"{count}×") or f"{count}× " in last.title, last.title
+
+
+@pytest.mark.parametrize("turns", [("想跑 Qwen 14B，有什么卡推荐", "预算大概6000", "那个显存够不够长上下文"),
+                                   ("can a 4060 ti 16gb run llama 3 8b", "will it handle 32k context?")])
+def test_a_context_asked_of_the_card_and_model_on_the_table_is_a_fit(scorer_engine, turns):
+    conv, replies = talk(scorer_engine, *turns)
+    last = replies[-1]
+    assert last.query["rule"] == "fit", plain(last)
+    assert "32,768" in plain(last)  # a long context without a number is read as 32k, and shown
