@@ -21,7 +21,7 @@ from bot.need import LLM_WORKLOADS, Budget, Need, format_money
 from bot.nlu import Query, parse
 from bot.regions import load_regions, region_of_currency
 from bot.reply import Reply
-from bot.scorer import candidate_for, rank_or_used
+from bot.scorer import candidate_for, rank_or_used, workload_spec
 from bot.session import Session
 from bot.slots import context
 from bot.slots.lexicon import words
@@ -467,6 +467,9 @@ class Conversation:
                 need.budget.amount in _CONTEXT_SIZES and not s.need.budget:
             # "and 128k?" after a fit answer: a context length, not $128,000
             need = replace(need, budget=None, context_tokens=int(need.budget.amount / 1000 * 1024))
+        if need.workloads == ("llm_finetune",) and s.need.workloads and not set(s.need.workloads) & set(LLM_WORKLOADS) \
+                and not (need.model_size_b or need.model or _says(q.text, "llm_words")):
+            need = replace(need, workloads=())  # "and to fine-tune it?" of a speech or vision model: the same job
         if not need.workloads and ("finetune" in q.cues or _says(q.text, "training_words")) and \
                 set(s.need.workloads) & set(LLM_WORKLOADS):
             need = replace(need, workloads=("llm_finetune",))  # "what about for fine-tuning?" of the LLM at hand
@@ -792,6 +795,14 @@ class Conversation:
                               "prices where I have them.", f"换成国内：同样预算约 ¥{converted:,.0f}，下面尽量用国内价格。"))
         if turn_need.region:
             need = self._priced_abroad(need, turn_need, notes)
+        if (t.cue("finetune") or _says(q.text, "training_words")) and need.workload and \
+                need.workload not in LLM_WORKLOADS and not turn_need.min_vram_gb:
+            # "and for fine-tuning whisper?": training the model on the table takes the memory that is comfortable
+            spec = workload_spec(e.knowledge_dir, need.workload, need.as_of or e.today or date.today())
+            if spec.comfortable_vram_gb > (need.min_vram_gb or spec.min_vram_gb):
+                need = replace(need, min_vram_gb=spec.comfortable_vram_gb)
+                notes.append(Text(f"For fine-tuning: cards with at least {spec.comfortable_vram_gb:g} GB.",
+                                  f"按微调来选：显存至少 {spec.comfortable_vram_gb:g} GB。"))
         s.need = need
         if need.workload is None and need.budget is None and need.min_vram_gb is None:
             s.awaiting = "budget"
@@ -888,7 +899,7 @@ def _unchanged(before: Need, need: Need, turn: Need, q: Query) -> Text | None:
     and the same cards still win: the reply's own lines say what changed."""
     stated = turn.stated()
     why = [_ALREADY[k] for k, v in stated.items() if k in _ALREADY and getattr(before, k) == v]
-    if why and all(getattr(before, k) == v for k, v in stated.items()):
+    if why and all(getattr(before, k) == v for k, v in stated.items()) and not q.cues & {"finetune", "serving"}:
         return Text("Same picks: " + "; ".join(w.en for w in why) + ".", "推荐不变：" + "；".join(w.zh for w in why) + "。")
     if q.direction:
         return Text("Nothing else fits that better, so the picks stay the same.", "没有更合适的卡，推荐保持不变。")

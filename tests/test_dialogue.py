@@ -258,3 +258,13 @@ def test_a_context_asked_of_the_card_and_model_on_the_table_is_a_fit(scorer_engi
     last = replies[-1]
     assert last.query["rule"] == "fit", plain(last)
     assert "32,768" in plain(last)  # a long context without a number is read as 32k, and shown
+
+
+@pytest.mark.parametrize("turns", [("whisper transcription, $1500", "and to fine-tune it?"),
+                                   ("SD出图，预算6000", "想微调LoRA呢")])
+def test_fine_tuning_the_job_on_the_table_keeps_it_and_asks_for_its_comfortable_memory(scorer_engine, turns):
+    _, (a, b) = talk(scorer_engine, *turns)
+    assert b.query["workload"] == a.query["workload"]  # not a switch to fine-tuning LLMs
+    assert b.recommendations and min(r.vram_gb for r in b.recommendations) >= b.query["min_vram_gb"] > 0
+    assert a.query["min_vram_gb"] is None or a.query["min_vram_gb"] < b.query["min_vram_gb"]
+    assert ("For fine-tuning" in plain(b)) if b.lang == "en" else ("按微调来选" in plain(b))
