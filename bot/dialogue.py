@@ -795,8 +795,9 @@ class Conversation:
                               "prices where I have them.", f"换成国内：同样预算约 ¥{converted:,.0f}，下面尽量用国内价格。"))
         if turn_need.region:
             need = self._priced_abroad(need, turn_need, notes)
-        if (t.cue("finetune") or _says(q.text, "training_words")) and need.workload and \
-                need.workload not in LLM_WORKLOADS and not turn_need.min_vram_gb:
+        if (t.cue("finetune") or _says(q.text, "training_words")) and previous is not None and \
+                not turn_need.workloads and need.workload and need.workload not in LLM_WORKLOADS and \
+                not turn_need.min_vram_gb:
             # "and for fine-tuning whisper?": training the model on the table takes the memory that is comfortable
             spec = workload_spec(e.knowledge_dir, need.workload, need.as_of or e.today or date.today())
             if spec.comfortable_vram_gb > (need.min_vram_gb or spec.min_vram_gb):
