@@ -21,7 +21,7 @@ from bot.need import LLM_WORKLOADS, Budget, Need, format_money
 from bot.nlu import Query, parse
 from bot.regions import load_regions, region_of_currency
 from bot.reply import Reply
-from bot.scorer import candidate_for, rank_or_used, workload_spec
+from bot.scorer import candidate_for, load_workloads, rank_or_used, workload_spec
 from bot.session import Session
 from bot.slots import context
 from bot.slots.lexicon import words
@@ -467,10 +467,11 @@ class Conversation:
                 need.budget.amount in _CONTEXT_SIZES and not s.need.budget:
             # "and 128k?" after a fit answer: a context length, not $128,000
             need = replace(need, budget=None, context_tokens=int(need.budget.amount / 1000 * 1024))
-        if need.workloads == ("llm_finetune",) and s.need.workloads and not set(s.need.workloads) & set(LLM_WORKLOADS) \
+        if need.workloads == ("llm_finetune",) and s.need.workload and \
+                load_workloads(self.engine.knowledge_dir).get(s.need.workload, {}).get("fine_tuned_in_place") \
                 and not (need.model_size_b or need.model or _says(q.text, "llm_words")):
-            need = replace(need, workloads=())  # "and to fine-tune it?" of a speech or vision model: the same job
-        if not need.workloads and ("finetune" in q.cues or _says(q.text, "training_words")) and \
+            need = replace(need, workloads=())  # "and to fine-tune it?" after Whisper, "LoRA呢" after SD: the same job
+        if not need.workloads and q.cues & {"finetune", "train_words"} and \
                 set(s.need.workloads) & set(LLM_WORKLOADS):
             need = replace(need, workloads=("llm_finetune",))  # "what about for fine-tuning?" of the LLM at hand
         return need
@@ -795,7 +796,7 @@ class Conversation:
                               "prices where I have them.", f"换成国内：同样预算约 ¥{converted:,.0f}，下面尽量用国内价格。"))
         if turn_need.region:
             need = self._priced_abroad(need, turn_need, notes)
-        if (t.cue("finetune") or _says(q.text, "training_words")) and previous is not None and \
+        if q.cues & {"finetune", "train_words"} and previous is not None and \
                 not turn_need.workloads and need.workload and need.workload not in LLM_WORKLOADS and \
                 not turn_need.min_vram_gb:
             # "and for fine-tuning whisper?": training the model on the table takes the memory that is comfortable
