@@ -26,6 +26,7 @@ ALLOWED: dict[str, set[str]] = {
     "vram": {"catalog"},
     "models": {"catalog"},
     "rentals": {"catalog"},
+    "regions": {"i18n"},
     "features": {"catalog"},
     "lint": {"catalog", "features", "knowledge", "rentals", "slots"},  # slots.spelling: the typo tables
     "fit": {"catalog", "i18n", "models"},
@@ -42,7 +43,8 @@ ALLOWED: dict[str, set[str]] = {
                 "models", "rentals"},
     "session": {"need"},
     "engine": {"acts", "catalog", "config", "index"},
-    "dialogue": {"answers", "acts", "engine", "features", "i18n", "need", "nlu", "reply", "scorer", "session", "slots"},
+    "dialogue": {"answers", "acts", "engine", "features", "i18n", "need", "nlu", "regions", "reply", "scorer", "session",
+                 "slots"},
     "render": {"reply", "knowledge", "i18n"},
     "charts": {"reply", "engine", "session", "scorer", "perf", "need", "i18n", "catalog"},
     "store": {"session", "need"},
