@@ -85,6 +85,16 @@ def test_hybrid_recall_at_3(evaluation, lang):
     assert r3 >= 0.90, f"hybrid recall@3 ({lang}) = {r3:.3f}; misses: {evaluation['failures']}"
 
 
+def test_traditional_questions_are_their_own_row_and_retrieve_as_well_as_simplified(eval_set, evaluation):
+    hant = [it for it in eval_set if it.get("script") == "zh-Hant"]
+    assert len(hant) >= 40 and any(it["split"] == "heldout" for it in hant)
+    h = evaluation["methods"]["hybrid"]
+    assert h["all"]["zh-Hant"]["n"] == len(hant)
+    for split in ("heldout", "all"):
+        hant_r3, simp_r3 = h[split]["zh-Hant"]["recall@3"], h[split]["zh"]["recall@3"]
+        assert hant_r3 >= simp_r3 - 0.03, f"{split}: Traditional {hant_r3:.3f} vs Simplified {simp_r3:.3f}"
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("single", ["dense", "bm25"])
 def test_hybrid_beats_each_single_method(evaluation, lang, single):
