@@ -7,9 +7,11 @@ import logging
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -33,10 +35,7 @@ class Harness:
 
     async def idle(self, chat_id: int, timeout: float = 20) -> None:
         deadline = time.monotonic() + timeout
-        while True:
-            lock = self.advisor._locks.get(chat_id)
-            if lock is None or not lock.locked():
-                return
+        while self.advisor.chats.busy(chat_id):
             assert time.monotonic() < deadline, "the chat's turn did not finish"
             await asyncio.sleep(0.02)
 
@@ -102,6 +101,11 @@ async def start_bot(engine, fake, bot_settings):
     yield factory
     for h in started:
         await _stop(h)
+
+
+def _read_only(path: Path) -> closing[sqlite3.Connection]:
+    """The store's file as another process sees it (an operator's `sqlite3`), opened read-only."""
+    return closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True))
 
 
 def _prices(text: str) -> list[float]:
@@ -319,13 +323,13 @@ async def test_typing_indicator_only_for_slow_answers(bot, monkeypatch):
     await bot.say(1501, "$1000 for CNNs")
     assert not fake.calls_of("sendChatAction", 1501, mark), "an answer in milliseconds needs no 'typing…'"
 
-    real_turn = bot.advisor._turn
+    real_turn = bot.advisor.take_turn
 
     def slow_turn(*args, **kwargs):
         time.sleep(bot.advisor.typing_delay + 0.4)
         return real_turn(*args, **kwargs)
 
-    monkeypatch.setattr(bot.advisor, "_turn", slow_turn)
+    monkeypatch.setattr(bot.advisor, "take_turn", slow_turn)
     mark = fake.mark()
     [r] = await bot.say(1501, "cheaper?")
     [typing] = fake.calls_of("sendChatAction", 1501, mark)
@@ -347,7 +351,7 @@ async def test_429_then_success(bot):
 
 @aio
 async def test_500_and_network_errors_are_retried(bot):
-    bot.advisor.retry_delay = 0.05
+    bot.advisor.backoff.first = 0.05
     bot.fake.fail_next("sendMessage", 2, status=500)
     mark = bot.fake.mark()
     [r] = await bot.say(602, "/help")
@@ -363,7 +367,7 @@ async def test_500_and_network_errors_are_retried(bot):
         await asyncio.sleep(0.05)
     [r] = await bot.say(604, "/help")  # another chat is answered meanwhile
     assert "GPU advisor" in r.text
-    bot.fake._failures.clear()  # the outage ends: the queued reply arrives, once
+    bot.fake.end_outage()  # the queued reply arrives, once
     [late] = await bot.replies(603, mark)
     assert "GPU advisor" in late.text and bot.advisor.store.pending() == 0
     await asyncio.sleep(1.0)
@@ -430,7 +434,7 @@ async def test_handler_errors_are_logged_and_the_user_told(bot, caplog, monkeypa
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(bot.advisor, "_turn", broken)
+    monkeypatch.setattr(bot.advisor, "take_turn", broken)
     with caplog.at_level(logging.ERROR):
         [r] = await bot.say(901, "$1000 for CNNs")
     assert "something went wrong" in r.text
@@ -567,7 +571,9 @@ def test_store_keeps_chats_apart_and_survives_reopen(tmp_path):
     store = SessionStore(path)
     store.put(1, Session(lang="zh", need=Need(budget=Budget(8000, "CNY"), workloads=("cnn",)), last_picks=["A", "B"]))
     key = store.put(2, Session(lang="en", need=Need(workloads=("rnn",))), {"s": ["why?"], "c": [], "h": [], "session": {}})
-    assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    with _read_only(path) as db:  # what another process sees: committed, in WAL mode
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 2
     store.close()  # (no explicit flush needed: every put is committed)
     again = SessionStore(path)
     assert again.get(1).need.budget == Budget(8000, "CNY") and again.get(1).last_picks == ["A", "B"]
@@ -592,7 +598,9 @@ def test_corrupt_store_is_moved_aside(tmp_path, caplog):
     assert store.get(7).need.workload == "cnn"
 
     # a row that no longer reads as a Session: that chat starts over, the others are unaffected
-    store._conn.execute("UPDATE sessions SET data = '{\"budget\": 5}' WHERE chat_id = 7")
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("UPDATE sessions SET data = '{\"budget\": 5}' WHERE chat_id = 7")
+        db.commit()
     assert store.get(7).need.workload is None
 
 
@@ -683,7 +691,7 @@ def test_warm_up_never_loads_the_index(catalog, settings):
 
     engine = Engine(catalog, settings.knowledge_dir, settings.index_dir, settings.model_path, settings.min_relevance)
     warm_up(engine)
-    assert engine._index is None
+    assert not engine.index_loaded
 
 
 def test_every_guided_choice_reads_as_typed(catalog):
@@ -780,8 +788,9 @@ def test_the_store_schema_is_versioned_and_migrated(tmp_path):
     conn.close()
     store = SessionStore(old)
     assert store.get(5).lang == "zh"
-    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     store.close()
+    with _read_only(old) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     newer = tmp_path / "newer.sqlite3"
     conn = sqlite3.connect(newer)
     conn.execute("PRAGMA user_version = 999")
@@ -823,7 +832,7 @@ async def test_a_reply_queued_when_the_api_is_down_arrives_once_after_a_restart(
     """The process stops (or is killed) while the Bot API refuses: the reply is in the outbox with the session, and
     the next start sends it — once."""
     first = await _start(bot_settings, engine, fake)
-    first.advisor.retry_delay = 5.0  # no retry before the stop
+    first.advisor.backoff.first = 5.0  # no retry before the stop
     fake.fail_next("sendMessage", 1000, status=502)
     mark = fake.mark()
     fake.push_text(611, "$1500, training CNNs")
@@ -834,7 +843,7 @@ async def test_a_reply_queued_when_the_api_is_down_arrives_once_after_a_restart(
     await first.idle(611)
     assert first.advisor.store.pending() == 1
     await _stop(first)
-    fake._failures.clear()
+    fake.end_outage()
     second = await _start(bot_settings, engine, fake)
     try:
         [r] = await second.replies(611, mark)
@@ -847,8 +856,8 @@ async def test_a_reply_queued_when_the_api_is_down_arrives_once_after_a_restart(
 
 @aio
 async def test_a_reply_that_cannot_be_sent_in_time_is_given_up_with_its_chat_logged(bot, caplog):
-    bot.advisor.retry_delay = 0.05
-    bot.advisor.outbox_window = 1.0  # (ten minutes by default)
+    bot.advisor.backoff.first = 0.05
+    bot.advisor.outbox.window = 1.0  # (ten minutes by default)
     bot.fake.fail_next("sendMessage", 1000, status=502)
     try:
         with caplog.at_level(logging.INFO, logger="bot.telegram"):
@@ -860,7 +869,7 @@ async def test_a_reply_that_cannot_be_sent_in_time_is_given_up_with_its_chat_log
         line = next(r.getMessage() for r in caplog.records if "gave up" in r.getMessage())
         assert "612" in line and bot.advisor.store.pending() == 0
     finally:
-        bot.fake._failures.clear()
+        bot.fake.end_outage()
 
 
 @aio
@@ -871,7 +880,7 @@ async def test_an_update_posted_again_is_answered_once(bot):
     mark = bot.fake.mark()
     uid = bot.fake.push_text(613, "$1500, training CNNs")
     [r] = await bot.replies(613, mark)
-    msg = bot.fake._user_message(613, None, "en", "private")
+    msg = bot.fake.user_message(613)
     again = {"update_id": uid, "message": dict(msg, text="$1500, training CNNs")}  # the same update, posted again
     await bot.app.process_update(Update.de_json(again, bot.app.bot))
     await asyncio.sleep(0.5)
@@ -880,19 +889,18 @@ async def test_an_update_posted_again_is_answered_once(bot):
     assert bot.advisor.store.seen(uid)
 
 
-def test_a_wrong_token_is_one_line_and_exit_2_before_anything_loads(settings, fake, tmp_path, capsys, monkeypatch):
+def test_a_wrong_token_is_one_line_and_exit_2_before_anything_loads(settings, fake, tmp_path, capsys):
     """Checked with getMe first: no store opened, no model loaded, no traceback; a trailing slash in the address is
     not mistaken for a rejected token."""
     from bot import telegram
 
-    loaded = []
-    monkeypatch.setattr(telegram, "open_store", lambda *a, **k: loaded.append("store"))
     code = telegram.run(settings.model_copy(update={"telegram_bot_token": "999:WRONG", "data_dir": tmp_path,
                                                     "telegram_base_url": fake.base_url}))
     err = capsys.readouterr().err
     assert code == 2 and "rejected TELEGRAM_BOT_TOKEN" in err and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1 and not loaded and "999:WRONG" not in err
-    me = asyncio.run(telegram._get_me(settings.model_copy(update={"telegram_base_url": fake.base_url + "/"}),
+    assert len(err.strip().splitlines()) == 1 and "999:WRONG" not in err
+    assert not (tmp_path / "telegram.sqlite3").exists(), "the store was opened before the token was checked"
+    me = asyncio.run(telegram.get_me(settings.model_copy(update={"telegram_base_url": fake.base_url + "/"}),
                                       fake.token))
     assert me.username == fake.username
 
