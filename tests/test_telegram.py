@@ -627,42 +627,68 @@ def test_telegram_command_without_token_exits_2(tmp_path):
     assert p.returncode == 2 and "TELEGRAM_BOT_TOKEN is not set" in p.stderr and "Traceback" not in p.stderr
 
 
+class BotProcess:
+    """The real `python -m bot telegram` as a process against a fake Bot API server, keeping its state in one data
+    dir across restarts; each start's output goes to a log file of its own."""
+
+    def __init__(self, fake: FakeBotAPI, tmp_path: Path):
+        self.fake, self.cwd, self.data = fake, tmp_path, tmp_path / "data"
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "GPU_ADVISOR_"))}
+        self.env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
+                        TELEGRAM_BOT_TOKEN=fake.token, TELEGRAM_BASE_URL=fake.base_url, GPU_ADVISOR_DATA_DIR=str(self.data),
+                        GPU_ADVISOR_LOG_LEVEL="DEBUG", PYTHONPATH=str(ROOT),
+                        GPU_ADVISOR_TELEGRAM_PRELOAD="0")  # budget turns never need the index: a start takes seconds
+        self.logs: list[Path] = []
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.logs.append(self.cwd / f"bot-{len(self.logs)}.log")
+        with open(self.logs[-1], "w") as out:
+            self.proc = subprocess.Popen([sys.executable, "-m", "bot", "telegram"], cwd=self.cwd, env=self.env,
+                                         stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def kill(self) -> None:
+        """SIGKILL: no handler, no cleanup, open connections cut."""
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+    def check_logs(self) -> None:
+        for path in self.logs:
+            text = path.read_text(errors="replace")
+            assert "getUpdates" in text  # DEBUG logging was on, and the requests went out
+            assert self.fake.token not in text, f"the token leaked into {path.name}"
+
+
 def test_kill_9_between_question_and_follow_up_loses_nothing(tmp_path):
     """The real `python -m bot telegram`, killed with SIGKILL right after an answer, then restarted."""
     from bot.store import SessionStore
 
     fake = FakeBotAPI(token="123:TEST").start()
-    data = tmp_path / "data"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "GPU_ADVISOR_"))}
-    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
-               TELEGRAM_BOT_TOKEN=fake.token, TELEGRAM_BASE_URL=fake.base_url, GPU_ADVISOR_DATA_DIR=str(data),
-               GPU_ADVISOR_LOG_LEVEL="DEBUG", PYTHONPATH=str(ROOT))
-    logs: list[Path] = []
-
-    def start():
-        logs.append(tmp_path / f"bot-{len(logs)}.log")
-        with open(logs[-1], "w") as out:
-            return subprocess.Popen([sys.executable, "-m", "bot", "telegram"], cwd=tmp_path, env=env, stdout=out,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
-
-    env["GPU_ADVISOR_TELEGRAM_PRELOAD"] = "0"  # budget turns never need the index: both starts take seconds
-    proc = start()
+    bot = BotProcess(fake, tmp_path)
+    bot.start()
     try:
         first_id = fake.push_text(1201, "预算8000训练CNN推荐什么卡", language_code="zh")
         [first] = fake.wait_for_sync("sendMessage", chat_id=1201, timeout=120)
         deadline = time.monotonic() + 10
         while fake.confirmed_offset <= first_id and time.monotonic() < deadline:  # the update was acknowledged
             time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(10)
+        bot.kill()
 
-        db = SessionStore(data / "telegram.sqlite3")  # what the killed process left
+        db = SessionStore(bot.data / "telegram.sqlite3")  # what the killed process left
         stored = db.get(1201)
         db.close()
         assert stored.need.budget.amount == 8000 and stored.last_picks, stored
 
         mark = fake.mark()
-        proc = start()
+        bot.start()
         fake.push_text(1201, "便宜点的呢？", language_code="zh")
         [follow] = fake.wait_for_sync("sendMessage", chat_id=1201, since=mark, timeout=120)
         top1, price1 = _picks(first.text)[0], _prices(first.text)[0]
@@ -671,17 +697,51 @@ def test_kill_9_between_question_and_follow_up_loses_nothing(tmp_path):
         # the question was not answered twice: the restarted bot went on from the stored state
         assert not [c for c in fake.calls_of("sendMessage", 1201, mark) if "预算 ¥8,000" in c.text]
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        bot.stop()
         fake.stop()
-    for path in logs:
-        text = path.read_text(errors="replace")
-        assert "getUpdates" in text  # DEBUG logging was on, and the requests went out
-        assert fake.token not in text, f"the token leaked into {path.name}"
+    bot.check_logs()
+
+
+def test_kill_9_while_sending_the_reply_then_it_arrives_exactly_once(tmp_path):
+    """SIGKILL lands while the reply's sendMessage is in flight (the fake server holds the request open, unanswered):
+    Telegram never got it. The reply and the update it answers were committed before the send, so the restarted bot
+    sends it from the outbox — once — and does not answer the question again."""
+    fake = FakeBotAPI(token="123:TEST").start()
+    bot = BotProcess(fake, tmp_path)
+    chat = 1202
+    held = fake.hold("sendMessage", lambda c: c.chat_id == chat)
+    bot.start()
+    try:
+        update_id = fake.push_text(chat, "预算8000训练CNN推荐什么卡", language_code="zh")
+        assert held.arrived.wait(120), "the bot never sent the reply"
+        assert "预算 ¥8,000" in held.call.text
+        bot.kill()
+        held.release()
+        assert held.done.wait(10) and held.outcome == "dropped", "the kill did not land while the reply was in flight"
+        with _read_only(bot.data / "telegram.sqlite3") as db:  # what the killed process left
+            assert db.execute("SELECT COUNT(*) FROM outbox WHERE chat_id = ?", (chat,)).fetchone()[0] == 1
+            assert db.execute("SELECT 1 FROM updates WHERE update_id = ?", (update_id,)).fetchone()
+        assert not fake.calls_of("sendMessage", chat)
+
+        bot.start()
+        [reply] = fake.wait_for_sync("sendMessage", chat_id=chat, timeout=120)
+        assert reply.text == held.call.text
+        # a later message's answer comes after everything queued before it: a second copy would be out by then
+        mark = fake.mark()
+        fake.push_text(chat, "便宜点的呢？", language_code="zh")
+        [follow] = fake.wait_for_sync("sendMessage", chat_id=chat, since=mark, timeout=60)
+        assert "在上次首选" in follow.text, follow.text
+        bot.stop()
+        assert bot.proc.returncode == 0
+        assert [c.text for c in fake.calls_of("sendMessage", chat)] == [reply.text, follow.text]
+        with _read_only(bot.data / "telegram.sqlite3") as db:
+            assert db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0] == 0
+        assert fake.confirmed_offset > update_id  # Telegram will not deliver the question again either
+    finally:
+        held.release()
+        bot.stop()
+        fake.stop()
+    bot.check_logs()
 
 
 def test_warm_up_never_loads_the_index(catalog, settings):
