@@ -312,8 +312,41 @@ async def test_chart_and_suggestion_buttons(bot):
     [ans] = await bot.fake.wait_for("answerCallbackQuery", since=mark)
     assert "expired" in ans.params.get("text", "")
     bot.fake.push_callback(chat, 1, "s:bogus")
-    await bot.fake.wait_for("answerCallbackQuery", since=mark, count=2)
+    bot.fake.push_callback(chat, 1, "z:1")  # a kind of button this bot does not make
+    answers = await bot.fake.wait_for("answerCallbackQuery", since=mark, count=3)
+    assert all("expired" in a.params.get("text", "") for a in answers)
     assert not bot.fake.calls_of("sendMessage", chat, mark)
+
+
+@aio
+async def test_commands_and_buttons_are_routed_from_their_tables(bot):
+    """Each row of the command table is a CommandHandler and a line of the menu; each kind of button has its own
+    CallbackQueryHandler(pattern=…). Every button the bot makes matches exactly one pattern, forged data none."""
+    from telegram.ext import CallbackQueryHandler, CommandHandler
+
+    from bot.reply import Reply
+    from bot.telegram.handlers import CALLBACKS, COMMANDS
+    from bot.telegram.keyboards import BUDGETS, language_keyboard, recommend_step, reply_rows
+
+    handlers = bot.app.handlers[0]
+    assert [(h.commands, h.callback) for h in handlers if isinstance(h, CommandHandler)] == \
+        [(frozenset([c.name]), c.handler) for c in COMMANDS]
+    assert [c["command"] for c in bot.fake.calls_of("setMyCommands")[0].params["commands"]] == [c.name for c in COMMANDS]
+    routes = [(h.pattern, h.callback) for h in handlers if isinstance(h, CallbackQueryHandler)]
+    assert routes == [*CALLBACKS, (None, routes[-1][1])]  # then one for data no pattern matches
+    assert len({callback for _, callback in CALLBACKS}) == len(CALLBACKS)
+
+    reply = Reply("recommend", "en", suggestions=("why?", "cheaper?"), chart_gpus=("GeForce RTX 4090",))
+    made = [data for row in reply_rows(reply, 7, details=True) for _, data in row]
+    for lang in ("zh", "en"):
+        for choices in ([], [len(BUDGETS[lang]) - 1], [0, 5]):
+            made += [b.callback_data for row in recommend_step(lang, choices)[1].inline_keyboard for b in row]
+    made += [b.callback_data for row in language_keyboard().inline_keyboard for b in row]
+    assert {d[0] for d in made} == {"s", "c", "d", "r", "l"} and any(d.endswith(":b") for d in made)
+    for data in made:
+        assert len([p for p, _ in CALLBACKS if p.match(data)]) == 1, data
+    for forged in ("s:bogus", "s:1", "c:", "c:x", "d:-1", "r:xx:1", "r:zh:1:2:3:4", "z:1", "sx:1:2"):
+        assert not [p for p, _ in CALLBACKS if p.match(forged)], forged
 
 
 @aio
