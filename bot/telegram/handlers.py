@@ -280,46 +280,42 @@ async def _edit(context: Context, q: CallbackQuery, text: str, markup) -> None:
         log.debug("edit failed: %s", e)
 
 
+async def _under_answer(update: Update, context: Context, usable) -> tuple[CallbackQuery, int, dict] | None:
+    """For a button under an answer (its data's first number is the answer's keyboard key): (the query, its chat id,
+    the stored keyboard) once the press is acknowledged; None when it is ignored, or expired (and said so) — the
+    keyboard is gone or `usable(keyboard)` is false."""
+    if not (pressed := await _pressed(update, context)):
+        return None
+    q, chat_id = pressed
+    kb = advisor_of(context).store.keyboard(chat_id, int(context.matches[0].group(1)))
+    if kb is None or not usable(kb):
+        await _expired(context, q, chat_id)
+        return None
+    await _ack(context, q)
+    return q, chat_id, kb
+
+
 async def on_suggestion(update: Update, context: Context) -> None:
     """A suggested follow-up ("cheaper?"), asked from the state of the answer it sits under."""
-    if not (pressed := await _pressed(update, context)):
-        return
-    q, chat_id = pressed
-    key, index = (int(x) for x in context.matches[0].groups())
-    kb = advisor_of(context).store.keyboard(chat_id, key)
-    if kb is None or index >= len(kb.get("s", [])):
-        await _expired(context, q, chat_id)
-        return
-    await _ack(context, q)
-    await advisor_of(context).answer(context.bot, chat_id, kb["s"][index], echo=True, base=kb.get("session"))
+    index = int(context.matches[0].group(2))
+    if opened := await _under_answer(update, context, lambda kb: index < len(kb.get("s", []))):
+        _, chat_id, kb = opened
+        await advisor_of(context).answer(context.bot, chat_id, kb["s"][index], echo=True, base=kb.get("session"))
 
 
 async def on_chart(update: Update, context: Context) -> None:
-    if not (pressed := await _pressed(update, context)):
-        return
-    q, chat_id = pressed
-    advisor = advisor_of(context)
-    kb = advisor.store.keyboard(chat_id, int(context.matches[0].group(1)))
-    if kb is None or not kb.get("c"):
-        await _expired(context, q, chat_id)
-        return
-    await _ack(context, q)
-    await advisor.send_chart(context.bot, chat_id, kb, advisor.lang(chat_id, q.from_user))
+    if opened := await _under_answer(update, context, lambda kb: bool(kb.get("c"))):
+        q, chat_id, kb = opened
+        advisor = advisor_of(context)
+        await advisor.send_chart(context.bot, chat_id, kb, advisor.lang(chat_id, q.from_user))
 
 
 async def on_details(update: Update, context: Context) -> None:
     """The whole answer (notes on each card, cards not picked, how speed is measured, sources) under a compact one."""
-    if not (pressed := await _pressed(update, context)):
-        return
-    q, chat_id = pressed
-    advisor = advisor_of(context)
-    kb = advisor.store.keyboard(chat_id, int(context.matches[0].group(1)))
-    if kb is None or not kb.get("d"):
-        await _expired(context, q, chat_id)
-        return
-    await _ack(context, q)
-    for piece in kb["d"]:
-        await send_piece(partial(advisor.call, context.bot.send_message), chat_id, piece)
+    if opened := await _under_answer(update, context, lambda kb: bool(kb.get("d"))):
+        _, chat_id, kb = opened
+        for piece in kb["d"]:
+            await send_piece(partial(advisor_of(context).call, context.bot.send_message), chat_id, piece)
 
 
 async def on_language(update: Update, context: Context) -> None:
