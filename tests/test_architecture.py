@@ -105,9 +105,10 @@ TELEGRAM: dict[str, set[str]] = {
     "keyboards": {"texts"},
     "outbox": {"keyboards", "sending"},
     "advisor": {"keyboards", "outbox", "ratelimit", "sending", "texts"},
-    "handlers": {"advisor", "keyboards", "sending", "texts"},
+    "handlers": {"advisor", "keyboards", "texts"},
+    "buttons": {"advisor", "keyboards", "sending", "texts"},
     "webhook": {"handlers", "redact"},
-    "app": {"advisor", "handlers", "redact", "texts", "webhook"},
+    "app": {"advisor", "buttons", "handlers", "redact", "texts", "webhook"},
     "__init__": {"app", "handlers", "keyboards", "webhook"},
 }
 

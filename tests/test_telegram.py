@@ -325,7 +325,8 @@ async def test_commands_and_buttons_are_routed_from_their_tables(bot):
     from telegram.ext import CallbackQueryHandler, CommandHandler
 
     from bot.reply import Reply
-    from bot.telegram.handlers import CALLBACKS, COMMANDS
+    from bot.telegram.buttons import CALLBACKS
+    from bot.telegram.handlers import COMMANDS
     from bot.telegram.keyboards import BUDGETS, language_keyboard, recommend_step, reply_rows
 
     handlers = bot.app.handlers[0]

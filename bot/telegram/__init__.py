@@ -2,7 +2,8 @@
 
 One job per module:
   app.py        builds the Application (the one place) and runs `gpu-advisor telegram`
-  handlers.py   one small async handler per command, message kind and button kind; the tables they are registered from
+  handlers.py   one small async handler per command and message kind; the command table; around every update
+  buttons.py    one small async handler per kind of button; the table of their callback-data patterns
   advisor.py    what the handlers share (engine, store, chat locks, rate limiter, outbox) and how a message is answered
   outbox.py     replies queued with the chat's state, delivered in order, retried with backoff
   sending.py    Bot API calls that never crash a handler; one HTML message with its plain-text fallback

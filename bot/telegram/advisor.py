@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+Context = ContextTypes.DEFAULT_TYPE  # what every handler gets; its bot_data["advisor"] is the Advisor
+
 
 class Advisor:
     """Engine, store, per-chat locks, the rate limiter, the outbox and the worker threads."""
@@ -72,7 +74,7 @@ class Advisor:
             return client
         return s.lang or client or "en"
 
-    async def gate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
+    async def gate(self, update: Update, context: Context) -> bool:
         """Rate limit: False (after one polite message) when the user is over the limit."""
         user = update.effective_user
         ok, wait = self.limiter.allow(user.id if user else None)
@@ -194,6 +196,11 @@ class Advisor:
         self._executor.shutdown(wait=False, cancel_futures=True)
         if self.owns_store:
             self.store.close()
+
+
+def advisor_of(context: Context) -> Advisor:
+    """The Advisor of the application an update came to (put there by app.build_application)."""
+    return context.bot_data["advisor"]
 
 
 def chat_tag(chat_id: int) -> str:

@@ -28,7 +28,7 @@ from telegram.ext import (
 )
 
 from bot.store import SessionStore, StoreError, check_data_dir, open_store
-from bot.telegram import handlers
+from bot.telegram import buttons, handlers
 from bot.telegram.advisor import Advisor
 from bot.telegram.redact import install_redaction
 from bot.telegram.texts import T
@@ -72,9 +72,9 @@ def build_application(settings: Settings, engine: Engine, store: SessionStore | 
     app.add_handler(MessageHandler(MESSAGE & filters.COMMAND, handlers.unknown_command))
     app.add_handler(MessageHandler(MESSAGE & filters.TEXT & ~filters.COMMAND, handlers.on_text))
     app.add_handler(MessageHandler(MESSAGE & ~filters.TEXT & ~filters.StatusUpdate.ALL, handlers.on_other))
-    for pattern, callback in handlers.CALLBACKS:
+    for pattern, callback in buttons.CALLBACKS:
         app.add_handler(CallbackQueryHandler(callback, pattern=pattern))
-    app.add_handler(CallbackQueryHandler(handlers.on_unknown_button))
+    app.add_handler(CallbackQueryHandler(buttons.on_unknown_button))
     app.add_handler(TypeHandler(Update, handlers.skip_answered), group=-1)
     app.add_handler(TypeHandler(Update, handlers.mark_answered), group=1)
     app.add_error_handler(handlers.on_error)
