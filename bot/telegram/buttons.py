@@ -103,7 +103,7 @@ async def on_recommend_step(update: Update, context: Context) -> None:
     if not (pressed := await _pressed(update, context)):
         return
     q, chat_id = pressed
-    lang, numbers, _back = context.matches[0].groups()
+    lang, numbers, _ = context.matches[0].groups()  # a trailing ":b" (back) redraws the step after `numbers` too
     choices = [int(x) for x in numbers.split(":")[1:]]
     try:
         if len(choices) < 3:
