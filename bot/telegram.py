@@ -77,8 +77,6 @@ T = {
     "error": Text("Sorry, something went wrong on my side. Please try again in a moment.",
                   "抱歉，我这边出了点问题，请稍后再试。"),
     "expired": Text("That button has expired — please ask again.", "这个按钮已过期，请重新提问。"),
-    "chart_caption": Text("Relative speed vs price — the picks are highlighted (◆ = used price).",
-                          "相对速度 vs 价格——推荐的卡高亮显示（◆ 为二手价）。"),
     "chart_button": Text("📈 Speed vs price", "📈 速度/价格图"),
     "no_chart": Text("There's nothing to chart for that answer.", "这个回答没有可以画图的显卡。"),
     "ask_budget": Text("🧭 What's your budget?", "🧭 预算大概多少？"),
@@ -749,21 +747,21 @@ class Advisor:
 
     async def _send_chart(self, bot, chat_id: int, kb: dict, lang: str) -> None:
         """The chart of one answer, drawn from the state that answer was given in (the keyboard's)."""
-        from bot.charts import chart_points, render_chart
+        from bot.charts import chart_of, draw
         from bot.dialogue import Session
 
         session = Session.from_dict(kb.get("session") or {})
         lang = session.lang or lang
-        points, _, _ = chart_points(self.engine, session, kb["c"], kb.get("h", ()))
-        if not points:
+        chart = chart_of(self.engine, session, kb["c"], kb.get("h", ()))
+        if not chart.points:
             await self.call(bot.send_message, chat_id, T["no_chart"].get(lang))
             return
         typing = asyncio.create_task(self._typing(bot, chat_id, ChatAction.UPLOAD_PHOTO))
         try:
-            png = await self.in_thread(render_chart, self.engine, session, kb["c"], kb.get("h", ()))
+            png = await self.in_thread(draw, chart)
         finally:
             typing.cancel()
-        await self.call(bot.send_photo, chat_id, photo=png, caption=T["chart_caption"].get(lang),
+        await self.call(bot.send_photo, chat_id, photo=png, caption=chart.say("caption"),
                         filename="gpu-speed-vs-price.png")
 
     async def _on_recommend_step(self, q, context, chat_id: int, rest: str) -> None:

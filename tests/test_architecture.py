@@ -44,7 +44,7 @@ ALLOWED: dict[str, set[str]] = {
     "engine": {"acts", "catalog", "config", "index"},
     "dialogue": {"answers", "acts", "engine", "features", "i18n", "need", "nlu", "reply", "scorer", "session", "slots"},
     "render": {"reply", "knowledge", "i18n"},
-    "charts": {"reply", "engine", "session", "scorer", "perf", "need", "i18n", "catalog"},
+    "charts": {"reply", "engine", "session", "scorer", "perf", "need", "i18n", "catalog", "slots"},  # slots: to_script
     "store": {"session", "need"},
 }
 FRONT_ENDS = {"cli", "chat", "telegram", "__main__", "__init__"}
