@@ -98,25 +98,30 @@ def _words(fig) -> dict[str, str]:
             "notes": " | ".join(t.get_text() for t in ax.texts)}
 
 
-def _png_without_missing_glyphs(fig) -> bytes:
-    """Draw `fig`; any 'Glyph … missing from font(s)' warning (empty boxes in the picture) fails the test."""
+def _drawn_without_missing_glyphs(chart):
+    """Lay out and draw `chart`: any 'Glyph … missing from font(s)' warning (an empty box in the picture), whether
+    while the names are placed or while the PNG is made, fails the test. The figure and the PNG."""
     import io
     import warnings
+
+    from bot.charts import figure
 
     buf = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        fig = figure(chart)
         fig.savefig(buf, format="png")
-    return buf.getvalue()
+    return fig, buf.getvalue()
 
 
 def test_a_simplified_chinese_chart_is_in_chinese_with_every_glyph(scorer_engine):
-    from bot.charts import cjk_font, figure
+    from bot.charts import cjk_font
     from bot.slots.text import CJK, to_script
 
     reply, chart = _chart_of_turn(scorer_engine, "预算8000训练CNN推荐什么卡")
     assert chart.lang == "zh" and chart.script is None
-    fig = figure(chart)
+    fig, png = _drawn_without_missing_glyphs(chart)
+    assert png.startswith(PNG_MAGIC)
     words = _words(fig)
     for where in ("title", "x", "y", "legend"):
         assert CJK.search(words[where]), (where, words[where])
@@ -125,23 +130,21 @@ def test_a_simplified_chinese_chart_is_in_chinese_with_every_glyph(scorer_engine
     assert "Price" not in words["x"] and "budget" not in words["notes"]
     ax = fig.axes[0]
     assert ax.title.get_fontfamily()[0] == cjk_font() == "WenQuanYi Micro Hei"
-    assert _png_without_missing_glyphs(fig).startswith(PNG_MAGIC)
 
 
 def test_a_traditional_chinese_chart_is_in_traditional_with_every_glyph(scorer_engine):
-    from bot.charts import figure
     from bot.slots.text import CJK, to_script
 
     reply, chart = _chart_of_turn(scorer_engine, TRADITIONAL_QUESTION)
     assert chart.lang == "zh" and chart.script == "zh-tw"
-    fig = figure(chart)
+    fig, png = _drawn_without_missing_glyphs(chart)
+    assert png.startswith(PNG_MAGIC)
     words = _words(fig)
     for where in ("title", "x", "y", "legend"):
         assert CJK.search(words[where]), (where, words[where])
         assert to_script(words[where], "zh-tw") == words[where], f"{where} is not all Traditional: {words[where]}"
     assert words["title"].startswith("速度與價格") and "價格日期" in words["x"] and "計算機視覺" in words["title"]
     assert "顯卡" in words["legend"] and "預算" in words["notes"]
-    assert _png_without_missing_glyphs(fig).startswith(PNG_MAGIC)
 
 
 def test_the_font_has_every_chart_word_in_both_scripts():
@@ -166,17 +169,17 @@ def test_the_font_has_every_chart_word_in_both_scripts():
     assert not missing, missing
 
 
-def test_the_missing_glyph_check_catches_empty_boxes():
-    """The check the Chinese chart tests rely on does fail: Chinese set in a Latin-only font warns, and is an error."""
+def test_the_missing_glyph_check_catches_empty_boxes(monkeypatch):
+    """The check the Chinese chart tests rely on does fail: Chinese set in a Latin-only font is an error."""
     import pytest
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
 
-    fig = Figure()
-    FigureCanvasAgg(fig)
-    fig.add_subplot().set_title("价格日期", fontfamily="DejaVu Sans")
+    import bot.charts as charts
+    from bot.i18n import Text
+
+    chart = charts.Chart((), "CNY", "cnn", Text("CNN", "CNN"), "ref", None, "zh")
+    monkeypatch.setattr(charts, "cjk_font", lambda: "DejaVu Sans")  # a font without Chinese
     with pytest.raises(UserWarning, match="missing from font"):
-        _png_without_missing_glyphs(fig)
+        _drawn_without_missing_glyphs(chart)
 
 
 def test_without_the_font_a_chinese_chart_is_drawn_in_english(scorer_engine, monkeypatch):
@@ -189,16 +192,14 @@ def test_without_the_font_a_chinese_chart_is_drawn_in_english(scorer_engine, mon
 
 
 def test_an_english_chart_stays_in_english(scorer_engine):
-    from bot.charts import figure
     from bot.slots.text import CJK
 
     _, chart = _chart_of_turn(scorer_engine, "$1500, training CNNs")
     assert chart.lang == "en"
-    fig = figure(chart)
+    fig, png = _drawn_without_missing_glyphs(chart)
     words = _words(fig)
     assert not any(CJK.search(w) for w in words.values()), words
-    assert words["title"] == "Speed vs price: CNN / computer vision training"
-    assert _png_without_missing_glyphs(fig).startswith(PNG_MAGIC)
+    assert words["title"] == "Speed vs price: CNN / computer vision training" and png.startswith(PNG_MAGIC)
 
 
 # --- what the chart shows ----------------------------------------------------------------------------------------
