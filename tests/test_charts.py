@@ -1,4 +1,5 @@
-"""Speed-vs-price charts: from a real recommendation, and from the `gpu-advisor chart` command."""
+"""Speed-vs-price charts: from a real recommendation, in the chat's language and script with every glyph, the other cards
+at similar prices, the prices' dates, and the `gpu-advisor chart` command."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import struct
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -77,9 +80,6 @@ def test_chart_command(tmp_path):
 
 # --- Chinese charts ----------------------------------------------------------------------------------------------
 
-TRADITIONAL_QUESTION = "預算8000訓練CNN推薦什麼顯卡"  # Traditional in, Traditional chart out
-
-
 def _chart_of_turn(engine, question: str):
     from bot.charts import chart_of, highlight_of
     from bot.dialogue import Conversation
@@ -114,37 +114,27 @@ def _drawn_without_missing_glyphs(chart):
     return fig, buf.getvalue()
 
 
-def test_a_simplified_chinese_chart_is_in_chinese_with_every_glyph(scorer_engine):
+@pytest.mark.parametrize("question, script, title, dated, budget", [
+    ("预算8000训练CNN推荐什么卡", None, "速度与价格：CNN / 计算机视觉训练", "价格日期", "预算"),
+    ("預算8000訓練CNN推薦什麼顯卡", "zh-tw", "速度與價格：CNN / 計算機視覺訓練", "價格日期", "預算"),  # Traditional in, out
+    ("預算8000，訓練CNN買咩顯卡好？", "zh-hk", "速度與價格：CNN / 計算機視覺訓練", "價格日期", "預算"),  # Cantonese
+])
+def test_a_chinese_chart_is_in_the_chats_script_with_every_glyph(scorer_engine, question, script, title, dated,
+                                                                  budget):
     from bot.charts import cjk_font
     from bot.slots.text import CJK, to_script
 
-    reply, chart = _chart_of_turn(scorer_engine, "预算8000训练CNN推荐什么卡")
-    assert chart.lang == "zh" and chart.script is None
+    _, chart = _chart_of_turn(scorer_engine, question)
+    assert chart.lang == "zh" and chart.script == script
     fig, png = _drawn_without_missing_glyphs(chart)
     assert png.startswith(PNG_MAGIC)
     words = _words(fig)
     for where in ("title", "x", "y", "legend"):
         assert CJK.search(words[where]), (where, words[where])
-        assert to_script(words[where], "zh-cn") == words[where], f"{where} is not all Simplified: {words[where]}"
-    assert words["title"].startswith("速度与价格") and "价格日期" in words["x"] and "预算" in words["notes"]
+        assert to_script(words[where], script or "zh-cn") == words[where], f"{where} not in {script}: {words[where]}"
+    assert words["title"] == title and dated in words["x"] and budget in words["notes"]
     assert "Price" not in words["x"] and "budget" not in words["notes"]
-    ax = fig.axes[0]
-    assert ax.title.get_fontfamily()[0] == cjk_font() == "WenQuanYi Micro Hei"
-
-
-def test_a_traditional_chinese_chart_is_in_traditional_with_every_glyph(scorer_engine):
-    from bot.slots.text import CJK, to_script
-
-    reply, chart = _chart_of_turn(scorer_engine, TRADITIONAL_QUESTION)
-    assert chart.lang == "zh" and chart.script == "zh-tw"
-    fig, png = _drawn_without_missing_glyphs(chart)
-    assert png.startswith(PNG_MAGIC)
-    words = _words(fig)
-    for where in ("title", "x", "y", "legend"):
-        assert CJK.search(words[where]), (where, words[where])
-        assert to_script(words[where], "zh-tw") == words[where], f"{where} is not all Traditional: {words[where]}"
-    assert words["title"].startswith("速度與價格") and "價格日期" in words["x"] and "計算機視覺" in words["title"]
-    assert "顯卡" in words["legend"] and "預算" in words["notes"]
+    assert fig.axes[0].title.get_fontfamily()[0] == cjk_font() == "WenQuanYi Micro Hei"
 
 
 def test_the_font_has_every_chart_word_in_both_scripts():
@@ -171,7 +161,6 @@ def test_the_font_has_every_chart_word_in_both_scripts():
 
 def test_the_missing_glyph_check_catches_empty_boxes(monkeypatch):
     """The check the Chinese chart tests rely on does fail: Chinese set in a Latin-only font is an error."""
-    import pytest
 
     import bot.charts as charts
     from bot.i18n import Text
