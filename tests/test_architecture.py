@@ -46,7 +46,7 @@ ALLOWED: dict[str, set[str]] = {
     "dialogue": {"answers", "acts", "engine", "features", "i18n", "need", "nlu", "regions", "reply", "scorer", "session",
                  "slots"},
     "render": {"reply", "knowledge", "i18n"},
-    "charts": {"reply", "engine", "session", "scorer", "perf", "need", "i18n", "catalog"},
+    "charts": {"reply", "engine", "session", "scorer", "perf", "need", "i18n", "catalog", "slots"},  # slots: to_script
     "store": {"session", "need"},
 }
 FRONT_ENDS = {"cli", "chat", "telegram", "__main__", "__init__"}

@@ -351,6 +351,20 @@ async def test_commands_and_buttons_are_routed_from_their_tables(bot):
 
 
 @aio
+async def test_a_chart_comes_in_the_chats_language_and_script(bot):
+    """The chart's caption (and the chart, drawn from the answer's session) in the script the user writes."""
+    for chat, question, caption in ((503, "預算8000訓練CNN推薦什麼顯卡", "價位相近的其他顯卡"),
+                                    (504, "预算8000训练CNN推荐什么卡", "价位相近的其他显卡"),
+                                    (505, "$1500, training CNNs", "other cards at similar prices")):
+        [first] = await bot.say(chat, question)
+        mark = bot.fake.mark()
+        await bot.click(chat, first, next(b["text"] for b in first.buttons() if b["text"].startswith("📈")))
+        [photo] = await bot.fake.wait_for("sendPhoto", chat_id=chat, since=mark)
+        assert caption in photo.text, photo.text
+        assert photo.files["photo"].startswith(b"\x89PNG")
+
+
+@aio
 async def test_typing_indicator_only_for_slow_answers(bot, monkeypatch):
     fake = bot.fake
     mark = fake.mark()

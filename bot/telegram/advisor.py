@@ -169,21 +169,21 @@ class Advisor:
 
     async def send_chart(self, bot, chat_id: int, kb: dict, lang: str) -> None:
         """The chart of one answer, drawn from the state that answer was given in (its stored keyboard's)."""
-        from bot.charts import chart_points, render_chart
+        from bot.charts import chart_of, draw
         from bot.dialogue import Session
 
         session = Session.from_dict(kb.get("session") or {})
         lang = session.lang or lang
-        points, _, _ = chart_points(self.engine, session, kb["c"], kb.get("h", ()))
-        if not points:
+        chart = chart_of(self.engine, session, kb["c"], kb.get("h", ()))
+        if not chart.points:
             await self.call(bot.send_message, chat_id, T["no_chart"].get(lang))
             return
         typing = asyncio.create_task(self._typing(bot, chat_id, ChatAction.UPLOAD_PHOTO))
         try:
-            png = await self.in_thread(render_chart, self.engine, session, kb["c"], kb.get("h", ()))
+            png = await self.in_thread(draw, chart)
         finally:
             typing.cancel()
-        await self.call(bot.send_photo, chat_id, photo=png, caption=T["chart_caption"].get(lang),
+        await self.call(bot.send_photo, chat_id, photo=png, caption=chart.say("caption"),
                         filename="gpu-speed-vs-price.png")
 
     # --- lifecycle ---------------------------------------------------------------------------------------------------

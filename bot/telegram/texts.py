@@ -16,8 +16,6 @@ T = {
     "error": Text("Sorry, something went wrong on my side. Please try again in a moment.",
                   "抱歉，我这边出了点问题，请稍后再试。"),
     "expired": Text("That button has expired — please ask again.", "这个按钮已过期，请重新提问。"),
-    "chart_caption": Text("Relative speed vs price — the picks are highlighted (◆ = used price).",
-                          "相对速度 vs 价格——推荐的卡高亮显示（◆ 为二手价）。"),
     "chart_button": Text("📈 Speed vs price", "📈 速度/价格图"),
     "no_chart": Text("There's nothing to chart for that answer.", "这个回答没有可以画图的显卡。"),
     "ask_budget": Text("🧭 What's your budget?", "🧭 预算大概多少？"),
