@@ -176,7 +176,7 @@ def _reply_in_script(reply: Reply, script: str) -> Reply:
     conv = lambda t: to_script(t, script)  # noqa: E731
     table = replace(reply.table, header=tuple(map(conv, reply.table.header)),
                     rows=tuple(tuple(map(conv, r)) for r in reply.table.rows)) if reply.table else None
-    return replace(reply, title=conv(reply.title), paragraphs=tuple(map(conv, reply.paragraphs)), table=table,
+    return replace(reply, script=script, title=conv(reply.title), paragraphs=tuple(map(conv, reply.paragraphs)), table=table,
                    bullets=tuple(map(conv, reply.bullets)), footer=tuple(map(conv, reply.footer)),
                    suggestions=tuple(map(conv, reply.suggestions)),
                    sources=tuple(replace(x, title=conv(x.title)) for x in reply.sources))

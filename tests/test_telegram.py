@@ -1124,3 +1124,13 @@ async def test_lang_traditional_and_simplified(bot):
     await bot.say(chat, "/lang zh-Hans", language_code="zh")
     [r] = await bot.say(chat, "預算8000訓練CNN", language_code="zh")
     assert chinese_script(r.text) == "zh-cn"
+
+
+@aio
+async def test_a_traditional_chats_buttons_are_in_traditional(bot):
+    """Suggestions and the bot's own buttons (chart, details) in the script of the answer they sit under."""
+    [first] = await bot.say(506, "預算8000訓練CNN推薦什麼顯卡")
+    labels = [b["text"] for b in first.buttons()]
+    assert any(t.startswith("📈") for t in labels), labels
+    simplified_only = set("价图详细为这个么显卡")  # characters a Traditional label never has
+    assert not [t for t in labels if set(t) & simplified_only], labels

@@ -14,6 +14,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.i18n import Text
 from bot.reply import Reply
+from bot.slots.text import to_script
 from bot.telegram.texts import T
 
 MAX_BUTTONS = 6  # suggestions under one answer
@@ -93,10 +94,15 @@ def reply_rows(reply: Reply, key: int | None, details: bool = False) -> list[lis
     buttons = [[_label(s), f"s:{key}:{i}"] for i, s in enumerate(reply.suggestions[:MAX_BUTTONS])]
     rows = [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
     if reply.chart_gpus:
-        rows.append([[T["chart_button"].get(reply.lang), f"c:{key}"]])
+        rows.append([[_in_script(T["chart_button"].get(reply.lang), reply), f"c:{key}"]])
     if details:
-        rows.append([[T["details_button"].get(reply.lang), f"d:{key}"]])
+        rows.append([[_in_script(T["details_button"].get(reply.lang), reply), f"d:{key}"]])
     return rows
+
+
+def _in_script(label: str, reply: Reply) -> str:
+    """A button's label in the script of the answer it sits under (its suggestions already are)."""
+    return to_script(label, reply.script) if reply.script else label
 
 
 def markup(rows: list[list[list[str]]]) -> InlineKeyboardMarkup | None:
