@@ -266,7 +266,8 @@ def report(result: dict, threshold_source: str = "settings.min_relevance") -> st
     for s in SPLITS:
         for lang in ROWS:
             r = result["refusal"][s][lang]
-            lines.append(f"| {s} | {lang} | {r['offtopic']} | {_fmt(r['refusal_accuracy'])} | {r['ontopic']} | "
+            refused = _fmt(r["refusal_accuracy"]) if r["offtopic"] else "—"
+            lines.append(f"| {s} | {lang} | {r['offtopic']} | {refused} | {r['ontopic']} | "
                          f"{_fmt(r['false_refusal_rate'])} |")
     on = [r for r, _, _ in result["scores"]["on"]]
     off = [r for r, _, _ in result["scores"]["off"]]

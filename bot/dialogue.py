@@ -577,13 +577,18 @@ class Conversation:
     def _rent(self, t: Turn) -> Reply:
         s = self.session
         china = t.q.need.region == "cn" or s.need.region == "cn" or (t.lang == "zh" and s.need.region is None)
-        if _says(t.q.text, "abroad") or (t.q.need.region and t.q.need.region != "cn"):
+        abroad = _says(t.q.text, "abroad") or bool(t.q.need.region and t.q.need.region != "cn")
+        if abroad:
             china = False  # "国外呢", "and in Europe?": the international platforms first
         names = list(t.q.gpus) or list(t.referred) or (s.last_picks[:3] if s.last_picks else [])
         count = t.q.need.gpu_count or (s.need.gpu_count if s.last_act == "rent" else None) or 1
         cheaper = t.q.direction == "cheaper" and s.last_act == "rent"
+        named = answers.platforms_named(self.engine, t.q.text)
+        if not named and s.last_act == "rent" and not (t.q.gpus or t.q.direction or abroad or t.q.need.region):
+            named = s.rent_platforms  # "AutoDL 上 4090" then "那8张呢": still on AutoDL
+        s.rent_platforms = named
         return answers.where_to_rent(self.engine, names, t.lang, china=china, need=s.need.merge(t.need), count=count,
-                                     cheaper=cheaper, text=t.q.text)
+                                     cheaper=cheaper, text=t.q.text, platforms=tuple(named))
 
     def _compare(self, t: Turn) -> Reply:
         s = self.session
