@@ -123,18 +123,26 @@ def ask_workload(lang: str, need: Need) -> Reply:
 
 # --- recommendations -----------------------------------------------------------------------------------------------
 
+def _jobs_label(engine: Engine, r: Ranking) -> Text:
+    """"learning deep learning + image generation": every job the need names (memory is sized for the most
+    demanding; speed is ranked for the first)."""
+    labels = [r.workload.label] + [workload_spec(engine.knowledge_dir, w, r.as_of).label
+                                   for w in r.need.workloads[1:] if w != r.workload.name]
+    return Text(" + ".join(t.en for t in labels), " + ".join(t.zh for t in labels))
+
+
 def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply:
     """The ranked picks of `r` as a reply: a table, the reasons and caveats, what was assumed."""
     spec = r.workload
+    label = _jobs_label(engine, r)
     when = "" if r.as_of == (engine.today or r.as_of) and r.need.as_of is None else \
         _t(lang, f" as of {r.as_of:%B %Y}", f"（以 {r.as_of.year} 年 {r.as_of.month} 月为准）")
     market = _t(lang, " (used allowed)", "（可二手）") if r.need.used else ""
     if r.budget:
         shown = str(r.need.budget) if r.need.budget == r.budget else f"{r.need.budget} (≈ {r.budget})"
-        title = _t(lang, f"{spec.label.en}, budget {shown}{market}{when}",
-                   f"{spec.label.zh}，预算 {shown}{market}{when}")
+        title = _t(lang, f"{label.en}, budget {shown}{market}{when}", f"{label.zh}，预算 {shown}{market}{when}")
     else:
-        title = _t(lang, f"{spec.label.en}{market}{when}", f"{spec.label.zh}{market}{when}")
+        title = _t(lang, f"{label.en}{market}{when}", f"{label.zh}{market}{when}")
     paragraphs = [n.get(lang) for n in notes] + [n.get(lang) for n in r.notes]
     bits = assumed_precision(r.need, engine.knowledge_dir, r.as_of)
     if bits:
@@ -157,9 +165,9 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
                              f"{f'，每张卡 {r.required_vram_gb:g} GB' if r.count > 1 else ''}"
                              f"——{r.memory.assumption_zh}。"))
     else:
-        paragraphs.append(_t(lang, f"Memory: at least {r.required_vram_gb:g} GB for {spec.label.en} "
+        paragraphs.append(_t(lang, f"Memory: at least {r.required_vram_gb:g} GB for {label.en} "
                                    f"({spec.comfortable_vram_gb:g} GB is comfortable).",
-                             f"显存：{spec.label.zh}至少 {r.required_vram_gb:g} GB（{spec.comfortable_vram_gb:g} GB 比较从容）。"))
+                             f"显存：{label.zh}至少 {r.required_vram_gb:g} GB（{spec.comfortable_vram_gb:g} GB 比较从容）。"))
     ref = _ref_name(engine)
     if not r.picks:
         paragraphs.append(_t(lang, "Nothing in my catalog meets all of that.", "目录里没有同时满足这些条件的卡。"))

@@ -268,3 +268,11 @@ def test_fine_tuning_the_job_on_the_table_keeps_it_and_asks_for_its_comfortable_
     assert b.recommendations and min(r.vram_gb for r in b.recommendations) >= b.query["min_vram_gb"] > 0
     assert a.query["min_vram_gb"] is None or a.query["min_vram_gb"] < b.query["min_vram_gb"]
     assert ("For fine-tuning" in plain(b)) if b.lang == "en" else ("按微调来选" in plain(b))
+
+
+@pytest.mark.parametrize("text, labels", [("手上有8000块，想学深度学习顺便玩玩SD", ("入门学习", "图像生成")),
+                                          ("SD and a 13B chat model, $1500", ("image generation", "running LLMs"))])
+def test_a_second_job_is_named_in_the_answer(scorer_engine, text, labels):
+    _, (r,) = talk(scorer_engine, text)
+    assert len(r.query["workloads"]) == 2 and r.recommendations
+    assert all(label in r.title for label in labels), r.title
