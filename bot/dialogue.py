@@ -372,6 +372,16 @@ class Conversation:
         s = self.session
         if act not in COMMANDS and act != "out_of_scope" and self._another_card_same_question(q):
             return s.last_act or act
+        if s.focus and (s.need.model_size_b or s.need.model) and _says(q.text, "enough_question") and \
+                len(q.text.strip()) <= 24 and not (q.gpus or need.budget or q.direction):
+            return "fit"  # "够吗", "is that enough?" after a fit or a pick: the card and the model on the table
+        rest = q.need.stated().keys() - {"region"}
+        if need.region and s.last_picks and not (rest or q.gpus or q.ordinals or q.direction) and \
+                _says(q.text, "price_or_buy") and len(q.text.strip()) <= 40 and act not in ("rent", "where_to_buy"):
+            return "refine"  # "in china how much is that", "what about buying one in HK": the picks, priced there
+        if s.follow_up == "rent" and _says(q.text, "rent_time") and act not in COMMANDS and \
+                not (q.gpus or q.need.workloads or q.need.budget or q.need.model_size_b):
+            return "rent"  # "how much per month roughly" after a rental answer
         if _says(q.text, "count_question") and not q.gpus and not need.budget and s.focus and \
                 (need.model_size_b or s.need.model_size_b):
             return "fit"  # "需要几张", "how many would I need" with a model on the table: the card in focus, counted
@@ -463,6 +473,11 @@ class Conversation:
         elif need.budget and not q.currency_written and chat_currency and chat_currency != need.budget.currency:
             need = replace(need, budget=replace(need.budget, currency=chat_currency))  # "what about 1500?" after €
         need = self._relative_budget(q, need)
+        if "add_card" in q.cues and not (q.gpus or need.gpu_count or need.owned_gpus) and s.last_picks and \
+                s.last_act in ("recommend", "refine") and (need.model_size_b or s.need.model_size_b):
+            # "加一张呢", "add another one" after picks for a model: the setups one card larger
+            have = s.pick_counts.get(s.last_picks[0], 1) if s.pick_counts else (s.need.gpu_count or 1)
+            need = replace(need, gpu_count=have + 1)
         if need.budget and not q.currency_written and s.last_act == "fit" and len(q.text.strip()) <= 16 and \
                 need.budget.amount in _CONTEXT_SIZES and not s.need.budget:
             # "and 128k?" after a fit answer: a context length, not $128,000

@@ -276,3 +276,22 @@ def test_a_second_job_is_named_in_the_answer(scorer_engine, text, labels):
     _, (r,) = talk(scorer_engine, text)
     assert len(r.query["workloads"]) == 2 and r.recommendations
     assert all(label in r.title for label in labels), r.title
+
+
+@pytest.mark.parametrize("turns, rule, check", [
+    (("预算1万左右，想跑本地大模型推理，主要是qwen 14b", "加一张呢"), "recommend",
+     lambda r: r.query["gpu_count"] == 2),
+    (("which gpu for LLM inference, 2 grand", "ok forget gaming. cheaper?"), "recommend",
+     lambda r: r.query["budget"]["amount"] < 2000),
+    (("what's the best card under 1000 dollars for ML", "in china how much is that"), "recommend",
+     lambda r: r.query["budget"]["currency"] == "CNY"),
+    (("what's the best card under 1000 dollars for ML", "what about buying one in HK"), "recommend",
+     lambda r: "HK$" in plain(r)),
+    (("我有一张4070 12G，想跑deepseek 14b蒸馏版", "够吗"), "fit", lambda r: "4070" in r.title),
+    (("where can I rent an A100?", "how much per month roughly"), "rent", lambda r: r.intent == "rent"),
+])
+def test_short_follow_ups_keep_the_thread(scorer_engine, turns, rule, check):
+    _, replies = talk(scorer_engine, *turns)
+    last = replies[-1]
+    assert last.query["rule"] == rule, plain(last)
+    assert check(last), plain(last)
