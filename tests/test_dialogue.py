@@ -295,3 +295,8 @@ def test_short_follow_ups_keep_the_thread(scorer_engine, turns, rule, check):
     last = replies[-1]
     assert last.query["rule"] == rule, plain(last)
     assert check(last), plain(last)
+
+
+def test_switching_the_language_back_and_forth(scorer_engine):
+    _, replies = talk(scorer_engine, "用中文回答", "answer in English", "预算5000训练CNN", "用中文回答", "$800 for CNNs")
+    assert [r.lang for r in replies] == ["zh", "en", "en", "zh", "zh"]
