@@ -10,8 +10,10 @@ from bot.reply import Reply, Table
 TELEGRAM_LIMIT = 4096
 
 
-def _source_label(lang: str) -> str:
-    return "来源" if lang == "zh" else "Sources"
+def _source_label(reply: Reply) -> str:
+    if reply.lang != "zh":
+        return "Sources"
+    return "來源" if reply.script else "来源"  # the reply's own text is already in its script
 
 
 def _table_plain(t: Table) -> list[str]:
@@ -47,7 +49,7 @@ def plain(reply: Reply) -> str:
         out.extend(reply.footer)
     if reply.sources:
         out.append("")
-        out.append(_source_label(reply.lang) + ":")
+        out.append(_source_label(reply) + ":")
         out.extend(f"  {s.title} — {s.url}" for s in reply.sources)
     return "\n".join(out).strip() or "…"
 
@@ -83,7 +85,7 @@ def telegram_html(reply: Reply) -> list[str]:
         lines.append(f"<i>{_e(f)}</i>")
     if reply.sources:
         lines.append("")
-        lines.append(f"<b>{_source_label(reply.lang)}</b>:")
+        lines.append(f"<b>{_source_label(reply)}</b>:")
         for s in reply.sources:
             if s.url.startswith(("http://", "https://")):
                 lines.append(f'• <a href="{html.escape(s.url, quote=True)}">{_e(s.title)}</a>')

@@ -300,3 +300,8 @@ def test_short_follow_ups_keep_the_thread(scorer_engine, turns, rule, check):
 def test_switching_the_language_back_and_forth(scorer_engine):
     _, replies = talk(scorer_engine, "用中文回答", "answer in English", "预算5000训练CNN", "用中文回答", "$800 for CNNs")
     assert [r.lang for r in replies] == ["zh", "en", "en", "zh", "zh"]
+
+
+def test_a_traditional_reply_heads_its_sources_in_traditional(scorer_engine):
+    _, (r,) = talk(scorer_engine, "預算8000訓練CNN推薦什麼顯卡")
+    assert r.script and "來源:" in plain(r) and "来源" not in plain(r)
