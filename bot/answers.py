@@ -329,9 +329,13 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
         if len(speed) >= 2:
             (pa, faster), (pb, slower) = max(speed, key=lambda x: x[0]), min(speed, key=lambda x: x[0])
             ratio = pa / pb
-            paragraphs.append(_t(lang, f"For {spec.label.en}, {faster} is about {100 * (ratio - 1):.0f}% faster "
-                                       f"than {slower}.",
-                                 f"{spec.label.zh}：{faster} 比 {slower} 快约 {100 * (ratio - 1):.0f}%。"))
+            if ratio < 1.03:  # the same chip in two memory sizes, or near enough: the speed does not decide
+                paragraphs.append(_t(lang, f"For {spec.label.en}, they are about equally fast: memory and price "
+                                           "decide.", f"{spec.label.zh}：速度基本相同，看显存和价格来选。"))
+            else:
+                paragraphs.append(_t(lang, f"For {spec.label.en}, {faster} is about {100 * (ratio - 1):.0f}% faster "
+                                           f"than {slower}.",
+                                     f"{spec.label.zh}：{faster} 比 {slower} 快约 {100 * (ratio - 1):.0f}%。"))
         others = [g.name for g in gpus if g.vendor != "NVIDIA"]
         if others and len(others) < len(gpus):
             paragraphs.append(_t(

@@ -305,3 +305,8 @@ def test_switching_the_language_back_and_forth(scorer_engine):
 def test_a_traditional_reply_heads_its_sources_in_traditional(scorer_engine):
     _, (r,) = talk(scorer_engine, "預算8000訓練CNN推薦什麼顯卡")
     assert r.script and "來源:" in plain(r) and "来源" not in plain(r)
+
+
+def test_two_memory_sizes_of_one_card_are_compared_without_a_zero_percent_lead(scorer_engine):
+    _, (r,) = talk(scorer_engine, "4060 Ti 8G和16G选哪个，跑SD")
+    assert r.intent == "compare" and "快约 0%" not in plain(r) and "速度基本相同" in plain(r)
