@@ -76,7 +76,7 @@ def help_reply(lang: str) -> Reply:
 def unusable_budget(engine: Engine, rejected: tuple[str, float], lang: str) -> Reply:
     """A budget that cannot buy anything (negative, nothing, more than any purchase): say so plainly, and point at
     what does work."""
-    from bot.knowledge import load_platform_rows
+    from bot.knowledge import load_platforms
 
     kind, amount = rejected
     if kind == "negative":
@@ -85,12 +85,11 @@ def unusable_budget(engine: Engine, rejected: tuple[str, float], lang: str) -> R
             f"预算不能是负数（{amount:,.0f}）。你打算花多少钱？例如："),), bullets=_EXAMPLES[lang][:3],
             suggestions=_EXAMPLES[lang][:2])
     if kind == "zero":
-        free = [r for r in load_platform_rows(engine.knowledge_dir) if r["free_tier"].lower().startswith("yes")]
+        free = [p for p in load_platforms(engine.knowledge_dir) if p.has_free_tier]
         text = _t(lang, "With no budget you can't buy a GPU, but you can use one for free:",
                   "预算为零买不了显卡，不过可以免费用 GPU：")
-        bullets = tuple(f"{r['name_zh'] if lang == 'zh' and r['name_zh'] else r['name']}: {r['free_tier']}"
-                        for r in free)
-        sources = tuple(Source(r["name"], r["url"]) for r in free)
+        bullets = tuple(f"{p.label.get(lang)}{_t(lang, ': ', '：')}{p.free_tier.get(lang)}" for p in free)
+        sources = tuple(Source(p.name, p.url) for p in free)
         return Reply("recommend", lang, paragraphs=(text,), bullets=bullets, sources=sources,
                      suggestions=_EXAMPLES[lang][:2])
     huge = amount >= 1e15  # "1e308", "一亿亿": no use printing the digits
@@ -164,7 +163,7 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
     if not r.picks:
         paragraphs.append(_t(lang, "Nothing in my catalog meets all of that.", "目录里没有同时满足这些条件的卡。"))
         bullets = tuple(x.get(lang) for x in r.suggestions)
-        rent = _rent_rows(engine, [], china=lang == "zh", limit=3)
+        rent = _rent_rows(engine, [], china=lang == "zh", lang=lang, limit=3)
         if rent:
             bullets += (_t(lang, "Places to rent: ", "可以租卡的平台：") + "; ".join(rent),)
         return Reply("recommend", lang, title=title, paragraphs=tuple(paragraphs), bullets=bullets,
@@ -427,7 +426,7 @@ def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
             perf.append(f"{_family_label(engine, fam, lang)} {v:.2f}")
     if perf:
         rows.append((_t(lang, f"Speed ({_ref_name(engine)}=1)", f"速度（{_ref_name(engine)}=1）"), ", ".join(perf)))
-    paragraphs = (g.notes,) if g.notes and lang == "en" else ()
+    paragraphs = (g.notes.get(lang),) if g.notes else ()
     return Reply("gpu", lang, title=g.name, paragraphs=paragraphs,
                  table=Table((_t(lang, "Spec", "参数"), _t(lang, "Value", "数值")), tuple(rows)),
                  sources=tuple(Source(f"{g.name} — specs / price", u) for u in g.sources[:3]),
@@ -576,20 +575,19 @@ def _clip(text: str, limit: int) -> str:
     return text[: cut if cut > limit // 2 else limit].rstrip(" ,;(") + "…"
 
 
-def _rent_rows(engine: Engine, gpus: list[GPU], china: bool, limit: int = 5) -> list[str]:
-    from bot.knowledge import load_platform_rows
+def _rent_rows(engine: Engine, gpus: list[GPU], china: bool, lang: str, limit: int = 5) -> list[str]:
+    from bot.knowledge import load_platforms
 
-    rows = load_platform_rows(engine.knowledge_dir)
     scored = []
-    for r in rows:
-        offers = [g.name for g in gpus if any(n in r["gpus"].lower() for n in _short_names(g))]
-        local = (r["region"] == "china") == china
-        scored.append((-len(offers), not local, r["name"], r, offers))
+    for p in load_platforms(engine.knowledge_dir):
+        offers = [g.name for g in gpus if any(n in p.gpus.en.lower() for n in _short_names(g))]
+        local = (p.region == "china") == china
+        scored.append((-len(offers), not local, p.name, p))
     scored.sort(key=lambda x: x[:3])
     out = []
-    for _, _, _, r, _offers in scored[:limit]:
-        price = f" {r['price']} {r['price_currency']} {r['price_unit']} ({r['price_date']})" if r["price"] else ""
-        out.append(f"{r['name']}{price} — {r['url']}")
+    for *_, p in scored[:limit]:
+        price = f" {p.price_text(lang)}" if p.price else ""
+        out.append(f"{p.label.get(lang)}{price} — {p.url}")
     return out
 
 
@@ -607,17 +605,17 @@ def _offer_seen(o, today: date, lang: str) -> str:
 
 def _named_platforms_without_offers(engine: Engine, text: str, offers, lang: str) -> list[str]:
     """'恒源云有4090吗': a platform the user names that has no dated offer for the card says so, not silence."""
-    from bot.knowledge import load_platform_rows
+    from bot.knowledge import load_platforms
 
     low = text.lower()
     shown = {o.platform.lower() for o in offers}
     out = []
-    for r in load_platform_rows(engine.knowledge_dir):
-        names = [n for n in [r["name"], r["name_zh"], *r["aliases"].split("|")] if n and len(n) >= 3]
+    for p in load_platforms(engine.knowledge_dir):
+        names = [n for n in [p.name, p.label.zh, *p.aliases] if n and len(n) >= 3]
         if any(n.lower() in low for n in names) and not any(n.lower() in shown for n in names):
-            label = r["name_zh"] if lang == "zh" and r["name_zh"] else r["name"]
-            out.append(_t(lang, f"{label}: no dated price on file for this card; its own price page ({r['url']}) has "
-                                "today's.", f"{label}：没有这张卡带日期的价格记录，请看它的价格页（{r['url']}）。"))
+            label = p.label.get(lang)
+            out.append(_t(lang, f"{label}: no dated price on file for this card; its own price page ({p.url}) has "
+                                "today's.", f"{label}：没有这张卡带日期的价格记录，请看它的价格页（{p.url}）。"))
     return out
 
 
@@ -668,7 +666,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
                   count: int = 1, cheaper: bool = False, text: str = "") -> Reply:
     """Dated per-GPU-hour offers for the cards asked about, cheapest first (China first for a user there); without a
     card, the platforms."""
-    from bot.knowledge import load_platform_rows
+    from bot.knowledge import load_platforms
     from bot.rentals import family_of, offers_for
 
     gpus = [g for g in (engine.catalog.get(n) for n in names) if g is not None]
@@ -682,7 +680,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
                                fx.convert(o.price, o.currency, cur, today)))
     families = list(OrderedDict.fromkeys(family_of(g.name) for g in gpus))
     verdict = []
-    platforms = load_platform_rows(engine.knowledge_dir)
+    platforms = load_platforms(engine.knowledge_dir)
     for fam in families:
         mine = [o for o in offers if o.family == fam and o.price > 0 and o.billing != "promo"]
         recent = [o for o in mine if not o.stale(today)] or mine
@@ -696,8 +694,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
                               f"{fam} 国内：{o.platform} 每卡每小时 {_hourly_cell(engine, o, cur, lang)}"
                               f"（{_BILLING[o.billing].zh}，{_offer_seen(o, today, 'zh')}）。"))
         elif china:
-            listing = [r["name_zh"] or r["name"] if lang == "zh" else r["name"] for r in platforms
-                       if r["region"] == "china" and fam.lower() in r["gpus"].lower()]
+            listing = [p.label.get(lang) for p in platforms if p.region == "china" and fam.lower() in p.gpus.en.lower()]
             where = (_t(lang, f" ({', '.join(listing)} list it)", f"（{'、'.join(listing)} 有这类卡）")
                      if listing else "")
             verdict.append(_t(lang, f"{fam}: no dated price from a China platform on file{where}; check their "
@@ -717,10 +714,10 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     lead = (machines[0] if count >= 4 and machines else None) or next(iter(usable), None)
     if count >= 4 and machines:
         verdict.append(_t(lang, f"{count} GPUs for one job (training across them) want one machine: priced below on "
-                                f"a multi-GPU instance ({lead.platform}, {lead.gpu_listed}); single-GPU marketplace "
+                                f"a multi-GPU instance ({lead.platform}, {lead.gpu_listed.en}); single-GPU marketplace "
                                 "offers are cheaper per GPU but give separate machines without NVLink.",
                           f"{count} 张卡跑同一个任务（多卡训练）要在同一台机器上：下面按多卡整机（{lead.platform}，"
-                          f"{lead.gpu_listed}）计价；单卡竞价报价每卡更便宜，但那是分散的机器，没有 NVLink。"))
+                          f"{lead.gpu_listed.zh}）计价；单卡竞价报价每卡更便宜，但那是分散的机器，没有 NVLink。"))
     if lead is not None:  # what the time people rent for costs, on the first offer shown
         hour = fx.convert(lead.price, lead.currency, cur, today) * count
         n = _t(lang, f"{count} GPUs", f"{count} 张卡") if count > 1 else _t(lang, "one GPU", "一张卡")
@@ -732,8 +729,8 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     for g in gpus:
         blocked = g.not_sold_in("cn", today) if china else None
         if blocked is not None:  # "H100 in China?": why China platforms rarely list it
-            verdict.append(_t(lang, f"{g.name} in mainland China: {blocked.note_en}",
-                              f"{g.name} 在中国大陆：{blocked.note_zh}"))
+            verdict.append(_t(lang, f"{g.name} in mainland China: {blocked.note.en}",
+                              f"{g.name} 在中国大陆：{blocked.note.zh}"))
     verdict += _named_platforms_without_offers(engine, text, offers, lang)
     if cheaper:
         verdict += _cheaper_to_rent(engine, families, offers, cur, today, lang)
@@ -741,8 +738,8 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     for o in offers[:10]:
         stale = stale or o.stale(today)
         when = _offer_seen(o, today, lang)
-        billing = _BILLING[o.billing].get(lang) + (_t(lang, "; ", "；") + o.note(lang) if o.note(lang) else "")
-        rows.append((o.platform, o.gpu_listed, _hourly_cell(engine, o, cur, lang), _clip(billing, 90), when))
+        billing = _BILLING[o.billing].get(lang) + (_t(lang, "; ", "；") + o.note.get(lang) if o.note else "")
+        rows.append((o.platform, o.gpu_listed.get(lang), _hourly_cell(engine, o, cur, lang), _clip(billing, 90), when))
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPU as listed", "所列型号"),
                                             ("Per GPU-hour", "每卡每小时"), ("Billing", "计费"), ("Date", "日期")))
     names_txt = ", ".join(g.name for g in gpus)
@@ -761,7 +758,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     if stale:
         footer.append(_t(lang, "Prices more than 18 months old are marked: they may be out of date.",
                          "超过 18 个月的价格已标注，可能已过时。"))
-    sources = tuple(OrderedDict.fromkeys(Source(f"{o.platform} — {o.gpu_listed} ({o.on:%Y-%m})", o.source)
+    sources = tuple(OrderedDict.fromkeys(Source(f"{o.platform} — {o.gpu_listed.get(lang)} ({o.on:%Y-%m})", o.source)
                                          for o in offers[:10]))[:6]
     return Reply("rent", lang, title=_t(lang, f"Renting {names_txt} by the hour", f"按小时租 {names_txt}"),
                  paragraphs=tuple(paras), table=Table(header, tuple(rows)) if rows else None, footer=tuple(footer),
@@ -771,38 +768,36 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
 def _rent_platforms(engine: Engine, lang: str, china: bool) -> Reply:
     """Where to rent at all: the platforms, local ones first, each with a dated price where one is on file."""
     from bot.catalog import STALE_PRICE_MONTHS, months_between, parse_date
-    from bot.knowledge import load_platform_rows
+    from bot.knowledge import load_platforms
     from bot.rentals import offers_on
 
-    rows = load_platform_rows(engine.knowledge_dir)
+    rows = load_platforms(engine.knowledge_dir)
     cur = "CNY" if china or lang == "zh" else "USD"
     today = engine.today or date.today()
     table_rows = []
-    for r in sorted(rows, key=lambda r: ((r["region"] == "china") != china, r["name"])):
-        priced = sorted((o for o in offers_on(engine.knowledge_dir, r["name"]) if o.price > 0),
+    for r in sorted(rows, key=lambda r: ((r.region == "china") != china, r.name)):
+        priced = sorted((o for o in offers_on(engine.knowledge_dir, r.name) if o.price > 0),
                         key=lambda o: engine.catalog.fx.convert(o.price, o.currency, cur, o.on))
         if priced:
             o = priced[0]
-            price = (f"{o.gpu_listed} {_hourly_cell(engine, o, cur, lang)}{_t(lang, '/h', '/小时')} "
+            price = (f"{o.gpu_listed.get(lang)} {_hourly_cell(engine, o, cur, lang)}{_t(lang, '/h', '/小时')} "
                      f"({_offer_seen(o, today, lang)})")
-        elif r["price"]:
-            seen = parse_date(r["price_date"])
+        elif r.price:
+            seen = parse_date(r.price_date)
             old = seen is not None and months_between(seen, today) > STALE_PRICE_MONTHS
-            price = (f"{r['price']} {r['price_currency']} {r['price_unit']} ({r['price_date']}"
-                     + (_t(lang, ", may be out of date", "，可能已过时") if old else "") + ")")
+            price = r.price_text(lang)[:-1] + (_t(lang, ", may be out of date", "，可能已过时") if old else "") + ")"
         else:
             price = "—"
         access = {"yes": _t(lang, "yes", "可直连"), "needs-proxy": _t(lang, "needs a proxy", "需代理"),
-                  "unstable": _t(lang, "unstable", "不稳定")}.get(r["china_access"], r["china_access"])
-        table_rows.append((r["name_zh"] if lang == "zh" and r["name_zh"] else r["name"], _clip(r["gpus"], 60), price,
-                           access))
+                  "unstable": _t(lang, "unstable", "不稳定")}.get(r.china_access, r.china_access)
+        table_rows.append((r.label.get(lang), _clip(r.gpus.get(lang), 60), price, access))
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPUs", "GPU"), ("Price (date)", "价格（日期）"),
                                             ("From mainland China", "国内访问")))
     para = _t(lang, "Where to rent a GPU by the hour" + (" (China first)" if china else "") + ":",
               "按小时租 GPU 的地方" + ("（国内平台优先）" if china else "") + "：")
     shown = table_rows[:8]
-    by_name = {(x["name_zh"] if lang == "zh" and x["name_zh"] else x["name"]): x for x in rows}
-    sources = tuple(Source(by_name[r[0]]["name"], by_name[r[0]]["url"]) for r in shown[:4] if r[0] in by_name)
+    by_label = {x.label.get(lang): x for x in rows}
+    sources = tuple(Source(by_label[r[0]].name, by_label[r[0]].url) for r in shown[:4] if r[0] in by_label)
     return Reply("rent", lang, title=_t(lang, "Renting instead of buying", "租用而不是购买"), paragraphs=(para,),
                  table=Table(header, tuple(shown)),
                  footer=(_t(lang, "Rental prices change often; check the platform before you commit.",
@@ -873,7 +868,7 @@ def _image_memory(engine: Engine, model, lang: str) -> Reply:
                     "16-bit; FP8/NF4/GGUF weights and CPU offload run it in less, slower.",
               f"{model.name}（{model.params_b:g}B 参数）16 位生成约需 {model.image_infer_gb:g} GB；用 FP8/NF4/GGUF 权重或 CPU "
               "offload 可以用更少显存，但更慢。")
-    bullets = (model.notes,) if model.notes and lang == "en" else ()
+    bullets = (model.advice.get(lang),) if model.advice else ()
     return Reply("memory", lang, title=_t(lang, "How much memory?", "需要多少显存？"), paragraphs=(para,),
                  table=Table((_t(lang, "Job", "任务"), _t(lang, "Memory", "显存")), tuple(rows)), bullets=bullets,
                  sources=tuple(Source(model.name, u) for u in model.sources[:2]))
@@ -1580,8 +1575,8 @@ def _image_fit(engine: Engine, g: GPU, model, count: int, lang: str, training: b
     if training and model.image_infer_gb:
         bullets.append(_t(lang, f"Inference at 16-bit needs about {model.image_infer_gb:g} GB.",
                           f"16 位推理约需 {model.image_infer_gb:g} GB。"))
-    if model.notes and lang == "en":  # the model table's notes are in English
-        bullets.append(model.notes)
+    if model.advice:
+        bullets.append(model.advice.get(lang))
     return Reply("fit", lang, title=_t(lang, f"{g.name} × {model.name}: will it run?", f"{g.name} 跑 {model.name} 行吗？"),
                  paragraphs=(verdict,), bullets=tuple(bullets),
                  sources=tuple(Source(f"{model.name}", u) for u in model.sources[:2]), focus=g.name,
@@ -1691,14 +1686,14 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
         if block is not None:
             paras.append(_t(lang, f"{'No' if market == asked else 'Note'}: {g.name} is not sold new "
                                   f"{'in ' if market == 'cn' else ''}{where} "
-                                  f"(since {block.since:%Y-%m}). {block.note_en}",
+                                  f"(since {block.since:%Y-%m}). {block.note.en}",
                             f"{'不能' if market == asked else '注意'}：{g.name} 自 {block.since:%Y-%m} 起{where}没有新卡销售。"
-                            f"{block.note_zh}"))
+                            f"{block.note.zh}"))
         elif market == asked and any(a.market == market for a in g.availability):
             rec = max((a for a in g.availability if a.market == market), key=lambda a: a.since)
             paras.append(_t(lang, f"Yes: {g.name} is sold {'in ' if market == 'cn' else ''}{where} (since "
-                                  f"{rec.since:%Y-%m}). {rec.note_en}",
-                            f"可以：{g.name} 自 {rec.since:%Y-%m} 起在{where}销售。{rec.note_zh}"))
+                                  f"{rec.since:%Y-%m}). {rec.note.en}",
+                            f"可以：{g.name} 自 {rec.since:%Y-%m} 起在{where}销售。{rec.note.zh}"))
     has_cny = any(p.currency == "CNY" and p.market == "new" for p in g.prices)
     if not paras and china:
         paras.append(_t(lang, f"{g.name}: I have a mainland-China price for it (below)." if has_cny else
@@ -1709,8 +1704,8 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
     elif not paras:
         paras.append(_t(lang, f"Where {g.name} is sold, with the latest prices I have:",
                         f"{g.name} 的销售情况和我掌握的最新价格："))
-    if g.notes and lang == "en":  # the catalog's notes are in English
-        paras.append(g.notes)
+    if g.notes:
+        paras.append(g.notes.get(lang))
     market_sources = tuple(Source(f"{g.name} — availability", a.source) for a in g.availability if a.source)
     return Reply("where_to_buy", lang, title=_t(lang, f"Buying {g.name}", f"购买 {g.name}"), paragraphs=tuple(paras),
                  table=Table((_t(lang, "Market", "市场"), _t(lang, "Price (date)", "价格（日期）")), tuple(rows))
