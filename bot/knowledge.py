@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 
 from bot.catalog import Catalog, parse_yaml
-from bot.i18n import Text, text_of
+from bot.i18n import SEGMENTS, Text, text_of
 
 DOCS_FORMAT = 3  # bump when the way passages are built changes: the index is rebuilt
 
@@ -117,9 +117,11 @@ def _gpu_passages(catalog: Catalog) -> list[Passage]:
         alias = ", ".join(g.aliases)
         tc_en = f"{g.tensor_fp16_tflops:g} TFLOPS FP16 tensor" if g.tensor_fp16_tflops else "no tensor cores"
         tc_zh = f"张量核心 FP16 {g.tensor_fp16_tflops:g} TFLOPS" if g.tensor_fp16_tflops else "没有张量核心"
-        en = (f"{g.name} ({g.vendor}, {g.architecture}, {g.segment}, released {g.release_date}): {g.vram_gb:g} GB "
+        segment = SEGMENTS.get(g.segment, Text(g.segment, g.segment))
+        en = (f"{g.name} ({g.vendor}, {g.architecture_label.en}, {g.segment}, released {g.release_date}): {g.vram_gb:g} GB "
               f"VRAM, {g.mem_bandwidth_gbs or '?'} GB/s memory bandwidth, {tc_en}, {g.tdp_w or '?'} W.")
-        zh = (f"{g.name}（{g.vendor}，{g.architecture} 架构，发布于 {g.release_date}）：显存 {g.vram_gb:g} GB，"
+        zh = (f"{g.name}（{g.vendor}，{g.architecture_label.zh} 架构，{segment.zh}，发布于 {g.release_date}）：显存 "
+              f"{g.vram_gb:g} GB，"
               f"带宽 {g.mem_bandwidth_gbs or '?'} GB/s，{tc_zh}，功耗 {g.tdp_w or '?'} W。")
         for lang, text in (("en", en), ("zh", zh)):
             out.append(Passage(f"gpu:{g.name}#{lang}", f"gpu:{g.name}", lang, "gpu", g.name, text,
