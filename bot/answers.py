@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 _ROLE = {"best": Text("Best within budget", "预算内最强"), "value": Text("Best value", "性价比之选"),
          "overall": Text("Best overall", "综合最佳"), "runner_up": Text("Runner-up", "备选")}
-_EXAMPLES = {
+EXAMPLES = {
     "en": ("$1500, training CNNs", "$800 for learning deep learning", "$2000, LoRA on a 7B model",
            "Which cloud GPU platform should I use in China?"),
     "zh": ("预算5000元训练CNN", "八千块入门深度学习", "1.5万做7B模型LoRA微调", "国内用哪个云平台？"),
@@ -46,13 +46,13 @@ def empty_input(lang: str) -> Reply:
     return Reply("help", lang, paragraphs=(_t(lang, "I didn't catch a question. Tell me your budget and what you "
                                                     "want to train or run, for example:",
                                               "没看到问题。告诉我预算和用途，例如："),),
-                 bullets=_EXAMPLES[lang], suggestions=_EXAMPLES[lang][:2])
+                 bullets=EXAMPLES[lang], suggestions=EXAMPLES[lang][:2])
 
 
 def reset_done(lang: str) -> Reply:
     return Reply("help", lang, paragraphs=(_t(lang, "Starting over: I've forgotten the budget, workload and picks.",
                                               "好的，重新开始：预算、用途和之前的推荐都已清空。"),),
-                 suggestions=_EXAMPLES[lang][:2])
+                 suggestions=EXAMPLES[lang][:2])
 
 
 def language_set(lang: str) -> Reply:
@@ -65,12 +65,12 @@ def help_reply(lang: str) -> Reply:
         paragraphs=(_t(lang, "I recommend GPUs to buy or rent for deep learning, with prices, memory and the "
                              "reasons, and answer questions about GPUs and cloud platforms. Try:",
                        "我帮你挑选深度学习用的显卡（买或租），给出价格、显存和理由，也回答显卡和云平台相关的问题。试试："),),
-        bullets=_EXAMPLES[lang],
+        bullets=EXAMPLES[lang],
         footer=(_t(lang, "Follow-ups work too: \"cheaper?\", \"more memory?\", \"why?\", \"why not the 4090?\", "
                          "\"compare the first two\", \"used?\", \"where can I rent it?\", \"start over\".",
                    "也可以接着问：“便宜点的呢？”“显存大一点的？”“为什么？”“为什么不推荐4090？”“对比一下前两个”“二手的可以吗？”"
                    "“去哪租？”“重新开始”。"),),
-        suggestions=_EXAMPLES[lang][:3])
+        suggestions=EXAMPLES[lang][:3])
 
 
 def unusable_budget(engine: Engine, rejected: tuple[str, float], lang: str) -> Reply:
@@ -82,8 +82,8 @@ def unusable_budget(engine: Engine, rejected: tuple[str, float], lang: str) -> R
     if kind == "negative":
         return Reply("help", lang, paragraphs=(_t(
             lang, f"A budget can't be negative ({amount:,.0f}). How much can you spend? For example:",
-            f"预算不能是负数（{amount:,.0f}）。你打算花多少钱？例如："),), bullets=_EXAMPLES[lang][:3],
-            suggestions=_EXAMPLES[lang][:2])
+            f"预算不能是负数（{amount:,.0f}）。你打算花多少钱？例如："),), bullets=EXAMPLES[lang][:3],
+            suggestions=EXAMPLES[lang][:2])
     if kind == "zero":
         free = [p for p in load_platforms(engine.knowledge_dir) if p.has_free_tier]
         text = _t(lang, "With no budget you can't buy a GPU, but you can use one for free:",
@@ -91,20 +91,20 @@ def unusable_budget(engine: Engine, rejected: tuple[str, float], lang: str) -> R
         bullets = tuple(f"{p.label.get(lang)}{_t(lang, ': ', '：')}{p.free_tier.get(lang)}" for p in free)
         sources = tuple(Source(p.name, p.url) for p in free)
         return Reply("recommend", lang, paragraphs=(text,), bullets=bullets, sources=sources,
-                     suggestions=_EXAMPLES[lang][:2])
+                     suggestions=EXAMPLES[lang][:2])
     huge = amount >= 1e15  # "1e308", "一亿亿": no use printing the digits
     return Reply("recommend", lang, paragraphs=(_t(
         lang, f"{'That amount' if huge else f'{amount:,.0f}'} is more than any single GPU purchase I can price. Tell me a realistic budget "
               "(for example \"$3000\" or \"2万元\"), or ask where to rent data-centre GPUs by the hour.",
         f"{'这个金额' if huge else f'{amount:,.0f} '}超出了我能报价的任何一次显卡采购。请给一个实际的预算（例如“2万元”或“$3000”），"
-        "或者问我去哪按小时租数据中心 GPU。"),), suggestions=_EXAMPLES[lang][:2])
+        "或者问我去哪按小时租数据中心 GPU。"),), suggestions=EXAMPLES[lang][:2])
 
 
 def ask_budget_and_workload(lang: str) -> Reply:
     return Reply("recommend", lang, paragraphs=(_t(
         lang, "Happy to help. What's your budget, and what will you use the GPU for? For example:",
-        "可以。你的预算是多少、主要用来做什么？例如："),), bullets=_EXAMPLES[lang][:3],
-        suggestions=_EXAMPLES[lang][:3])
+        "可以。你的预算是多少、主要用来做什么？例如："),), bullets=EXAMPLES[lang][:3],
+        suggestions=EXAMPLES[lang][:3])
 
 
 def ask_workload(lang: str, need: Need) -> Reply:
@@ -163,7 +163,8 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
     if not r.picks:
         paragraphs.append(_t(lang, "Nothing in my catalog meets all of that.", "目录里没有同时满足这些条件的卡。"))
         bullets = tuple(x.get(lang) for x in r.suggestions)
-        rent = _rent_rows(engine, [], china=lang == "zh", lang=lang, limit=3)
+        region = r.need.region
+        rent = _rent_rows(engine, [], china=region == "cn" or (region is None and lang == "zh"), lang=lang, limit=3)
         if rent:
             bullets += (_t(lang, "Places to rent: ", "可以租卡的平台：") + "; ".join(rent),)
         return Reply("recommend", lang, title=title, paragraphs=tuple(paragraphs), bullets=bullets,
@@ -576,6 +577,22 @@ def _clip(text: str, limit: int) -> str:
     return text[: cut if cut > limit // 2 else limit].rstrip(" ,;(") + "…"
 
 
+_SEPARATORS = (re.compile(r"\s*[;；]\s*"), re.compile(r"\s*[,，、]\s*"))
+
+
+def _clip_parts(text: Text, lang: str, limit: int) -> str:
+    """A bilingual list cut after the parts that fit in `limit` characters of its English ('; ' parts, else ', '
+    items): the same parts in either language, since a Chinese cell cut by its own length would keep more."""
+    if len(text.en) <= limit:
+        return text.get(lang)
+    for sep in _SEPARATORS:
+        en, zh = [m.start() for m in sep.finditer(text.en)], [m.start() for m in sep.finditer(text.zh)]
+        fits = [i for i, at in enumerate(en) if at <= limit]
+        if fits and len(en) == len(zh):
+            return (text.zh[:zh[fits[-1]]] if lang == "zh" else text.en[:en[fits[-1]]]) + "…"
+    return _clip(text.get(lang), limit)
+
+
 def _rent_rows(engine: Engine, gpus: list[GPU], china: bool, lang: str, limit: int = 5) -> list[str]:
     from bot.knowledge import load_platforms
 
@@ -647,9 +664,12 @@ def _cheaper_to_rent(engine: Engine, families: list[str], offers, cur: str, toda
 
 
 def _display_currency(need: Need | None, lang: str, china: bool) -> str:
+    """The budget's currency; else yuan for mainland China (asked about, or a Chinese speaker who named no place),
+    dollars elsewhere, as the scorer prices."""
     if need is not None and need.budget is not None:
         return need.budget.currency
-    return "CNY" if china or lang == "zh" else "USD"
+    region = need.region if need is not None else None
+    return "CNY" if china or region == "cn" or (region is None and lang == "zh") else "USD"
 
 
 def _hourly_cell(engine: Engine, o, cur: str, lang: str) -> str:
@@ -672,7 +692,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
 
     gpus = [g for g in (engine.catalog.get(n) for n in names) if g is not None]
     if not gpus:
-        return _rent_platforms(engine, lang, china)
+        return _rent_platforms(engine, lang, china, need)
     cur = _display_currency(need, lang, china)
     today = engine.today or date.today()
     fx = engine.catalog.fx
@@ -723,7 +743,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
         hour = fx.convert(lead.price, lead.currency, cur, today) * count
         n = _t(lang, f"{count} GPUs", f"{count} 张卡") if count > 1 else _t(lang, "one GPU", "一张卡")
         verdict.append(_t(lang, f"At {lead.platform}'s rate, {n}: {hourly(hour, cur)} an hour, "
-                                f"{money(hour * 24, cur)} a day around the clock, about {money(hour * 24 * 30, cur)} "
+                                f"{money(hour * 24, cur)} for 24 hours a day, about {money(hour * 24 * 30, cur)} "
                                 f"for a month of it (about {money(hour * 8 * 30, cur)} at 8 hours a day).",
                           f"按 {lead.platform} 的价格，{n}：每小时 {hourly(hour, cur)}，全天 24 小时 {money(hour * 24, cur)}，"
                           f"连续一个月约 {money(hour * 24 * 30, cur)}（每天 8 小时约 {money(hour * 8 * 30, cur)}）。"))
@@ -740,13 +760,13 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
         stale = stale or o.stale(today)
         when = _offer_seen(o, today, lang)
         billing = _BILLING[o.billing].get(lang) + (_t(lang, "; ", "；") + o.note.get(lang) if o.note else "")
-        rows.append((o.platform, o.gpu_listed.get(lang), _hourly_cell(engine, o, cur, lang), _clip(billing, 90), when))
+        rows.append((o.platform, o.gpu_listed.get(lang), _hourly_cell(engine, o, cur, lang), billing, when))
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPU as listed", "所列型号"),
                                             ("Per GPU-hour", "每卡每小时"), ("Billing", "计费"), ("Date", "日期")))
     names_txt = ", ".join(g.name for g in gpus)
     paras = [(" " if lang == "en" else "").join(verdict)] if verdict else []
     if not offers:
-        general = _rent_platforms(engine, lang, china)
+        general = _rent_platforms(engine, lang, china, need)
         return replace(general, paragraphs=(_t(lang, f"No dated rental price for {names_txt} on file; the platforms "
                                                      "below rent cards by the hour:",
                                                f"暂无 {names_txt} 带日期的租用价格记录；以下平台按小时出租显卡："),),
@@ -766,14 +786,14 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
                  sources=sources, follow_up="rent", focus=gpus[0].name if len(gpus) == 1 else None)
 
 
-def _rent_platforms(engine: Engine, lang: str, china: bool) -> Reply:
+def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = None) -> Reply:
     """Where to rent at all: the platforms, local ones first, each with a dated price where one is on file."""
     from bot.catalog import STALE_PRICE_MONTHS, months_between, parse_date
     from bot.knowledge import load_platforms
     from bot.rentals import offers_on
 
     rows = load_platforms(engine.knowledge_dir)
-    cur = "CNY" if china or lang == "zh" else "USD"
+    cur = _display_currency(need, lang, china)
     today = engine.today or date.today()
     table_rows = []
     for r in sorted(rows, key=lambda r: ((r.region == "china") != china, r.name)):
@@ -791,7 +811,7 @@ def _rent_platforms(engine: Engine, lang: str, china: bool) -> Reply:
             price = "—"
         access = {"yes": _t(lang, "yes", "可直连"), "needs-proxy": _t(lang, "needs a proxy", "需代理"),
                   "unstable": _t(lang, "unstable", "不稳定")}.get(r.china_access, r.china_access)
-        table_rows.append((r.label.get(lang), _clip(r.gpus.get(lang), 60), price, access))
+        table_rows.append((r.label.get(lang), _clip_parts(r.gpus, lang, 60), price, access))
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPUs", "GPU"), ("Price (date)", "价格（日期）"),
                                             ("From mainland China", "国内访问")))
     para = _t(lang, "Where to rent a GPU by the hour" + (" (China first)" if china else "") + ":",
@@ -880,10 +900,13 @@ def _image_memory(engine: Engine, model, lang: str) -> Reply:
 def question(engine: Engine, text: str, lang: str, kinds: tuple[str, ...] | None = None) -> Reply:
     """The guide's answer (`kinds=("guide",)`: from its sections only, not from a card's or a platform's sheet)."""
     from bot.retrieval import search
+    from bot.slots.text import detect_language
 
     if not text.strip():
         return unknown(lang)
-    result = search(engine.index, text, lang, engine.knowledge_dir, k=30, kinds=kinds)
+    # searched as the words are written (Chinese words weigh differently); the reply's language only picks which
+    # language of the same paragraphs is shown, so a Chinese and an English reply quote the same facts
+    result = search(engine.index, text, detect_language(text), engine.knowledge_dir, k=30, kinds=kinds)
     if not result.hits or result.relevance < engine.min_relevance:
         return unknown(lang)
     # retrieval ranks sections (hits come grouped, best section first): the best answers, a close second adds
@@ -900,7 +923,7 @@ def question(engine: Engine, text: str, lang: str, kinds: tuple[str, ...] | None
     sources = tuple(OrderedDict((x.url, x) for x in sources).values())
     focus = best_id[4:] if best_id.startswith("gpu:") else None
     return Reply("question", lang, title=title, paragraphs=tuple(paragraphs), sources=sources,
-                 suggestions=_EXAMPLES[lang][:2], topic=best_id, focus=focus, follow_up=_follow_up(engine, best_id))
+                 suggestions=EXAMPLES[lang][:2], topic=best_id, focus=focus, follow_up=_follow_up(engine, best_id))
 
 
 def _follow_up(engine: Engine, section_id: str) -> str | None:
@@ -959,7 +982,7 @@ def unknown(lang: str) -> Reply:
         lang, "I don't have a reliable answer to that in my guide, so I won't guess. I can rank cards for a budget, "
               "compare cards, estimate memory, or point you to rental platforms — for example:",
         "这个问题我的资料里没有可靠的答案，我不想乱猜。我可以按预算推荐显卡、对比显卡、估算显存，或者介绍租卡平台，例如："),),
-        bullets=_EXAMPLES[lang], suggestions=_EXAMPLES[lang][:2])
+        bullets=EXAMPLES[lang], suggestions=EXAMPLES[lang][:2])
 
 
 def out_of_scope(lang: str) -> Reply:
@@ -967,7 +990,7 @@ def out_of_scope(lang: str) -> Reply:
         lang, "I only advise on GPUs for deep learning — which card to buy or rent, memory, speed, prices and cloud "
               "platforms — so I can't help with that one. For example, you could ask:",
         "我只回答深度学习显卡相关的问题（买什么卡、租哪个平台、显存、速度、价格），这个帮不上忙。你可以这样问："),),
-        bullets=_EXAMPLES[lang], suggestions=_EXAMPLES[lang][:2])
+        bullets=EXAMPLES[lang], suggestions=EXAMPLES[lang][:2])
 
 
 def feature_support(engine: Engine, name: str, features, lang: str) -> Reply:
@@ -1010,7 +1033,7 @@ def unreleased(lang: str) -> Reply:
               "me your budget and what you will train or run, and I'll show what today's cards give you.",
         "这个我不知道：我只了解已经上市的卡和有日期的价格，不知道 NVIDIA 或 AMD 以后会发布什么、什么时候发布（爆料和传闻变得很快）。"
         "如果你在纠结现在买还是再等等，告诉我预算和要训练或运行什么，我给你看现在的卡能做到什么。"),),
-        suggestions=_EXAMPLES[lang][:2])
+        suggestions=EXAMPLES[lang][:2])
 
 
 def small_talk(text: str, lang: str, has_picks: bool) -> Reply:
@@ -1032,8 +1055,8 @@ def small_talk(text: str, lang: str, has_picks: bool) -> Reply:
     else:
         para = _t(lang, "Hi! I help you choose a GPU to buy or rent for deep learning. Tell me your budget and what "
                         "you'll use it for, for example:", "你好！我帮你挑选深度学习用的显卡（买或租）。告诉我预算和用途，例如：")
-    return Reply("greeting", lang, paragraphs=(para,), bullets=() if has_picks else _EXAMPLES[lang][:3],
-                 suggestions=_EXAMPLES[lang][:2])
+    return Reply("greeting", lang, paragraphs=(para,), bullets=() if has_picks else EXAMPLES[lang][:3],
+                 suggestions=EXAMPLES[lang][:2])
 
 
 def ask_which_to_compare(lang: str, names: list[str]) -> Reply:
