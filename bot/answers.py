@@ -806,7 +806,7 @@ def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = 
         elif r.price:
             seen = parse_date(r.price_date)
             old = seen is not None and months_between(seen, today) > STALE_PRICE_MONTHS
-            price = r.price_text(lang)[:-1] + (_t(lang, ", may be out of date", "，可能已过时") if old else "") + ")"
+            price = r.price_text(lang, _t(lang, ", may be out of date", "，可能已过时") if old else "")
         else:
             price = "—"
         access = {"yes": _t(lang, "yes", "可直连"), "needs-proxy": _t(lang, "needs a proxy", "需代理"),

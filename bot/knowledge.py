@@ -161,10 +161,11 @@ class Platform:
     def has_free_tier(self) -> bool:
         return self.free_tier.en.lower().startswith("yes")
 
-    def price_text(self, lang: str) -> str:
-        """'9.99 USD per month (…) (2024-04)', or '' without a headline price."""
-        return f"{self.price} {self.price_currency} {self.price_unit.get(lang)} ({self.price_date})" if self.price \
-            else ""
+    def price_text(self, lang: str, dated: str = "") -> str:
+        """'9.99 USD per month (…) (2024-04)', or '' without a headline price; `dated` follows the date (', may be
+        out of date')."""
+        return f"{self.price} {self.price_currency} {self.price_unit.get(lang)} ({self.price_date}{dated})" \
+            if self.price else ""
 
 
 def load_platforms(knowledge_dir: Path) -> tuple[Platform, ...]:
