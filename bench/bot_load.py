@@ -136,8 +136,8 @@ async def _measure(chats: int, messages: int, retrieval: int, rate: float, deadl
 
         async def idle(chat_id: int) -> None:
             """Every piece of the last answer is out: the chat's turn lock (held while its pieces are sent) is free."""
-            lock = advisor._locks.get(chat_id)
-            if lock is not None and lock.locked():
+            if advisor.chats.busy(chat_id):
+                lock = advisor.chats.of(chat_id)
                 try:
                     await asyncio.wait_for(lock.acquire(), max(0.001, deadline - time.monotonic()))
                     lock.release()
@@ -192,7 +192,7 @@ async def _measure(chats: int, messages: int, retrieval: int, rate: float, deadl
                     for i in range(chats)]
             paced_answered = sum(await asyncio.gather(*jobs))
             out.update(rate=rate, paced=paced, paced_answered=paced_answered, paced_wall=time.monotonic() - t0)
-        out.update(retrieval_loaded=engine._index is not None, timed_out=time.monotonic() > deadline)
+        out.update(retrieval_loaded=engine.index_loaded, timed_out=time.monotonic() > deadline)
 
         if retrieval and time.monotonic() < deadline:
             t = time.monotonic()

@@ -101,7 +101,7 @@ def main() -> int:
     p50, p95 = _pct(samples, 50), _pct(samples, 95)
 
     heavy = [m for m in HEAVY if m in sys.modules]
-    index_loaded = engine._index is not None
+    index_loaded = engine.index_loaded
     m = _machine()
     ok = p50 < TARGET_P50_MS and not heavy and not index_loaded
 

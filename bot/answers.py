@@ -20,6 +20,7 @@ from bot.scorer import Candidate, Ranking, assumed_precision, price_for, psu_for
 if TYPE_CHECKING:
     from bot.catalog import GPU
     from bot.engine import Engine
+    from bot.knowledge import Platform
 
 _ROLE = {"best": Text("Best within budget", "预算内最强"), "value": Text("Best value", "性价比之选"),
          "overall": Text("Best overall", "综合最佳"), "runner_up": Text("Runner-up", "备选")}
@@ -122,18 +123,26 @@ def ask_workload(lang: str, need: Need) -> Reply:
 
 # --- recommendations -----------------------------------------------------------------------------------------------
 
+def _jobs_label(engine: Engine, r: Ranking) -> Text:
+    """"learning deep learning + image generation": every job the need names (memory is sized for the most
+    demanding; speed is ranked for the first)."""
+    labels = [r.workload.label] + [workload_spec(engine.knowledge_dir, w, r.as_of).label
+                                   for w in r.need.workloads[1:] if w != r.workload.name]
+    return Text(" + ".join(t.en for t in labels), " + ".join(t.zh for t in labels))
+
+
 def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply:
     """The ranked picks of `r` as a reply: a table, the reasons and caveats, what was assumed."""
     spec = r.workload
+    label = _jobs_label(engine, r)
     when = "" if r.as_of == (engine.today or r.as_of) and r.need.as_of is None else \
         _t(lang, f" as of {r.as_of:%B %Y}", f"（以 {r.as_of.year} 年 {r.as_of.month} 月为准）")
     market = _t(lang, " (used allowed)", "（可二手）") if r.need.used else ""
     if r.budget:
         shown = str(r.need.budget) if r.need.budget == r.budget else f"{r.need.budget} (≈ {r.budget})"
-        title = _t(lang, f"{spec.label.en}, budget {shown}{market}{when}",
-                   f"{spec.label.zh}，预算 {shown}{market}{when}")
+        title = _t(lang, f"{label.en}, budget {shown}{market}{when}", f"{label.zh}，预算 {shown}{market}{when}")
     else:
-        title = _t(lang, f"{spec.label.en}{market}{when}", f"{spec.label.zh}{market}{when}")
+        title = _t(lang, f"{label.en}{market}{when}", f"{label.zh}{market}{when}")
     paragraphs = [n.get(lang) for n in notes] + [n.get(lang) for n in r.notes]
     bits = assumed_precision(r.need, engine.knowledge_dir, r.as_of)
     if bits:
@@ -156,9 +165,9 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
                              f"{f'，每张卡 {r.required_vram_gb:g} GB' if r.count > 1 else ''}"
                              f"——{r.memory.assumption_zh}。"))
     else:
-        paragraphs.append(_t(lang, f"Memory: at least {r.required_vram_gb:g} GB for {spec.label.en} "
+        paragraphs.append(_t(lang, f"Memory: at least {r.required_vram_gb:g} GB for {label.en} "
                                    f"({spec.comfortable_vram_gb:g} GB is comfortable).",
-                             f"显存：{spec.label.zh}至少 {r.required_vram_gb:g} GB（{spec.comfortable_vram_gb:g} GB 比较从容）。"))
+                             f"显存：{label.zh}至少 {r.required_vram_gb:g} GB（{spec.comfortable_vram_gb:g} GB 比较从容）。"))
     ref = _ref_name(engine)
     if not r.picks:
         paragraphs.append(_t(lang, "Nothing in my catalog meets all of that.", "目录里没有同时满足这些条件的卡。"))
@@ -621,16 +630,44 @@ def _offer_seen(o, today: date, lang: str) -> str:
     return f"{o.on:%Y-%m}" + (_t(lang, ", may be out of date", "，可能已过时") if o.stale(today) else "")
 
 
-def _named_platforms_without_offers(engine: Engine, text: str, offers, lang: str) -> list[str]:
-    """'恒源云有4090吗': a platform the user names that has no dated offer for the card says so, not silence."""
-    from bot.knowledge import load_platforms
+def platforms_named(engine: Engine, text: str) -> list[str]:
+    """The platforms (platforms.csv names) a message names, in order of mention."""
+    from bot.retrieval import platforms_named as named
 
-    low = text.lower()
-    shown = {o.platform.lower() for o in offers}
+    return named(text, engine.knowledge_dir) if text else []
+
+
+def _spellings(p: Platform) -> set[str]:
+    """A platform's names as rentals.csv or a user may write them (its name, Chinese name and aliases), lower case."""
+    return {n.strip().lower() for n in (p.name, p.label.zh, *p.aliases) if n.strip()}
+
+
+def _platforms_in(engine: Engine, text: str, offers, also: tuple[str, ...] = ()) -> tuple[list[Platform], set[str]]:
+    """The platforms a message names ("AutoDL 上 4090", "恆源雲3090"), with `also` (platforms.csv names the
+    conversation carries): their platforms.csv rows, and the rentals.csv platform names among `offers` that belong to
+    them (by the row's names and aliases, or written as in rentals.csv)."""
+    from bot.knowledge import load_platforms
+    from bot.slots.text import normalise
+
+    by_name = {p.name: p for p in load_platforms(engine.knowledge_dir)}
+    names = list(OrderedDict.fromkeys([*platforms_named(engine, text), *also]))
+    rows = [by_name[n] for n in names if n in by_name]
+    if not rows and not text:
+        return [], set()
+    spellings = set().union(*(_spellings(p) for p in rows))
+    low = normalise(text) if text else ""
+    on = {o.platform for o in offers
+          if o.platform.lower() in spellings or (len(o.platform) >= 3 and o.platform.lower() in low)}
+    return rows, on
+
+
+def _named_platforms_without_offers(engine: Engine, text: str, offers, lang: str,
+                                    also: tuple[str, ...] = ()) -> list[str]:
+    """'矩池云有4090吗': a platform the user names that has no dated offer for the card says so, not silence."""
+    rows, _ = _platforms_in(engine, text, offers, also)
     out = []
-    for p in load_platforms(engine.knowledge_dir):
-        names = [n for n in [p.name, p.label.zh, *p.aliases] if n and len(n) >= 3]
-        if any(n.lower() in low for n in names) and not any(n.lower() in shown for n in names):
+    for p in rows:
+        if not any(o.platform.lower() in _spellings(p) for o in offers):
             label = p.label.get(lang)
             out.append(_t(lang, f"{label}: no dated price on file for this card; its own price page ({p.url}) has "
                                 "today's.", f"{label}：没有这张卡带日期的价格记录，请看它的价格页（{p.url}）。"))
@@ -684,7 +721,7 @@ def _hourly_cell(engine: Engine, o, cur: str, lang: str) -> str:
 
 
 def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need: Need | None = None,
-                  count: int = 1, cheaper: bool = False, text: str = "") -> Reply:
+                  count: int = 1, cheaper: bool = False, text: str = "", platforms: tuple[str, ...] = ()) -> Reply:
     """Dated per-GPU-hour offers for the cards asked about, cheapest first (China first for a user there); without a
     card, the platforms."""
     from bot.knowledge import load_platforms
@@ -692,36 +729,50 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
 
     gpus = [g for g in (engine.catalog.get(n) for n in names) if g is not None]
     if not gpus:
-        return _rent_platforms(engine, lang, china, need)
+        return _rent_platforms(engine, lang, china, need, text, platforms)
     cur = _display_currency(need, lang, china)
     today = engine.today or date.today()
     fx = engine.catalog.fx
+
+    def rate(o) -> float:
+        return fx.convert(o.price, o.currency, cur, today)
+
     offers = offers_for(engine.knowledge_dir, [g.name for g in gpus])
-    offers.sort(key=lambda o: ((o.region == "china") != china, o.stale(today),
-                               fx.convert(o.price, o.currency, cur, today)))
+    _, named = _platforms_in(engine, text, offers, platforms)  # "AutoDL 上 4090": its rows first, and it leads
+    offers.sort(key=lambda o: (o.platform not in named, (o.region == "china") != china, o.stale(today), rate(o)))
     families = list(OrderedDict.fromkeys(family_of(g.name) for g in gpus))
-    verdict = []
-    platforms = load_platforms(engine.knowledge_dir)
+    verdict = _named_platforms_without_offers(engine, text, offers, lang, platforms)  # "矩池云有4090吗": first
+    platform_rows = load_platforms(engine.knowledge_dir)
     for fam in families:
         mine = [o for o in offers if o.family == fam and o.price > 0 and o.billing != "promo"]
         recent = [o for o in mine if not o.stale(today)] or mine
-        local = [o for o in recent if o.region == "china"] if china else []
+        local = sorted((o for o in recent if o.region == "china"), key=rate) if china else []
         pool = recent if china else ([o for o in recent if o.region != "china"] or recent)  # abroad: abroad first
-        best = min(pool, key=lambda o: fx.convert(o.price, o.currency, cur, today), default=None)
-        if china and local:
+        best = min(pool, key=rate, default=None)
+        mentioned = min((o for o in recent if o.platform in named), key=rate, default=None) or \
+            min((o for o in mine if o.platform in named), key=rate, default=None)  # named: even an old price, marked
+        stated = []  # the offers the verdict already quotes
+        if mentioned is not None:
+            stated.append(mentioned)
+            verdict.append(_t(lang, f"{fam} on {mentioned.platform}: {_hourly_cell(engine, mentioned, cur, lang)} per "
+                                    f"GPU-hour ({_BILLING[mentioned.billing].en}, {_offer_seen(mentioned, today, 'en')}).",
+                              f"{fam} 在 {mentioned.platform}：每卡每小时 {_hourly_cell(engine, mentioned, cur, lang)}"
+                              f"（{_BILLING[mentioned.billing].zh}，{_offer_seen(mentioned, today, 'zh')}）。"))
+        if china and local and local[0] is not mentioned:
             o = local[0]
+            stated.append(o)
             verdict.append(_t(lang, f"{fam} in China: {_hourly_cell(engine, o, cur, lang)} per GPU-hour on "
                                     f"{o.platform} ({_BILLING[o.billing].en}, {_offer_seen(o, today, 'en')}).",
                               f"{fam} 国内：{o.platform} 每卡每小时 {_hourly_cell(engine, o, cur, lang)}"
                               f"（{_BILLING[o.billing].zh}，{_offer_seen(o, today, 'zh')}）。"))
-        elif china:
-            listing = [p.label.get(lang) for p in platforms if p.region == "china" and fam.lower() in p.gpus.en.lower()]
+        elif china and not local:
+            listing = [p.label.get(lang) for p in platform_rows if p.region == "china" and fam.lower() in p.gpus.en.lower()]
             where = (_t(lang, f" ({', '.join(listing)} list it)", f"（{'、'.join(listing)} 有这类卡）")
                      if listing else "")
             verdict.append(_t(lang, f"{fam}: no dated price from a China platform on file{where}; check their "
                                     "price pages.",
                               f"{fam}：暂无国内平台带日期的价格记录{where}，请到平台价格页查看。"))
-        if best is not None and not (china and local and best is local[0]):
+        if best is not None and not any(best is x for x in stated):
             verdict.append(_t(lang, f"{fam}: cheapest dated offer {_hourly_cell(engine, best, cur, lang)} per "
                                     f"GPU-hour on {best.platform} ({_BILLING[best.billing].en}, {_offer_seen(best, today, 'en')}).",
                               f"{fam}：有日期记录的最低价是 {best.platform} 每卡每小时 "
@@ -752,7 +803,6 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
         if blocked is not None:  # "H100 in China?": why China platforms rarely list it
             verdict.append(_t(lang, f"{g.name} in mainland China: {blocked.note.en}",
                               f"{g.name} 在中国大陆：{blocked.note.zh}"))
-    verdict += _named_platforms_without_offers(engine, text, offers, lang)
     if cheaper:
         verdict += _cheaper_to_rent(engine, families, offers, cur, today, lang)
     rows, stale = [], False
@@ -766,11 +816,14 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     names_txt = ", ".join(g.name for g in gpus)
     paras = [(" " if lang == "en" else "").join(verdict)] if verdict else []
     if not offers:
-        general = _rent_platforms(engine, lang, china, need)
-        return replace(general, paragraphs=(_t(lang, f"No dated rental price for {names_txt} on file; the platforms "
-                                                     "below rent cards by the hour:",
-                                               f"暂无 {names_txt} 带日期的租用价格记录；以下平台按小时出租显卡："),),
-                       focus=gpus[0].name if len(gpus) == 1 else None)
+        general = _rent_platforms(engine, lang, china, need, text, platforms)
+        if general.topic and general.topic.startswith("platform:"):  # a platform asked about keeps its answer
+            none = _t(lang, f"No dated rental price for {names_txt} on file.", f"暂无 {names_txt} 带日期的租用价格记录。")
+            return replace(general, paragraphs=(none + (" " if lang == "en" else "") + general.paragraphs[0],),
+                           focus=gpus[0].name if len(gpus) == 1 else None)
+        none = _t(lang, f"No dated rental price for {names_txt} on file; the platforms below rent cards by the hour:",
+                  f"暂无 {names_txt} 带日期的租用价格记录；以下平台按小时出租显卡：")
+        return replace(general, paragraphs=(none,), focus=gpus[0].name if len(gpus) == 1 else None)
     footer = [_t(lang, "Rental prices change often (marketplaces by the hour); check the platform before you commit.",
                  "租用价格变化频繁（竞价市场按小时变动），下单前请到平台确认。")]
     if any(o.billing == "instance" for o in offers[:10]):
@@ -786,36 +839,51 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
                  sources=sources, follow_up="rent", focus=gpus[0].name if len(gpus) == 1 else None)
 
 
-def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = None) -> Reply:
-    """Where to rent at all: the platforms, local ones first, each with a dated price where one is on file."""
-    from bot.catalog import STALE_PRICE_MONTHS, months_between, parse_date
+def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = None, text: str = "",
+                    platforms: tuple[str, ...] = ()) -> Reply:
+    """Where to rent at all: the platforms, local ones first, each with a dated price where one is on file, priced in
+    the region's currency. A platform the message names ("矩池云怎么收费") gets its own answer; a request for free GPUs
+    puts the free quotas first."""
     from bot.knowledge import load_platforms
     from bot.rentals import offers_on
+    from bot.slots.lexicon import words
+    from bot.slots.text import has_any, normalise
 
+    named, _ = _platforms_in(engine, text, (), platforms)
+    if named:
+        return _on_platforms(engine, named, lang, china, need)
+    free = bool(text) and has_any(normalise(text), words("slots", "free_words"))
     rows = load_platforms(engine.knowledge_dir)
     cur = _display_currency(need, lang, china)
     today = engine.today or date.today()
+
+    def key(p: Platform):
+        local = (p.region == "china") == china
+        return (not p.has_free_tier, not local, p.name) if free else (not local, not _priced(engine, p), p.name)
+
     table_rows = []
-    for r in sorted(rows, key=lambda r: ((r.region == "china") != china, r.name)):
+    for r in sorted(rows, key=key):
         priced = sorted((o for o in offers_on(engine.knowledge_dir, r.name) if o.price > 0),
                         key=lambda o: engine.catalog.fx.convert(o.price, o.currency, cur, o.on))
-        if priced:
+        if free:
+            price = _clip_parts(r.free_tier, lang, 70) if r.has_free_tier else _t(lang, "no free quota", "没有免费额度")
+        elif priced:
             o = priced[0]
             price = (f"{o.gpu_listed.get(lang)} {_hourly_cell(engine, o, cur, lang)}{_t(lang, '/h', '/小时')} "
                      f"({_offer_seen(o, today, lang)})")
-        elif r.price:
-            seen = parse_date(r.price_date)
-            old = seen is not None and months_between(seen, today) > STALE_PRICE_MONTHS
-            price = r.price_text(lang, _t(lang, ", may be out of date", "，可能已过时") if old else "")
         else:
-            price = "—"
-        access = {"yes": _t(lang, "yes", "可直连"), "needs-proxy": _t(lang, "needs a proxy", "需代理"),
-                  "unstable": _t(lang, "unstable", "不稳定")}.get(r.china_access, r.china_access)
-        table_rows.append((r.label.get(lang), _clip_parts(r.gpus, lang, 60), price, access))
-    header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPUs", "GPU"), ("Price (date)", "价格（日期）"),
+            price = _platform_price(r, today, lang) or "—"
+        table_rows.append((r.label.get(lang), _clip_parts(r.gpus, lang, 60), price, _access(r, lang)))
+    header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPUs", "GPU"),
+                                            ("Free quota", "免费额度") if free else ("Price (date)", "价格（日期）"),
                                             ("From mainland China", "国内访问")))
-    para = _t(lang, "Where to rent a GPU by the hour" + (" (China first)" if china else "") + ":",
-              "按小时租 GPU 的地方" + ("（国内平台优先）" if china else "") + "：")
+    if free:
+        para = _t(lang, "Platforms with a free GPU quota first (quotas change; check the site):",
+                  "有免费 GPU 额度的平台排在前面（额度会调整，以官网为准）：")
+    else:
+        para = _t(lang, "Where to rent a GPU by the hour" + (" (China first)" if china else "") + ", platforms with a "
+                        "dated price first:",
+                  "按小时租 GPU 的地方" + ("（国内平台优先）" if china else "") + "，有带日期价格的排在前面：")
     shown = table_rows[:8]
     by_label = {x.label.get(lang): x for x in rows}
     sources = tuple(Source(by_label[r[0]].name, by_label[r[0]].url) for r in shown[:4] if r[0] in by_label)
@@ -823,6 +891,83 @@ def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = 
                  table=Table(header, tuple(shown)),
                  footer=(_t(lang, "Rental prices change often; check the platform before you commit.",
                             "租用价格变化频繁，下单前请到平台确认。"),), sources=sources, follow_up="rent")
+
+
+def _platform_price(p: Platform, today: date, lang: str) -> str:
+    """The platform's headline price with its date, marked when it is older than STALE_PRICE_MONTHS; '' without one."""
+    from bot.catalog import STALE_PRICE_MONTHS, months_between, parse_date
+
+    seen = parse_date(p.price_date)
+    old = seen is not None and months_between(seen, today) > STALE_PRICE_MONTHS
+    return p.price_text(lang, _t(lang, ", may be out of date", "，可能已过时") if old else "")
+
+
+def _priced(engine: Engine, p: Platform) -> bool:
+    from bot.rentals import offers_on
+
+    return bool(p.price) or any(o.price > 0 for o in offers_on(engine.knowledge_dir, p.name))
+
+
+def _access(p: Platform, lang: str) -> str:
+    return {"yes": _t(lang, "yes", "可直连"), "needs-proxy": _t(lang, "needs a proxy", "需代理"),
+            "unstable": _t(lang, "unstable", "不稳定")}.get(p.china_access, p.china_access)
+
+
+_YES = re.compile(r"^(yes:\s*|有：)")
+
+
+def _on_platforms(engine: Engine, named: list[Platform], lang: str, china: bool, need: Need | None = None) -> Reply:
+    """"矩池云怎么收费", "what does RunPod cost": the platforms asked about, each with its dated per-GPU-hour offers
+    (every card, cheapest first), or, with none on file, what it rents, its free quota and its price page; priced in
+    the region's currency."""
+    from bot.rentals import load_rentals
+
+    cur = _display_currency(need, lang, china)
+    today = engine.today or date.today()
+    fx = engine.catalog.fx
+    paras, rows, offers = [], [], []
+    for p in named:
+        label = p.label.get(lang)
+        names = _spellings(p)
+        mine = sorted((o for o in load_rentals(engine.knowledge_dir) if o.platform.lower() in names),
+                      key=lambda o: (o.stale(today), o.price == 0, fx.convert(o.price, o.currency, cur, today)))
+        offers += mine
+        free = _t(lang, f" Free quota: {_YES.sub('', p.free_tier.en)}.", f"免费额度：{_YES.sub('', p.free_tier.zh)}。") \
+            if p.has_free_tier else ""
+        note = p.notes.get(lang)
+        if mine:
+            cards = list(OrderedDict.fromkeys(o.family for o in mine))
+            o = next((x for x in mine if x.quotable(today)), mine[0])
+            paras.append(_t(lang, f"{label}: dated per-GPU-hour prices on file for {', '.join(cards)}, from "
+                                  f"{_hourly_cell(engine, o, cur, lang)} ({o.gpu_listed.en}, {_offer_seen(o, today, 'en')})."
+                                  f"{free} {note}",
+                            f"{label}：有 {'、'.join(cards)} 带日期的每卡每小时价格，最低 {_hourly_cell(engine, o, cur, lang)}"
+                            f"（{o.gpu_listed.zh}，{_offer_seen(o, today, 'zh')}）。{free}{note}"))
+        else:
+            price = _platform_price(p, today, lang)
+            paras.append(_t(lang, f"{label}: no dated per-GPU-hour price on file; its price page ({p.url}) has "
+                                  f"today's.{f' Price: {price}.' if price else ''} GPUs: {p.gpus.en}.{free} {note}",
+                            f"{label}：没有带日期的每卡每小时价格记录，请看它的价格页（{p.url}）。"
+                            f"{f'价格：{price}。' if price else ''}GPU：{p.gpus.zh}。{free}{note}"))
+    for o in offers[:10]:  # the note whole, as in where_to_rent: a cut by length would differ between the languages
+        billing = _BILLING[o.billing].get(lang) + (_t(lang, "; ", "；") + o.note.get(lang) if o.note else "")
+        rows.append((o.platform, o.gpu_listed.get(lang), _hourly_cell(engine, o, cur, lang), billing,
+                     _offer_seen(o, today, lang)))
+    header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPU as listed", "所列型号"),
+                                            ("Per GPU-hour", "每卡每小时"), ("Billing", "计费"), ("Date", "日期")))
+    sources = tuple(OrderedDict.fromkeys([Source(p.name, p.url) for p in named] +
+                                         [Source(f"{o.platform} — {o.gpu_listed.get(lang)} ({o.on:%Y-%m})", o.source)
+                                          for o in offers[:10]]))[:6]
+    labels = [p.label.get(lang) for p in named]
+    footer = [_t(lang, "Rental prices change often; check the platform before you commit.",
+                 "租用价格变化频繁，下单前请到平台确认。")]
+    if any(o.stale(today) for o in offers[:10]):
+        footer.append(_t(lang, "Prices more than 18 months old are marked: they may be out of date.",
+                         "超过 18 个月的价格已标注，可能已过时。"))
+    return Reply("rent", lang, title=_t(lang, f"Renting on {', '.join(labels)}", f"在{'、'.join(labels)}租卡"),
+                 paragraphs=(" ".join(paras) if lang == "en" else "".join(paras),),
+                 table=Table(header, tuple(rows)) if rows else None, footer=tuple(footer), sources=sources,
+                 follow_up="rent", topic=f"platform:{named[0].name}")
 
 
 # --- memory questions ----------------------------------------------------------------------------------------------

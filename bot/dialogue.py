@@ -19,8 +19,9 @@ from bot.engine import Engine
 from bot.i18n import Text
 from bot.need import LLM_WORKLOADS, Budget, Need, format_money
 from bot.nlu import Query, parse
+from bot.regions import load_regions, region_of_currency
 from bot.reply import Reply
-from bot.scorer import candidate_for, rank_or_used
+from bot.scorer import candidate_for, load_workloads, rank_or_used, workload_spec
 from bot.session import Session
 from bot.slots import context
 from bot.slots.lexicon import words
@@ -175,7 +176,7 @@ def _reply_in_script(reply: Reply, script: str) -> Reply:
     conv = lambda t: to_script(t, script)  # noqa: E731
     table = replace(reply.table, header=tuple(map(conv, reply.table.header)),
                     rows=tuple(tuple(map(conv, r)) for r in reply.table.rows)) if reply.table else None
-    return replace(reply, title=conv(reply.title), paragraphs=tuple(map(conv, reply.paragraphs)), table=table,
+    return replace(reply, script=script, title=conv(reply.title), paragraphs=tuple(map(conv, reply.paragraphs)), table=table,
                    bullets=tuple(map(conv, reply.bullets)), footer=tuple(map(conv, reply.footer)),
                    suggestions=tuple(map(conv, reply.suggestions)),
                    sources=tuple(replace(x, title=conv(x.title)) for x in reply.sources))
@@ -253,6 +254,8 @@ def _rule_act(q: Query, s: Session) -> str:
         return "where_to_buy"
     if "power" in q.cues and not n.max_power_w:
         return "power"
+    if (q.gpus or pronoun) and "what_fits" in q.cues and not (n.model_size_b or n.model or n.budget):
+        return "fit"  # "what can two 3090s run?", "它能跑什么模型"
     if (q.gpus or pronoun) and (n.model_size_b or (pronoun and (n.precision_bits or n.workloads) and not n.budget)):
         return "fit"  # "can it run it in 4-bit?", "is it good for LLMs too?"
     if (pronoun or (q.ordinals and s.last_picks)) and ("memory_question" in q.cues or "more_info" in q.cues) \
@@ -369,6 +372,16 @@ class Conversation:
         s = self.session
         if act not in COMMANDS and act != "out_of_scope" and self._another_card_same_question(q):
             return s.last_act or act
+        if s.focus and (s.need.model_size_b or s.need.model) and _says(q.text, "enough_question") and \
+                len(q.text.strip()) <= 24 and not (q.gpus or need.budget or q.direction):
+            return "fit"  # "够吗", "is that enough?" after a fit or a pick: the card and the model on the table
+        rest = q.need.stated().keys() - {"region"}
+        if need.region and s.last_picks and not (rest or q.gpus or q.ordinals or q.direction) and \
+                _says(q.text, "price_or_buy") and len(q.text.strip()) <= 40 and act not in ("rent", "where_to_buy"):
+            return "refine"  # "in china how much is that", "what about buying one in HK": the picks, priced there
+        if s.follow_up == "rent" and _says(q.text, "rent_time") and act not in COMMANDS and \
+                not (q.gpus or q.need.workloads or q.need.budget or q.need.model_size_b):
+            return "rent"  # "how much per month roughly" after a rental answer
         if _says(q.text, "count_question") and not q.gpus and not need.budget and s.focus and \
                 (need.model_size_b or s.need.model_size_b):
             return "fit"  # "需要几张", "how many would I need" with a model on the table: the card in focus, counted
@@ -380,6 +393,12 @@ class Conversation:
             return "question"  # "is Q4_K_M much worse than Q8?", "Q4_K_M vs AWQ on a 4090?": the quantisation section
         if act == "question" and need.model and "memory_question" in q.cues and not referred and not need.budget:
             return "memory"  # "flux.1 dev fp16 需要多大显存": the model table answers, not the guide
+        if s.last_rule == "what-fits" and (q.cues & {"add_card", "what_fits"} or need.gpu_count) and \
+                not (need.model_size_b or need.model or need.budget) and set(q.gpus) <= {s.focus}:
+            return "fit"  # "加一张3060呢", "and with two of them?" after "what can my 3060 run": the same, counted
+        if need.context_tokens and s.focus and (s.need.model_size_b or s.need.model) and not (q.gpus or need.budget
+                                                                                             or need.model_size_b):
+            return "fit"  # "那个显存够不够长上下文", "will it handle 32k context?": the card and model on the table
         if s.last_act in ("fit", "recommend", "refine", "compare") and "speed" in q.cues and not q.gpus and \
                 not q.need.budget and not q.need.model_size_b and not q.need.model and s.need.model_size_b and s.focus:
             return "fit"  # "how fast?", "速度多少" after a fit or a pick: the setup on the table, its speed
@@ -454,11 +473,21 @@ class Conversation:
         elif need.budget and not q.currency_written and chat_currency and chat_currency != need.budget.currency:
             need = replace(need, budget=replace(need.budget, currency=chat_currency))  # "what about 1500?" after €
         need = self._relative_budget(q, need)
+        if "add_card" in q.cues and not (q.gpus or need.gpu_count or need.owned_gpus) and s.last_picks and \
+                s.last_act in ("recommend", "refine") and (need.model_size_b or s.need.model_size_b):
+            # "加一张呢", "add another one" after picks for a model: the setups one card larger
+            have = s.pick_counts.get(s.last_picks[0], 1) if s.pick_counts else (s.need.gpu_count or 1)
+            need = replace(need, gpu_count=have + 1)
         if need.budget and not q.currency_written and s.last_act == "fit" and len(q.text.strip()) <= 16 and \
                 need.budget.amount in _CONTEXT_SIZES and not s.need.budget:
             # "and 128k?" after a fit answer: a context length, not $128,000
             need = replace(need, budget=None, context_tokens=int(need.budget.amount / 1000 * 1024))
-        if not need.workloads and "finetune" in q.cues and set(s.need.workloads) & set(LLM_WORKLOADS):
+        if need.workloads == ("llm_finetune",) and s.need.workload and \
+                load_workloads(self.engine.knowledge_dir).get(s.need.workload, {}).get("fine_tuned_in_place") \
+                and not (need.model_size_b or need.model or _says(q.text, "llm_words")):
+            need = replace(need, workloads=())  # "and to fine-tune it?" after Whisper, "LoRA呢" after SD: the same job
+        if not need.workloads and q.cues & {"finetune", "train_words"} and \
+                set(s.need.workloads) & set(LLM_WORKLOADS):
             need = replace(need, workloads=("llm_finetune",))  # "what about for fine-tuning?" of the LLM at hand
         return need
 
@@ -563,13 +592,18 @@ class Conversation:
     def _rent(self, t: Turn) -> Reply:
         s = self.session
         china = t.q.need.region == "cn" or s.need.region == "cn" or (t.lang == "zh" and s.need.region is None)
-        if _says(t.q.text, "abroad") or (t.q.need.region and t.q.need.region != "cn"):
+        abroad = _says(t.q.text, "abroad") or bool(t.q.need.region and t.q.need.region != "cn")
+        if abroad:
             china = False  # "国外呢", "and in Europe?": the international platforms first
         names = list(t.q.gpus) or list(t.referred) or (s.last_picks[:3] if s.last_picks else [])
         count = t.q.need.gpu_count or (s.need.gpu_count if s.last_act == "rent" else None) or 1
         cheaper = t.q.direction == "cheaper" and s.last_act == "rent"
+        named = answers.platforms_named(self.engine, t.q.text)
+        if not named and s.last_act == "rent" and not (t.q.gpus or t.q.direction or abroad or t.q.need.region):
+            named = s.rent_platforms  # "AutoDL 上 4090" then "那8张呢": still on AutoDL
+        s.rent_platforms = named
         return answers.where_to_rent(self.engine, names, t.lang, china=china, need=s.need.merge(t.need), count=count,
-                                     cheaper=cheaper, text=t.q.text)
+                                     cheaper=cheaper, text=t.q.text, platforms=tuple(named))
 
     def _compare(self, t: Turn) -> Reply:
         s = self.session
@@ -690,6 +724,8 @@ class Conversation:
         s = self.session
         same = t.referred[0] == s.focus
         count = t.q.need.gpu_count or (s.focus_count if same else None) or 1
+        if same and t.cue("add_card") and not t.q.need.gpu_count:
+            count += 1  # "加一张3060呢": one more of the card on the table
         vram = t.q.card_memory_gb or (s.focus_vram_gb if same and not t.q.gpus else None)
         return answers.what_fits(self.engine, t.referred[0], count, t.lang, vram_gb=vram)
 
@@ -727,7 +763,7 @@ class Conversation:
 
     def _recommend(self, t: Turn) -> Reply:
         s, e, q, lang = self.session, self.engine, t.q, t.lang
-        turn_need = t.need
+        turn_need, before = t.need, s.need
         previous = self._previous_top(lang) if s.last_picks else None
         need = s.need.merge(turn_need)
         notes: list[Text] = []
@@ -748,7 +784,8 @@ class Conversation:
                                   f"要求显存超过 {top.gpu.vram_gb:g} GB。"))
             elif d == "faster":
                 # budget aside (kept for the next refinement), but still priced where the user buys
-                region = need.region or (_REGION_OF_CURRENCY.get(need.budget.currency) if need.budget else None)
+                region = need.region or (region_of_currency(e.knowledge_dir, need.budget.currency)
+                                         if need.budget else None)
                 if need.budget:
                     s.budget_aside = asdict(need.budget)
                 need = replace(need, min_perf=top.perf, budget=None, region=region)
@@ -756,10 +793,12 @@ class Conversation:
                                   f"不看预算，找比 {top.gpu.name} 更快的卡。"))
             elif d == "pricier" and need.budget:
                 # "something pricier?", "加点钱能上什么": what half as much again buys over the top pick
-                raised = Budget(round(need.budget.amount * 1.5), need.budget.currency)
+                double = _says(q.text, "budget_double")
+                raised = Budget(round(need.budget.amount * (2 if double else 1.5)), need.budget.currency)
                 need = replace(need, budget=raised, min_perf=top.perf)
-                notes.append(Text(f"Raising the budget by half, to {raised}: cards faster than {top.gpu.name}.",
-                                  f"预算提高一半到 {raised}：找比 {top.gpu.name} 更快的卡。"))
+                notes.append(Text(f"{'Doubling the budget' if double else 'Raising the budget by half'}, to {raised}: "
+                                  f"cards faster than {top.gpu.name}.", f"预算提高{'一倍' if double else '一半'}到 {raised}："
+                                  f"找比 {top.gpu.name} 更快的卡。"))
             elif d == "less_power" and top.gpu.tdp_w:
                 need = replace(need, max_power_w=top.gpu.tdp_w - 1)
                 notes.append(Text(f"Looking for cards under {top.gpu.tdp_w:.0f} W.",
@@ -775,6 +814,17 @@ class Conversation:
             need = replace(need, budget=Budget(round(converted), "CNY", approximate=True))
             notes.append(Text(f"In China: the same budget is about ¥{converted:,.0f}; prices below are Chinese "
                               "prices where I have them.", f"换成国内：同样预算约 ¥{converted:,.0f}，下面尽量用国内价格。"))
+        if turn_need.region:
+            need = self._priced_abroad(need, turn_need, notes)
+        if q.cues & {"finetune", "train_words"} and previous is not None and \
+                not turn_need.workloads and need.workload and need.workload not in LLM_WORKLOADS and \
+                not turn_need.min_vram_gb:
+            # "and for fine-tuning whisper?": training the model on the table takes the memory that is comfortable
+            spec = workload_spec(e.knowledge_dir, need.workload, need.as_of or e.today or date.today())
+            if spec.comfortable_vram_gb > (need.min_vram_gb or spec.min_vram_gb):
+                need = replace(need, min_vram_gb=spec.comfortable_vram_gb)
+                notes.append(Text(f"For fine-tuning: cards with at least {spec.comfortable_vram_gb:g} GB.",
+                                  f"按微调来选：显存至少 {spec.comfortable_vram_gb:g} GB。"))
         s.need = need
         if need.workload is None and need.budget is None and need.min_vram_gb is None:
             s.awaiting = "budget"
@@ -820,9 +870,37 @@ class Conversation:
             notes.append(Text("You didn't say what it's for, so I assumed general deep learning; tell me the "
                               "workload (CNN, LLMs, image generation…) to sharpen this.",
                               "你没说具体用途，我按通用深度学习来选；告诉我具体任务（CNN、大模型、图像生成……）可以更准。"))
+        if previous is not None and [p.candidate.gpu.name for p in r.picks] == s.last_picks:
+            same = _unchanged(before, need, turn_need, q)
+            if same is not None:
+                notes.append(same)
         reply = answers.recommend(e, r, lang, notes)
         s.awaiting = "budget" if need.budget is None and need.min_perf is None else None
         return reply
+
+    def _priced_abroad(self, need: Need, turn_need: Need, notes: list[Text]) -> Need:
+        """"在台湾买的话呢", "I'm in Germany": a region served by the US price list. A budget in yuan from earlier in
+        the chat becomes dollars; the reply says which prices it shows and what the budget is in the local currency."""
+        e = self.engine
+        region = load_regions(e.knowledge_dir).get(turn_need.region)
+        if region is None or region.price_list == "CNY":
+            return need
+        on = need.as_of or e.today or date.today()
+        b = stated = need.budget
+        if b and b.currency == "CNY" and turn_need.budget is None:
+            amount = round(e.catalog.fx.convert(b.amount, b.currency, region.price_list, on))
+            need = replace(need, budget=Budget(amount, region.price_list, approximate=True))
+            b = need.budget
+        about = [format_money(e.catalog.fx.convert(b.amount, b.currency, cur, on), cur)
+                 for cur in dict.fromkeys((b.currency, region.currency)) if cur != stated.currency] if b else []
+        name, about = region.name, " / ".join(about)
+        said = Text(f"For {name.en}: prices below are US market prices in USD" +
+                    (f"; your budget of {stated} is about {about}." if about else "."),
+                    f"按{name.zh}来看：下面是美国市场价（美元）" + (f"；你的预算 {stated} 约合 {about}。" if about else "。"))
+        notes.append(said)
+        if region.note:
+            notes.append(region.note)
+        return need
 
     def _previous_top(self, lang: str):
         s = self.session
@@ -830,7 +908,26 @@ class Conversation:
         return candidate_for(self.engine.catalog, r, s.last_picks[0], self.engine.knowledge_dir)
 
 
-_REGION_OF_CURRENCY = {"CNY": "cn", "USD": "us", "TWD": "tw", "HKD": "hk", "EUR": "eu", "GBP": "uk", "JPY": "jp"}
+
+_ALREADY = {"used": Text("used cards are already included", "已经包含二手卡"),
+            "workloads": Text("they are already for this job", "已经是按这个用途选的"),
+            "budget": Text("the budget is the same", "预算没变"),
+            "vendor": Text("they are already from this maker", "已经是这个品牌的卡")}
+
+
+def _unchanged(before: Need, need: Need, turn: Need, q: Query) -> Text | None:
+    """A follow-up that leaves the picks as they were ("what about used?" when used cards are in, "cheaper?" at the
+    bottom of the range) is told so, rather than shown the same answer as if it were new. None when the need moved
+    and the same cards still win: the reply's own lines say what changed."""
+    stated = turn.stated()
+    why = [_ALREADY[k] for k, v in stated.items() if k in _ALREADY and getattr(before, k) == v]
+    if why and all(getattr(before, k) == v for k, v in stated.items()) and not q.cues & {"finetune", "serving"}:
+        return Text("Same picks: " + "; ".join(w.en for w in why) + ".", "推荐不变：" + "；".join(w.zh for w in why) + "。")
+    if q.direction:
+        return Text("Nothing else fits that better, so the picks stay the same.", "没有更合适的卡，推荐保持不变。")
+    if need == before:
+        return Text("That doesn't change the picks: they stay the same.", "这一点不影响推荐，结果和上次一样。")
+    return None
 
 
 def _says_generic(q: Query) -> bool:
@@ -938,7 +1035,8 @@ POLICY: tuple[Rule, ...] = (
          not t.cue("compare") and len(t.q.gpus) <= 1,
          lambda c, t: c._worth(t)),
     Rule("what-fits", _acts("fit", "memory", "gpu_info", "question", "recommend"),
-         lambda c, t: bool(t.referred) and t.cue("what_fits") and not t.q.need.model_size_b and not t.need.budget,
+         lambda c, t: bool(t.referred) and (t.cue("what_fits") or c.session.last_rule == "what-fits") and
+         not t.q.need.model_size_b and not t.q.need.model and not t.need.budget,
          lambda c, t: c._what_fits(t)),
     Rule("fit-on-memory", _acts("fit"), lambda c, t: not t.referred and bool((t.need.model_size_b or t.need.model)
                                                                             and t.q.memory_gb)

@@ -43,6 +43,11 @@ class Engine:
         return self._index
 
     @property
+    def index_loaded(self) -> bool:
+        """Whether the index (and the model) is in memory already — what a budget question must not cause."""
+        return self._index is not None
+
+    @property
     def acts(self) -> ActModel | None:
         """The dialogue-act model saved with the index (trained now if missing or stale); None without data."""
         if self._acts is None:

@@ -77,3 +77,23 @@ def lang_choice(arg: str) -> str | None:
     if a.startswith(("zh-hans", "zh-cn", "简", "簡")):
         return "zh-cn"
     return "zh" if a.startswith(("zh", "cn", "中")) else "en" if a.startswith(("en", "英")) else None
+
+
+# The speed-vs-price chart's words (bot/charts.py). Chinese is written in Simplified; a Traditional chat's chart is
+# converted from it when drawn, like every reply.
+CHART = {
+    "title": Text("Speed vs price: {workload}", "速度与价格：{workload}"),
+    "price": Text("Price ({currency}; prices dated {dates})", "价格（{currency}；价格日期 {dates}）"),
+    "dates": Text("{first} – {last}", "{first} 至 {last}"),
+    "speed": Text("Relative speed (one {reference} = 1.00)", "相对速度（一张 {reference} = 1.00）"),
+    "used": Text(" (used)", "（二手）"),
+    "budget": Text("budget {amount}", "预算 {amount}"),
+    "shown": Text("this answer's cards", "本次回答的显卡"),
+    "others": Text("other cards at similar prices", "价位相近的其他显卡"),
+    "used_price": Text("used price", "二手价"),
+    "frontier": Text("fastest for the money", "同等价位最快"),
+    "caption": Text("Relative speed vs price — the answer's cards in red, other cards at similar prices in grey "
+                    "(◆ = used price).",
+                    "相对速度与价格——本次回答的显卡为红色，价位相近的其他显卡为灰色（◆ 为二手价）。"),
+    "no_data": Text("No price or speed data for these GPUs", "这些显卡没有价格或性能数据"),
+}

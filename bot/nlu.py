@@ -122,7 +122,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     method = model.finetune_method(t)
     workloads = model.workloads(mask(n, gpu_spans), size, method, named_llm=model_params is not None)
     masked = mask(n, spans)
-    cues = context.cues(t)
+    cues = context.cues(t, mask(n, gpu_spans, "@"))
     move = context.budget_move(mask(with_cards, count_spans), found.spans)
     if move:
         cues = cues | {f"budget_{move}"}  # "再加一千", "$500 more": the dialogue moves the budget on the table

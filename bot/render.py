@@ -176,6 +176,7 @@ def as_json(reply: Reply) -> dict:
     return {
         "reply": plain(reply),
         "lang": reply.lang,
+        "script": reply.script,
         "intent": reply.intent,
         "sources": [{"title": s.title, "url": s.url} for s in reply.sources],
         "query": reply.query,

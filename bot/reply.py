@@ -55,3 +55,4 @@ class Reply:
     topic: str | None = None  # the guide section or card the reply drew on
     follow_up: str | None = None  # the act a bare follow-up continues ("rent" after a platform answer)
     fit: dict | None = None  # a fit answer's numbers (`fit` in the JSON reply; `gpu-advisor fit --json`)
+    script: str | None = None  # a Chinese reply's Traditional variant ("zh-tw", "zh-hk"); None: Simplified

@@ -162,6 +162,7 @@ def dense_text(query: str, lang: str, knowledge_dir: Path, en_terms: list[str] |
 # --- named items: GPUs of the catalog and rental platforms ---------------------------------------------------------
 
 @lru_cache(maxsize=4)
+@lru_cache(maxsize=4)
 def _platform_pattern(knowledge_dir: Path) -> tuple[re.Pattern[str] | None, dict[str, str]]:
     names: dict[str, str] = {}
     for r in load_platform_rows(knowledge_dir):
@@ -171,8 +172,13 @@ def _platform_pattern(knowledge_dir: Path) -> tuple[re.Pattern[str] | None, dict
                 names.setdefault(n.lower(), r["name"])
     if not names:
         return None, {}
-    parts = sorted((re.escape(n).replace(r"\ ", r"[\s\-_]*") for n in names), key=len, reverse=True)
-    return re.compile(r"(?<![a-z0-9])(" + "|".join(parts) + r")(?![a-z0-9])", re.IGNORECASE), names
+    def part(n: str) -> str:  # an English name stands alone ("p5", not "p50"); a Chinese one may touch a number
+        head = r"(?<![a-z0-9])" if n[:1].isascii() and n[:1].isalnum() else ""
+        tail = r"(?![a-z0-9])" if n[-1:].isascii() and n[-1:].isalnum() else ""
+        return head + re.escape(n).replace(r"\ ", r"[\s\-_]*") + tail
+
+    parts = [part(n) for n in sorted(names, key=len, reverse=True)]
+    return re.compile("(" + "|".join(parts) + ")", re.IGNORECASE), names
 
 
 @lru_cache(maxsize=4)
@@ -183,6 +189,19 @@ def _catalog(knowledge_dir: Path):
         return load_catalog(knowledge_dir)
     except Exception:  # a broken catalog must not break search; GPU cards are then found by text only
         return None
+
+
+def platforms_named(text: str, knowledge_dir: Path) -> list[str]:
+    """The platforms (platforms.csv names) a message names, by name or alias, in order of mention; Traditional
+    spellings count ("恆源雲" is 恒源云)."""
+    from bot.slots.text import to_script
+
+    pat, names = _platform_pattern(knowledge_dir)
+    out: list[str] = []
+    for m in pat.finditer(to_script(text, "zh-cn")) if pat is not None else ():
+        if names[m.group(1).lower()] not in out:
+            out.append(names[m.group(1).lower()])
+    return out
 
 
 def named_sections(query: str, knowledge_dir: Path, sections: set[str]) -> list[str]:
@@ -276,6 +295,9 @@ def search(index: Index, query: str, lang: str, knowledge_dir: Path, mode: str =
         raise ValueError(f"unknown search mode {mode!r}")
     if not query.strip():
         return SearchResult((), 0.0)
+    from bot.slots.text import to_script
+
+    query = to_script(query, "zh-cn")  # the knowledge is written in Simplified: "免費" finds what "免费" finds
     cache = _cache(index)
     n = len(index.passages)
     en_terms, zh_terms = expand_terms(query, knowledge_dir)

@@ -29,6 +29,7 @@ class Session:
     compared: list[str] = field(default_factory=list)  # the cards the last comparison was about
     discussed: list[str] = field(default_factory=list)  # cards asked about one by one since the last list
     follow_up: str | None = None  # what the last answer's topic makes of a bare follow-up ("rent")
+    rent_platforms: list[str] = field(default_factory=list)  # platforms the rental question named ("AutoDL 上 4090")
     turns: int = 0
 
     def to_dict(self) -> dict:

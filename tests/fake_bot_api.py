@@ -3,7 +3,8 @@
 It answers the methods python-telegram-bot calls (getMe, getUpdates with long polling, sendMessage, sendPhoto, …),
 validates what a real server would reject (HTML that Telegram cannot parse, messages over 4,096 characters, callback
 data over 64 bytes), records every call with its parameters, and can be told to fail the next calls of a method
-(429 with retry_after, 500). Updates are queued with `push_*` helpers and served to getUpdates.
+(429 with retry_after, 500) or to hold one call open, unanswered, until the test releases it (`hold`: a client killed
+meanwhile never gets its message delivered). Updates are queued with `push_*` helpers and served to getUpdates.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ import email.policy
 import itertools
 import json
 import re
+import select
+import socket
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -52,6 +56,37 @@ class Call:
     def buttons(self) -> list[dict]:
         markup = self.params.get("reply_markup") or {}
         return [b for row in markup.get("inline_keyboard", []) for b in row]
+
+
+@dataclass
+class Hold:
+    """One call the server keeps open (FakeBotAPI.hold). `arrived` is set when the call comes in; after `release()`
+    it is answered as usual — or, when its client has gone meanwhile (its process killed), dropped: recorded with
+    status 499 and nothing delivered, as if the request never reached Telegram. `done` is set once it is settled."""
+
+    method: str
+    predicate: Callable[[Call], bool]
+    arrived: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event = field(default_factory=threading.Event)
+    call: Call | None = None
+    outcome: str | None = None  # "answered" | "dropped"
+    _released: threading.Event = field(default_factory=threading.Event)
+
+    def release(self) -> None:
+        self._released.set()
+
+
+HOLD_LIMIT = 120.0  # seconds a held call waits for release() at most (a test that forgot to release still ends)
+
+
+def _client_gone(sock: socket.socket, wait: float = 1.0) -> bool:
+    """The client closed its end of the connection (or its process died): the socket reads as end-of-file or reset.
+    A live client waiting for its answer sends nothing more, so a readable socket means it has gone."""
+    try:
+        readable, _, _ = select.select([sock], [], [], wait)
+        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
 
 
 class _HTMLCheck(HTMLParser):
@@ -109,6 +144,7 @@ class FakeBotAPI:
         self._callback_ids = itertools.count(1)
         self._message_ids: dict[int, itertools.count] = {}
         self._failures: dict[str, list[tuple[int, dict]]] = {}
+        self._holds: list[Hold] = []
         self.sent: dict[tuple[int, int], dict] = {}  # (chat_id, message_id) -> message the bot sent
         self.confirmed_offset = 0
         self._listeners: list = []
@@ -172,6 +208,19 @@ class FakeBotAPI:
         with self._cond:
             self._failures.setdefault(method, []).extend([(status, body)] * n)
 
+    def end_outage(self) -> None:
+        """The failures asked for with `fail_next` and not yet served are forgotten: calls succeed again."""
+        with self._cond:
+            self._failures.clear()
+
+    def hold(self, method: str, predicate: Callable[[Call], bool] = lambda c: True) -> Hold:
+        """Keep the next call of `method` that matches `predicate` open, unanswered, until the Hold is released: the
+        client sees a request in flight (to kill it mid-send)."""
+        held = Hold(method, predicate)
+        with self._cond:
+            self._holds.append(held)
+        return held
+
     def push(self, update: dict) -> int:
         with self._cond:
             update = dict(update, update_id=next(self._update_ids))
@@ -198,7 +247,7 @@ class FakeBotAPI:
                 continue
             entities.append({"type": "mention", "offset": utf16_len(text[:mm.start()]),
                              "length": utf16_len(mm.group(0))})
-        msg = self._user_message(chat_id, user_id, language_code, chat_type)
+        msg = self.user_message(chat_id, user_id, language_code, chat_type)
         msg["text"] = text
         if entities:
             msg["entities"] = entities
@@ -207,14 +256,14 @@ class FakeBotAPI:
         return self.push({"message": msg})
 
     def push_sticker(self, chat_id: int, *, user_id: int | None = None, language_code: str | None = "en") -> int:
-        msg = self._user_message(chat_id, user_id, language_code, "private")
+        msg = self.user_message(chat_id, user_id, language_code, "private")
         msg["sticker"] = {"file_id": "stk1", "file_unique_id": "stk1u", "width": 512, "height": 512,
                           "is_animated": False, "is_video": False, "type": "regular"}
         return self.push({"message": msg})
 
     def push_photo(self, chat_id: int, *, user_id: int | None = None, language_code: str | None = "en",
                    caption: str | None = None) -> int:
-        msg = self._user_message(chat_id, user_id, language_code, "private")
+        msg = self.user_message(chat_id, user_id, language_code, "private")
         msg["photo"] = [{"file_id": "ph1", "file_unique_id": "ph1u", "width": 90, "height": 90}]
         if caption:
             msg["caption"] = caption
@@ -227,7 +276,9 @@ class FakeBotAPI:
               "chat_instance": f"ci{chat_id}", "data": data, "message": sent}
         return self.push({"callback_query": cq})
 
-    def _user_message(self, chat_id: int, user_id: int | None, language_code: str | None, chat_type: str) -> dict:
+    def user_message(self, chat_id: int, user_id: int | None = None, language_code: str | None = "en",
+                     chat_type: str = "private") -> dict:
+        """A user's message as Telegram sends it (a new message id, no text yet), for building an update by hand."""
         chat = {"id": chat_id, "type": chat_type}
         if chat_type == "private":
             chat["first_name"] = "Tester"
@@ -308,6 +359,34 @@ class FakeBotAPI:
         method = m.group(2)
         params, files = self._parse(h.headers.get("Content-Type", ""), body)
         call = Call(method, params, files)
+        held = self._held(call)
+        if held is not None:
+            held.arrived.set()
+            held._released.wait(HOLD_LIMIT)
+            if _client_gone(h.connection):
+                held.outcome, call.status = "dropped", 499
+                h.close_connection = True
+                self._record(call)
+                held.done.set()
+                return None
+            held.outcome = "answered"
+        try:
+            self._answer(h, method, call)
+        finally:
+            if held is not None:
+                held.done.set()
+
+    def _held(self, call: Call) -> Hold | None:
+        """The hold that takes this call (each takes one), or None."""
+        with self._cond:
+            held = next((x for x in self._holds if x.method == call.method and x.predicate(call)), None)
+            if held is not None:
+                self._holds.remove(held)
+                held.call = call
+        return held
+
+    def _answer(self, h: BaseHTTPRequestHandler, method: str, call: Call) -> None:
+        params, files = call.params, call.files
         with self._cond:
             failures = self._failures.get(method)
             failure = failures.pop(0) if failures else None

@@ -26,6 +26,7 @@ ALLOWED: dict[str, set[str]] = {
     "vram": {"catalog"},
     "models": {"catalog", "i18n"},
     "rentals": {"catalog", "i18n"},
+    "regions": {"i18n"},
     "features": {"catalog"},
     "lint": {"catalog", "features", "i18n", "knowledge", "rentals", "slots"},  # slots.spelling: the typo tables
     "fit": {"catalog", "i18n", "models"},
@@ -42,9 +43,10 @@ ALLOWED: dict[str, set[str]] = {
                 "models", "rentals"},
     "session": {"need"},
     "engine": {"acts", "catalog", "config", "index"},
-    "dialogue": {"answers", "acts", "engine", "features", "i18n", "need", "nlu", "reply", "scorer", "session", "slots"},
+    "dialogue": {"answers", "acts", "engine", "features", "i18n", "need", "nlu", "regions", "reply", "scorer", "session",
+                 "slots"},
     "render": {"reply", "knowledge", "i18n"},
-    "charts": {"reply", "engine", "session", "scorer", "perf", "need", "i18n", "catalog"},
+    "charts": {"reply", "engine", "session", "scorer", "perf", "need", "i18n", "catalog", "slots"},  # slots: to_script
     "store": {"session", "need"},
 }
 FRONT_ENDS = {"cli", "chat", "telegram", "__main__", "__init__"}
@@ -64,17 +66,21 @@ def _runtime_nodes(tree: ast.AST):
         yield from _runtime_nodes(node)
 
 
-def _bot_imports(path: Path) -> set[str]:
+def _bot_imports(path: Path, package: str = "bot") -> set[str]:
+    """The modules of `package` that the file imports ('bot': answers, telegram, …; 'bot.telegram': its modules)."""
+    prefix = package.split(".")
+    depth = len(prefix)
     out = set()
     for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and (node.module == "bot" or node.module.startswith("bot.")):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[:depth] == prefix:
             parts = node.module.split(".")
-            if len(parts) == 1:
+            if len(parts) == depth:
                 out.update(a.name for a in node.names)
             else:
-                out.add(parts[1])
+                out.add(parts[depth])
         elif isinstance(node, ast.Import):
-            out.update(a.name.split(".")[1] for a in node.names if a.name.startswith("bot."))
+            out.update(a.name.split(".")[depth] for a in node.names if a.name.split(".")[:depth] == prefix
+                       and len(a.name.split(".")) > depth)
     return out
 
 
@@ -89,6 +95,34 @@ def test_imports_follow_the_layers(path):
     assert name in ALLOWED, f"{path.name}: add it to the contract in docs/architecture.md and this test"
     extra = _bot_imports(path) - ALLOWED[name] - {name}
     assert not extra, f"bot/{path.relative_to(BOT)} imports {sorted(extra)}, which its layer may not"
+
+
+# The Telegram front end's own layers (docs/architecture.md, bot/telegram/__init__.py): module -> the package's
+# modules it may import. Handlers never build the Application; nothing below them imports the handlers.
+TELEGRAM: dict[str, set[str]] = {
+    "texts": set(),
+    "redact": set(),
+    "ratelimit": set(),
+    "sending": set(),
+    "keyboards": {"texts"},
+    "outbox": {"keyboards", "sending"},
+    "advisor": {"keyboards", "outbox", "ratelimit", "sending", "texts"},
+    "handlers": {"advisor", "keyboards", "texts"},
+    "buttons": {"advisor", "keyboards", "sending", "texts"},
+    "webhook": {"handlers", "redact"},
+    "app": {"advisor", "buttons", "handlers", "redact", "texts", "webhook"},
+    "__init__": {"app", "handlers", "keyboards", "webhook"},
+}
+
+
+@pytest.mark.parametrize("path", sorted((BOT / "telegram").glob("*.py")), ids=lambda p: p.name)
+def test_the_telegram_package_follows_its_layers(path):
+    assert path.stem in TELEGRAM, f"{path.name}: add it to the contract in docs/architecture.md and this test"
+    extra = _bot_imports(path, "bot.telegram") - TELEGRAM[path.stem]
+    assert not extra, f"bot/telegram/{path.name} imports {sorted(extra)}, which its layer may not"
+    assert not _bot_imports(path) & {"cli", "chat"}, "front ends do not import each other"
+    builds = "ApplicationBuilder" in path.read_text(encoding="utf-8")
+    assert builds == (path.stem == "app"), "the Application is built in one place, bot/telegram/app.py"
 
 
 def test_answers_and_store_do_not_need_the_dialogue():

@@ -189,7 +189,9 @@ def test_chinese_stories_are_answered_in_chinese(engine, knowledge_dir, story):
 
 def test_every_card_platform_rental_and_market_note_is_said_in_chinese(engine, knowledge_dir):
     """What no labelled question may reach: each card's sheet (its notes), where to buy it (market notes), where to
-    rent it (rental notes, listed names), the platforms table, each platform's passage, the help."""
+    rent it (rental notes, listed names), the platforms table (and its free-quota order), each platform asked about,
+    each platform's passage, the help."""
+    from bot.knowledge import load_platforms
     from bot.rentals import family_of
 
     need = Need(region="cn")
@@ -201,6 +203,11 @@ def test_every_card_platform_rental_and_market_note_is_said_in_chinese(engine, k
         for name in families.values():
             _assert_chinese(answers.where_to_rent(engine, [name], "zh", china=china, need=need), knowledge_dir, name)
         _assert_chinese(answers.where_to_rent(engine, [], "zh", china=china), knowledge_dir, "platforms")
+        _assert_chinese(answers.where_to_rent(engine, [], "zh", china=china, text="免费GPU"), knowledge_dir, "free")
+    for p in load_platforms(knowledge_dir):  # a platform asked about ("矩池云怎么收费"), and with a card ("AutoDL 上 4090")
+        _assert_chinese(answers.where_to_rent(engine, [], "zh", china=True, platforms=(p.name,)), knowledge_dir, p.name)
+        _assert_chinese(answers.where_to_rent(engine, ["GeForce RTX 4090"], "zh", china=True, need=need,
+                                              platforms=(p.name,)), knowledge_dir, p.name)
     for p in engine.index.passages:
         if p.lang == "zh" and p.kind in ("platform", "gpu"):
             words = english_words(p.text, knowledge_dir)
@@ -270,3 +277,19 @@ def test_every_card_and_rental_carries_the_same_facts_in_both_languages(engine):
             assert _facts(zh) == _facts(en), f"{g.name}\n--- zh\n{plain(zh)}\n--- en\n{plain(en)}"
     zh, en = answers.where_to_rent(engine, [], "zh", china=True), answers.where_to_rent(engine, [], "en", china=True)
     assert _facts(zh) == _facts(en), f"--- zh\n{plain(zh)}\n--- en\n{plain(en)}"
+
+
+def test_every_platform_asked_about_carries_the_same_facts_in_both_languages(engine, knowledge_dir):
+    """A platform named alone ("矩池云怎么收费"), with a card ("AutoDL 上 4090"), and the free quotas first: the
+    platform's texts (free tier, GPUs, notes, headline price) and its rental rows say the same in both languages."""
+    from bot.knowledge import load_platforms
+
+    need = Need(region="cn")
+    builds = [lambda lang: answers.where_to_rent(engine, [], lang, china=True, text="免费GPU")]
+    for p in load_platforms(knowledge_dir):
+        builds += [lambda lang, p=p: answers.where_to_rent(engine, [], lang, china=True, platforms=(p.name,)),
+                   lambda lang, p=p: answers.where_to_rent(engine, ["GeForce RTX 4090"], lang, china=True, need=need,
+                                                           platforms=(p.name,))]
+    for build in builds:
+        zh, en = build("zh"), build("en")
+        assert _facts(zh) == _facts(en), f"--- zh\n{plain(zh)}\n--- en\n{plain(en)}"

@@ -176,9 +176,9 @@ def test_a_piped_chat_loads_the_index_while_waiting_for_the_first_line(monkeypat
 
         def __iter__(self):
             deadline = time.monotonic() + 120
-            while engine._index is None and time.monotonic() < deadline:
+            while not engine.index_loaded and time.monotonic() < deadline:
                 time.sleep(0.05)
-            assert engine._index is not None, "nothing loaded the index before the first line arrived"
+            assert engine.index_loaded, "nothing loaded the index before the first line arrived"
             yield "国内用哪个云平台？\n"
 
     monkeypatch.setattr(sys, "stdin", SlowStdin())

@@ -195,3 +195,103 @@ def test_guide_answers_name_other_sections_by_their_titles(engine):
     for q in questions + [{"q": "what did dettmers recommend in 2019"}, {"q": "Tesla卡值得买吗"}]:
         text = plain(Conversation(engine).turn(q["q"]))
         assert not [i for i in ids if f'"{i}"' in text], (q["q"], text[:300])
+
+
+@pytest.mark.parametrize("first, abroad, local_symbol", [
+    ("预算8000训练CNN", "在台湾买的话呢", "NT$"),
+    ("预算8000训练CNN", "人在香港", "HK$"),
+    ("$1500 for LoRA on a 7B model", "I'm in Germany", "€"),
+    ("$1500 for LoRA on a 7B model", "what if I buy in the UK", "£"),
+])
+def test_a_region_abroad_is_priced_from_the_us_list_and_says_so(scorer_engine, first, abroad, local_symbol):
+    _, (a, b) = talk(scorer_engine, first, abroad)
+    assert b.recommendations and b.query["budget"]["currency"] == "USD"  # a yuan budget becomes dollars abroad
+    text = plain(b)
+    assert local_symbol in text  # the budget in the money people there pay in
+    assert ("US market prices" in text) if b.lang == "en" else ("美国市场价" in text)
+    assert all(r.price <= b.query["budget"]["amount"] * 1.05 for r in b.recommendations)
+
+
+@pytest.mark.parametrize("turns, said", [
+    (("$1500 for LoRA on a 7B model", "what about used?"), "used cards are already included"),
+    (("预算3000元做LLM推理，可以二手", "二手的呢"), "已经包含二手卡"),
+    (("预算8000训练CNN", "预算8000训练CNN"), "预算没变"),
+])
+def test_a_follow_up_that_changes_nothing_says_so(scorer_engine, turns, said):
+    _, replies = talk(scorer_engine, *turns)
+    assert [r.gpu for r in replies[-1].recommendations] == [r.gpu for r in replies[-2].recommendations]
+    assert said in plain(replies[-1])
+
+
+@pytest.mark.parametrize("first, double", [("$1500 for training CNNs", "and if I double the budget?"),
+                                           ("预算8000训练CNN", "预算翻倍呢")])
+def test_doubling_the_budget_doubles_it(scorer_engine, first, double):
+    _, (a, b) = talk(scorer_engine, first, double)
+    assert b.query["budget"]["amount"] == pytest.approx(2 * a.query["budget"]["amount"])
+    assert top(b).score > top(a).score
+
+
+@pytest.mark.parametrize("turns", [("best gpu for llm inference 13b, $2000", "same but for training"),
+                                   ("预算15000跑14B大模型推理", "那训练呢")])
+def test_training_said_of_the_llm_on_the_table_is_fine_tuning(scorer_engine, turns):
+    _, (a, b) = talk(scorer_engine, *turns)
+    assert a.query["workload"] == "llm_inference" and b.query["workload"] == "llm_finetune"
+    assert b.query["model_size_b"] == a.query["model_size_b"]
+
+
+@pytest.mark.parametrize("turns, count", [
+    (("我有一张3060 12G，能跑什么模型", "加一张3060呢"), 2),
+    (("what can a 3090 run?", "and with two of them?"), 2),
+    (("what can two 3090s run", "add another one"), 3),
+])
+def test_a_card_added_after_what_fits_counts_it(scorer_engine, turns, count):
+    _, replies = talk(scorer_engine, *turns)
+    first, last = replies[0], replies[-1]
+    assert first.query["rule"] == "what-fits" and last.query["rule"] == "what-fits", plain(last)
+    assert last.title.startswith(f"{count}×") or f"{count}× " in last.title, last.title
+
+
+@pytest.mark.parametrize("turns", [("想跑 Qwen 14B，有什么卡推荐", "预算大概6000", "那个显存够不够长上下文"),
+                                   ("can a 4060 ti 16gb run llama 3 8b", "will it handle 32k context?")])
+def test_a_context_asked_of_the_card_and_model_on_the_table_is_a_fit(scorer_engine, turns):
+    conv, replies = talk(scorer_engine, *turns)
+    last = replies[-1]
+    assert last.query["rule"] == "fit", plain(last)
+    assert "32,768" in plain(last)  # a long context without a number is read as 32k, and shown
+
+
+@pytest.mark.parametrize("turns", [("whisper transcription, $1500", "and to fine-tune it?"),
+                                   ("SD出图，预算6000", "想微调LoRA呢")])
+def test_fine_tuning_the_job_on_the_table_keeps_it_and_asks_for_its_comfortable_memory(scorer_engine, turns):
+    _, (a, b) = talk(scorer_engine, *turns)
+    assert b.query["workload"] == a.query["workload"]  # not a switch to fine-tuning LLMs
+    assert b.recommendations and min(r.vram_gb for r in b.recommendations) >= b.query["min_vram_gb"] > 0
+    assert a.query["min_vram_gb"] is None or a.query["min_vram_gb"] < b.query["min_vram_gb"]
+    assert ("For fine-tuning" in plain(b)) if b.lang == "en" else ("按微调来选" in plain(b))
+
+
+@pytest.mark.parametrize("text, labels", [("手上有8000块，想学深度学习顺便玩玩SD", ("入门学习", "图像生成")),
+                                          ("SD and a 13B chat model, $1500", ("image generation", "running LLMs"))])
+def test_a_second_job_is_named_in_the_answer(scorer_engine, text, labels):
+    _, (r,) = talk(scorer_engine, text)
+    assert len(r.query["workloads"]) == 2 and r.recommendations
+    assert all(label in r.title for label in labels), r.title
+
+
+@pytest.mark.parametrize("turns, rule, check", [
+    (("预算1万左右，想跑本地大模型推理，主要是qwen 14b", "加一张呢"), "recommend",
+     lambda r: r.query["gpu_count"] == 2),
+    (("which gpu for LLM inference, 2 grand", "ok forget gaming. cheaper?"), "recommend",
+     lambda r: r.query["budget"]["amount"] < 2000),
+    (("what's the best card under 1000 dollars for ML", "in china how much is that"), "recommend",
+     lambda r: r.query["budget"]["currency"] == "CNY"),
+    (("what's the best card under 1000 dollars for ML", "what about buying one in HK"), "recommend",
+     lambda r: "HK$" in plain(r)),
+    (("我有一张4070 12G，想跑deepseek 14b蒸馏版", "够吗"), "fit", lambda r: "4070" in r.title),
+    (("where can I rent an A100?", "how much per month roughly"), "rent", lambda r: r.intent == "rent"),
+])
+def test_short_follow_ups_keep_the_thread(scorer_engine, turns, rule, check):
+    _, replies = talk(scorer_engine, *turns)
+    last = replies[-1]
+    assert last.query["rule"] == rule, plain(last)
+    assert check(last), plain(last)

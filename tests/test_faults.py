@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -105,8 +107,9 @@ async def test_corrupt_session_database_starts_fresh(start, bot_settings, caplog
         for chat in range(300):
             store.put(chat, Session(need=Need(workloads=("cnn",)), last_picks=["GeForce RTX 4090"] * 5),
                       {"s": ["why?"] * 5, "c": [], "h": [], "session": Session().to_dict()})
-        store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         store.close()
+        with closing(sqlite3.connect(db)) as conn:  # everything in the main file, none left in the WAL
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         whole = db.read_bytes()
         db.write_bytes(whole[: len(whole) // 2])
     damaged = db.read_bytes()
@@ -128,7 +131,7 @@ async def test_corrupt_session_database_starts_fresh(start, bot_settings, caplog
 async def test_one_failing_chat_does_not_stop_the_others(start, monkeypatch, caplog):
     h = await start()
     advisor = h.advisor
-    real_turn = advisor._turn
+    real_turn = advisor.take_turn
     failing = 1401
 
     def turn(chat_id, text, *args):
@@ -137,7 +140,7 @@ async def test_one_failing_chat_does_not_stop_the_others(start, monkeypatch, cap
             raise RuntimeError("injected failure for one chat")
         return real_turn(chat_id, text, *args)
 
-    monkeypatch.setattr(advisor, "_turn", turn)
+    monkeypatch.setattr(advisor, "take_turn", turn)
     fake = h.fake
     mark = fake.mark()
     with caplog.at_level(logging.ERROR):
@@ -151,7 +154,7 @@ async def test_one_failing_chat_does_not_stop_the_others(start, monkeypatch, cap
     assert any("injected failure" in (r.exc_text or "") or r.exc_info for r in caplog.records)
 
     # the failing chat is not stuck: once the fault is gone it is answered again
-    monkeypatch.setattr(advisor, "_turn", real_turn)
+    monkeypatch.setattr(advisor, "take_turn", real_turn)
     [again] = await h.say(failing, "$1500, training CNNs")
     assert "budget $1,500" in again.text
 

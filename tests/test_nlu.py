@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
@@ -298,3 +299,13 @@ def test_typo_correction_keeps_english_and_our_own_words():
 
     assert corrected("is it raining, and is deepspeed like deepseek?") == "is it raining, and is deepspeed like deepseek?"
     assert corrected("lerning and trainning") == "learning and training"
+
+
+@pytest.mark.parametrize("text, count", [("A100 40G 和 80G 差别大吗", 2), ("4060 Ti 8G和16G选哪个", 2),
+                                         ("A100 40GB vs 80GB", 2), ("预算8000训练CNN，4090 24g", 1)])
+def test_a_second_memory_size_after_a_card_names_its_other_version(catalog, text, count):
+    from bot.nlu import parse
+
+    q = parse(text, catalog)
+    assert len(q.gpus) == count, q.gpus
+    assert len({re.sub(r"\d+GB.*", "", g) for g in q.gpus}) == 1  # the same card in two memory sizes

@@ -117,9 +117,15 @@ def test_rental_follow_ups_stay_rental_questions(scorer_engine, catalog):
 
 
 def test_abroad_puts_international_offers_first_and_a_named_platform_without_a_price_is_named(scorer_engine):
+    from bot.knowledge import load_platform_rows
+
+    offers = load_rentals(KNOWLEDGE)
+    bare = next(r for r in load_platform_rows(KNOWLEDGE) if r["region"] == "china" and r["name_zh"] and
+                r["price_unit"].startswith("per GPU-hour") and  # a rental site (not a free notebook service)
+                not any(o.platform == r["name"] and o.family == "RTX 4090" for o in offers))
     conv = Conversation(scorer_engine)
-    named = conv.turn("恒源云有4090吗")
-    assert "恒源云" in named.paragraphs[0] and "价格页" in named.paragraphs[0], plain(named)
+    named = conv.turn(f"{bare['name_zh']}有4090吗")
+    assert bare["name_zh"] in named.paragraphs[0] and "价格页" in named.paragraphs[0], plain(named)
     abroad = conv.turn("国外呢")
     assert abroad.intent == "rent", plain(abroad)
     china_platforms = {o.platform for o in load_rentals(KNOWLEDGE) if o.region == "china"}
@@ -134,3 +140,67 @@ def test_many_gpus_for_one_job_are_priced_on_a_multi_gpu_machine(scorer_engine):
     machines = {o.platform for o in load_rentals(KNOWLEDGE) if o.billing == "instance" and o.family == "H100"}
     assert eight.intent == "rent" and "one machine" in eight.paragraphs[0], plain(eight)
     assert any(f"At {p}'s rate, 8 GPUs" in eight.paragraphs[0] for p in machines), eight.paragraphs[0]
+
+
+@pytest.mark.parametrize("text", ["国内租 A100 哪家便宜", "国内租3090多少钱一小时", "rent an RTX 4090 in China, per hour?"])
+def test_a_china_rental_question_gets_a_dated_table_from_several_china_platforms(scorer_engine, text):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "rent" and reply.table is not None, plain(reply)
+    china = {o.platform for o in load_rentals(KNOWLEDGE) if o.region == "china"}
+    rows = reply.table.rows
+    local = [row for row in rows if row[0] in china]
+    assert len({row[0] for row in local}) >= 2 and all(re.search(r"20\d\d-\d\d", row[-1]) for row in rows)
+    assert list(rows[: len(local)]) == local, "China platforms come first for a question about China"
+    assert re.search(r"¥\d", local[0][2]) and re.search(r"20\d\d-\d\d", reply.paragraphs[0])
+
+
+def test_china_rental_prices_come_from_at_least_three_platforms_in_one_table(scorer_engine):
+    reply = Conversation(scorer_engine).turn("租一张4090多少钱一小时")
+    china = {o.platform for o in load_rentals(KNOWLEDGE) if o.region == "china"}
+    assert len({row[0] for row in reply.table.rows if row[0] in china}) >= 3, plain(reply)
+
+
+def test_a_named_platform_leads_the_answer_and_its_rows_come_first(scorer_engine):
+    from bot.knowledge import load_platform_rows
+
+    offers = load_rentals(KNOWLEDGE)
+    rows = {r["name"]: r for r in load_platform_rows(KNOWLEDGE)}
+    # a China platform with a dated offer that is not the cheapest for its card: naming it must still put it first
+    for o in sorted(offers, key=lambda o: -o.price):
+        cheaper = [x for x in offers if x.family == o.family and x.region == "china" and x.price < o.price]
+        if o.region == "china" and o.platform in rows and rows[o.platform]["name_zh"] and cheaper:
+            break
+    card = next(g for g in scorer_engine.catalog if family_of(g.name) == o.family)
+    for name in (rows[o.platform]["name_zh"], rows[o.platform]["name"]):
+        reply = Conversation(scorer_engine).turn(f"{name} 租 {card.name} 多少钱一小时")
+        assert reply.table.rows[0][0] == o.platform, plain(reply)
+        assert reply.paragraphs[0].split("。")[0].count(o.platform.split()[0]) >= 1, reply.paragraphs[0]
+
+
+def test_a_question_about_a_platform_alone_answers_about_that_platform(scorer_engine):
+    from bot.knowledge import load_platform_rows
+
+    offers = load_rentals(KNOWLEDGE)
+    for r in load_platform_rows(KNOWLEDGE):
+        if r["region"] != "china" or not r["name_zh"] or not r["price_unit"].startswith("per GPU-hour"):
+            continue  # the rental sites (a free notebook service is a question about its quota)
+        reply = Conversation(scorer_engine).turn(f"{r['name_zh']}怎么收费")
+        if reply.intent == "question":  # the platform's own sheet answers, with its dated price when it has one
+            assert reply.topic == f"platform:{r['name']}", plain(reply)
+            assert not r["price"] or re.search(r"20\d\d-\d\d", " ".join(reply.paragraphs)), plain(reply)
+            continue
+        assert reply.intent == "rent" and r["name_zh"] in reply.paragraphs[0], plain(reply)
+        mine = [o for o in offers if o.platform == r["name"]]
+        if mine:  # its dated offers, and only its
+            assert reply.table is not None and {row[0] for row in reply.table.rows} == {r["name"]}, plain(reply)
+        else:
+            assert r["url"] in reply.paragraphs[0], plain(reply)
+
+
+def test_a_request_for_free_gpus_lists_the_free_quotas_first(scorer_engine):
+    from bot.knowledge import load_platform_rows
+
+    free = {r["name"] for r in load_platform_rows(KNOWLEDGE) if r["free_tier"].lower().startswith("yes")}
+    reply = Conversation(scorer_engine).turn("where can I rent a GPU for free?")
+    assert reply.intent == "rent", plain(reply)
+    assert {row[0] for row in reply.table.rows[: len(free)]} == free, plain(reply)

@@ -53,7 +53,7 @@ def eval_set():
 
 
 def test_set_is_large_balanced_and_has_a_heldout_split(eval_set):
-    on = [it for it in eval_set if it["sections"]]
+    on = [it for it in eval_set if it["sections"] and not it.get("script")]  # Traditional versions: their own row
     off = [it for it in eval_set if not it["sections"]]
     assert len(on) >= 110 and len(off) >= 24
     for lang in bench.LANGS:
@@ -83,6 +83,16 @@ def test_every_guide_section_and_seed_fact_is_asked_in_both_languages(eval_set, 
 def test_hybrid_recall_at_3(evaluation, lang):
     r3 = evaluation["methods"]["hybrid"]["all"][lang]["recall@3"]
     assert r3 >= 0.90, f"hybrid recall@3 ({lang}) = {r3:.3f}; misses: {evaluation['failures']}"
+
+
+def test_traditional_questions_are_their_own_row_and_retrieve_as_well_as_simplified(eval_set, evaluation):
+    hant = [it for it in eval_set if it.get("script") == "zh-Hant"]
+    assert len(hant) >= 40 and any(it["split"] == "heldout" for it in hant)
+    h = evaluation["methods"]["hybrid"]
+    assert h["all"]["zh-Hant"]["n"] == len(hant)
+    for split in ("heldout", "all"):
+        hant_r3, simp_r3 = h[split]["zh-Hant"]["recall@3"], h[split]["zh"]["recall@3"]
+        assert hant_r3 >= simp_r3 - 0.03, f"{split}: Traditional {hant_r3:.3f} vs Simplified {simp_r3:.3f}"
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -7,9 +7,11 @@ import logging
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -33,10 +35,7 @@ class Harness:
 
     async def idle(self, chat_id: int, timeout: float = 20) -> None:
         deadline = time.monotonic() + timeout
-        while True:
-            lock = self.advisor._locks.get(chat_id)
-            if lock is None or not lock.locked():
-                return
+        while self.advisor.chats.busy(chat_id):
             assert time.monotonic() < deadline, "the chat's turn did not finish"
             await asyncio.sleep(0.02)
 
@@ -102,6 +101,11 @@ async def start_bot(engine, fake, bot_settings):
     yield factory
     for h in started:
         await _stop(h)
+
+
+def _read_only(path: Path) -> closing[sqlite3.Connection]:
+    """The store's file as another process sees it (an operator's `sqlite3`), opened read-only."""
+    return closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True))
 
 
 def _prices(text: str) -> list[float]:
@@ -308,8 +312,56 @@ async def test_chart_and_suggestion_buttons(bot):
     [ans] = await bot.fake.wait_for("answerCallbackQuery", since=mark)
     assert "expired" in ans.params.get("text", "")
     bot.fake.push_callback(chat, 1, "s:bogus")
-    await bot.fake.wait_for("answerCallbackQuery", since=mark, count=2)
+    bot.fake.push_callback(chat, 1, "z:1")  # a kind of button this bot does not make
+    answers = await bot.fake.wait_for("answerCallbackQuery", since=mark, count=3)
+    assert all("expired" in a.params.get("text", "") for a in answers)
     assert not bot.fake.calls_of("sendMessage", chat, mark)
+
+
+@aio
+async def test_commands_and_buttons_are_routed_from_their_tables(bot):
+    """Each row of the command table is a CommandHandler and a line of the menu; each kind of button has its own
+    CallbackQueryHandler(pattern=…). Every button the bot makes matches exactly one pattern, forged data none."""
+    from telegram.ext import CallbackQueryHandler, CommandHandler
+
+    from bot.reply import Reply
+    from bot.telegram.buttons import CALLBACKS
+    from bot.telegram.handlers import COMMANDS
+    from bot.telegram.keyboards import BUDGETS, language_keyboard, recommend_step, reply_rows
+
+    handlers = bot.app.handlers[0]
+    assert [(h.commands, h.callback) for h in handlers if isinstance(h, CommandHandler)] == \
+        [(frozenset([c.name]), c.handler) for c in COMMANDS]
+    assert [c["command"] for c in bot.fake.calls_of("setMyCommands")[0].params["commands"]] == [c.name for c in COMMANDS]
+    routes = [(h.pattern, h.callback) for h in handlers if isinstance(h, CallbackQueryHandler)]
+    assert routes == [*CALLBACKS, (None, routes[-1][1])]  # then one for data no pattern matches
+    assert len({callback for _, callback in CALLBACKS}) == len(CALLBACKS)
+
+    reply = Reply("recommend", "en", suggestions=("why?", "cheaper?"), chart_gpus=("GeForce RTX 4090",))
+    made = [data for row in reply_rows(reply, 7, details=True) for _, data in row]
+    for lang in ("zh", "en"):
+        for choices in ([], [len(BUDGETS[lang]) - 1], [0, 5]):
+            made += [b.callback_data for row in recommend_step(lang, choices)[1].inline_keyboard for b in row]
+    made += [b.callback_data for row in language_keyboard().inline_keyboard for b in row]
+    assert {d[0] for d in made} == {"s", "c", "d", "r", "l"} and any(d.endswith(":b") for d in made)
+    for data in made:
+        assert len([p for p, _ in CALLBACKS if p.match(data)]) == 1, data
+    for forged in ("s:bogus", "s:1", "c:", "c:x", "d:-1", "r:xx:1", "r:zh:1:2:3:4", "z:1", "sx:1:2"):
+        assert not [p for p, _ in CALLBACKS if p.match(forged)], forged
+
+
+@aio
+async def test_a_chart_comes_in_the_chats_language_and_script(bot):
+    """The chart's caption (and the chart, drawn from the answer's session) in the script the user writes."""
+    for chat, question, caption in ((503, "預算8000訓練CNN推薦什麼顯卡", "價位相近的其他顯卡"),
+                                    (504, "预算8000训练CNN推荐什么卡", "价位相近的其他显卡"),
+                                    (505, "$1500, training CNNs", "other cards at similar prices")):
+        [first] = await bot.say(chat, question)
+        mark = bot.fake.mark()
+        await bot.click(chat, first, next(b["text"] for b in first.buttons() if b["text"].startswith("📈")))
+        [photo] = await bot.fake.wait_for("sendPhoto", chat_id=chat, since=mark)
+        assert caption in photo.text, photo.text
+        assert photo.files["photo"].startswith(b"\x89PNG")
 
 
 @aio
@@ -319,13 +371,13 @@ async def test_typing_indicator_only_for_slow_answers(bot, monkeypatch):
     await bot.say(1501, "$1000 for CNNs")
     assert not fake.calls_of("sendChatAction", 1501, mark), "an answer in milliseconds needs no 'typing…'"
 
-    real_turn = bot.advisor._turn
+    real_turn = bot.advisor.take_turn
 
     def slow_turn(*args, **kwargs):
         time.sleep(bot.advisor.typing_delay + 0.4)
         return real_turn(*args, **kwargs)
 
-    monkeypatch.setattr(bot.advisor, "_turn", slow_turn)
+    monkeypatch.setattr(bot.advisor, "take_turn", slow_turn)
     mark = fake.mark()
     [r] = await bot.say(1501, "cheaper?")
     [typing] = fake.calls_of("sendChatAction", 1501, mark)
@@ -347,7 +399,7 @@ async def test_429_then_success(bot):
 
 @aio
 async def test_500_and_network_errors_are_retried(bot):
-    bot.advisor.retry_delay = 0.05
+    bot.advisor.backoff.first = 0.05
     bot.fake.fail_next("sendMessage", 2, status=500)
     mark = bot.fake.mark()
     [r] = await bot.say(602, "/help")
@@ -363,7 +415,7 @@ async def test_500_and_network_errors_are_retried(bot):
         await asyncio.sleep(0.05)
     [r] = await bot.say(604, "/help")  # another chat is answered meanwhile
     assert "GPU advisor" in r.text
-    bot.fake._failures.clear()  # the outage ends: the queued reply arrives, once
+    bot.fake.end_outage()  # the queued reply arrives, once
     [late] = await bot.replies(603, mark)
     assert "GPU advisor" in late.text and bot.advisor.store.pending() == 0
     await asyncio.sleep(1.0)
@@ -430,7 +482,7 @@ async def test_handler_errors_are_logged_and_the_user_told(bot, caplog, monkeypa
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(bot.advisor, "_turn", broken)
+    monkeypatch.setattr(bot.advisor, "take_turn", broken)
     with caplog.at_level(logging.ERROR):
         [r] = await bot.say(901, "$1000 for CNNs")
     assert "something went wrong" in r.text
@@ -567,7 +619,9 @@ def test_store_keeps_chats_apart_and_survives_reopen(tmp_path):
     store = SessionStore(path)
     store.put(1, Session(lang="zh", need=Need(budget=Budget(8000, "CNY"), workloads=("cnn",)), last_picks=["A", "B"]))
     key = store.put(2, Session(lang="en", need=Need(workloads=("rnn",))), {"s": ["why?"], "c": [], "h": [], "session": {}})
-    assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    with _read_only(path) as db:  # what another process sees: committed, in WAL mode
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 2
     store.close()  # (no explicit flush needed: every put is committed)
     again = SessionStore(path)
     assert again.get(1).need.budget == Budget(8000, "CNY") and again.get(1).last_picks == ["A", "B"]
@@ -592,7 +646,9 @@ def test_corrupt_store_is_moved_aside(tmp_path, caplog):
     assert store.get(7).need.workload == "cnn"
 
     # a row that no longer reads as a Session: that chat starts over, the others are unaffected
-    store._conn.execute("UPDATE sessions SET data = '{\"budget\": 5}' WHERE chat_id = 7")
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("UPDATE sessions SET data = '{\"budget\": 5}' WHERE chat_id = 7")
+        db.commit()
     assert store.get(7).need.workload is None
 
 
@@ -619,42 +675,68 @@ def test_telegram_command_without_token_exits_2(tmp_path):
     assert p.returncode == 2 and "TELEGRAM_BOT_TOKEN is not set" in p.stderr and "Traceback" not in p.stderr
 
 
+class BotProcess:
+    """The real `python -m bot telegram` as a process against a fake Bot API server, keeping its state in one data
+    dir across restarts; each start's output goes to a log file of its own."""
+
+    def __init__(self, fake: FakeBotAPI, tmp_path: Path):
+        self.fake, self.cwd, self.data = fake, tmp_path, tmp_path / "data"
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "GPU_ADVISOR_"))}
+        self.env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
+                        TELEGRAM_BOT_TOKEN=fake.token, TELEGRAM_BASE_URL=fake.base_url, GPU_ADVISOR_DATA_DIR=str(self.data),
+                        GPU_ADVISOR_LOG_LEVEL="DEBUG", PYTHONPATH=str(ROOT),
+                        GPU_ADVISOR_TELEGRAM_PRELOAD="0")  # budget turns never need the index: a start takes seconds
+        self.logs: list[Path] = []
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.logs.append(self.cwd / f"bot-{len(self.logs)}.log")
+        with open(self.logs[-1], "w") as out:
+            self.proc = subprocess.Popen([sys.executable, "-m", "bot", "telegram"], cwd=self.cwd, env=self.env,
+                                         stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def kill(self) -> None:
+        """SIGKILL: no handler, no cleanup, open connections cut."""
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+    def check_logs(self) -> None:
+        for path in self.logs:
+            text = path.read_text(errors="replace")
+            assert "getUpdates" in text  # DEBUG logging was on, and the requests went out
+            assert self.fake.token not in text, f"the token leaked into {path.name}"
+
+
 def test_kill_9_between_question_and_follow_up_loses_nothing(tmp_path):
     """The real `python -m bot telegram`, killed with SIGKILL right after an answer, then restarted."""
     from bot.store import SessionStore
 
     fake = FakeBotAPI(token="123:TEST").start()
-    data = tmp_path / "data"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "GPU_ADVISOR_"))}
-    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
-               TELEGRAM_BOT_TOKEN=fake.token, TELEGRAM_BASE_URL=fake.base_url, GPU_ADVISOR_DATA_DIR=str(data),
-               GPU_ADVISOR_LOG_LEVEL="DEBUG", PYTHONPATH=str(ROOT))
-    logs: list[Path] = []
-
-    def start():
-        logs.append(tmp_path / f"bot-{len(logs)}.log")
-        with open(logs[-1], "w") as out:
-            return subprocess.Popen([sys.executable, "-m", "bot", "telegram"], cwd=tmp_path, env=env, stdout=out,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
-
-    env["GPU_ADVISOR_TELEGRAM_PRELOAD"] = "0"  # budget turns never need the index: both starts take seconds
-    proc = start()
+    bot = BotProcess(fake, tmp_path)
+    bot.start()
     try:
         first_id = fake.push_text(1201, "预算8000训练CNN推荐什么卡", language_code="zh")
         [first] = fake.wait_for_sync("sendMessage", chat_id=1201, timeout=120)
         deadline = time.monotonic() + 10
         while fake.confirmed_offset <= first_id and time.monotonic() < deadline:  # the update was acknowledged
             time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(10)
+        bot.kill()
 
-        db = SessionStore(data / "telegram.sqlite3")  # what the killed process left
+        db = SessionStore(bot.data / "telegram.sqlite3")  # what the killed process left
         stored = db.get(1201)
         db.close()
         assert stored.need.budget.amount == 8000 and stored.last_picks, stored
 
         mark = fake.mark()
-        proc = start()
+        bot.start()
         fake.push_text(1201, "便宜点的呢？", language_code="zh")
         [follow] = fake.wait_for_sync("sendMessage", chat_id=1201, since=mark, timeout=120)
         top1, price1 = _picks(first.text)[0], _prices(first.text)[0]
@@ -663,17 +745,51 @@ def test_kill_9_between_question_and_follow_up_loses_nothing(tmp_path):
         # the question was not answered twice: the restarted bot went on from the stored state
         assert not [c for c in fake.calls_of("sendMessage", 1201, mark) if "预算 ¥8,000" in c.text]
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        bot.stop()
         fake.stop()
-    for path in logs:
-        text = path.read_text(errors="replace")
-        assert "getUpdates" in text  # DEBUG logging was on, and the requests went out
-        assert fake.token not in text, f"the token leaked into {path.name}"
+    bot.check_logs()
+
+
+def test_kill_9_while_sending_the_reply_then_it_arrives_exactly_once(tmp_path):
+    """SIGKILL lands while the reply's sendMessage is in flight (the fake server holds the request open, unanswered):
+    Telegram never got it. The reply and the update it answers were committed before the send, so the restarted bot
+    sends it from the outbox — once — and does not answer the question again."""
+    fake = FakeBotAPI(token="123:TEST").start()
+    bot = BotProcess(fake, tmp_path)
+    chat = 1202
+    held = fake.hold("sendMessage", lambda c: c.chat_id == chat)
+    bot.start()
+    try:
+        update_id = fake.push_text(chat, "预算8000训练CNN推荐什么卡", language_code="zh")
+        assert held.arrived.wait(120), "the bot never sent the reply"
+        assert "预算 ¥8,000" in held.call.text
+        bot.kill()
+        held.release()
+        assert held.done.wait(10) and held.outcome == "dropped", "the kill did not land while the reply was in flight"
+        with _read_only(bot.data / "telegram.sqlite3") as db:  # what the killed process left
+            assert db.execute("SELECT COUNT(*) FROM outbox WHERE chat_id = ?", (chat,)).fetchone()[0] == 1
+            assert db.execute("SELECT 1 FROM updates WHERE update_id = ?", (update_id,)).fetchone()
+        assert not fake.calls_of("sendMessage", chat)
+
+        bot.start()
+        [reply] = fake.wait_for_sync("sendMessage", chat_id=chat, timeout=120)
+        assert reply.text == held.call.text
+        # a later message's answer comes after everything queued before it: a second copy would be out by then
+        mark = fake.mark()
+        fake.push_text(chat, "便宜点的呢？", language_code="zh")
+        [follow] = fake.wait_for_sync("sendMessage", chat_id=chat, since=mark, timeout=60)
+        assert "在上次首选" in follow.text, follow.text
+        bot.stop()
+        assert bot.proc.returncode == 0
+        assert [c.text for c in fake.calls_of("sendMessage", chat)] == [reply.text, follow.text]
+        with _read_only(bot.data / "telegram.sqlite3") as db:
+            assert db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0] == 0
+        assert fake.confirmed_offset > update_id  # Telegram will not deliver the question again either
+    finally:
+        held.release()
+        bot.stop()
+        fake.stop()
+    bot.check_logs()
 
 
 def test_warm_up_never_loads_the_index(catalog, settings):
@@ -683,7 +799,7 @@ def test_warm_up_never_loads_the_index(catalog, settings):
 
     engine = Engine(catalog, settings.knowledge_dir, settings.index_dir, settings.model_path, settings.min_relevance)
     warm_up(engine)
-    assert engine._index is None
+    assert not engine.index_loaded
 
 
 def test_every_guided_choice_reads_as_typed(catalog):
@@ -780,8 +896,9 @@ def test_the_store_schema_is_versioned_and_migrated(tmp_path):
     conn.close()
     store = SessionStore(old)
     assert store.get(5).lang == "zh"
-    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     store.close()
+    with _read_only(old) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     newer = tmp_path / "newer.sqlite3"
     conn = sqlite3.connect(newer)
     conn.execute("PRAGMA user_version = 999")
@@ -823,7 +940,7 @@ async def test_a_reply_queued_when_the_api_is_down_arrives_once_after_a_restart(
     """The process stops (or is killed) while the Bot API refuses: the reply is in the outbox with the session, and
     the next start sends it — once."""
     first = await _start(bot_settings, engine, fake)
-    first.advisor.retry_delay = 5.0  # no retry before the stop
+    first.advisor.backoff.first = 5.0  # no retry before the stop
     fake.fail_next("sendMessage", 1000, status=502)
     mark = fake.mark()
     fake.push_text(611, "$1500, training CNNs")
@@ -834,7 +951,7 @@ async def test_a_reply_queued_when_the_api_is_down_arrives_once_after_a_restart(
     await first.idle(611)
     assert first.advisor.store.pending() == 1
     await _stop(first)
-    fake._failures.clear()
+    fake.end_outage()
     second = await _start(bot_settings, engine, fake)
     try:
         [r] = await second.replies(611, mark)
@@ -847,8 +964,8 @@ async def test_a_reply_queued_when_the_api_is_down_arrives_once_after_a_restart(
 
 @aio
 async def test_a_reply_that_cannot_be_sent_in_time_is_given_up_with_its_chat_logged(bot, caplog):
-    bot.advisor.retry_delay = 0.05
-    bot.advisor.outbox_window = 1.0  # (ten minutes by default)
+    bot.advisor.backoff.first = 0.05
+    bot.advisor.outbox.window = 1.0  # (ten minutes by default)
     bot.fake.fail_next("sendMessage", 1000, status=502)
     try:
         with caplog.at_level(logging.INFO, logger="bot.telegram"):
@@ -860,7 +977,7 @@ async def test_a_reply_that_cannot_be_sent_in_time_is_given_up_with_its_chat_log
         line = next(r.getMessage() for r in caplog.records if "gave up" in r.getMessage())
         assert "612" in line and bot.advisor.store.pending() == 0
     finally:
-        bot.fake._failures.clear()
+        bot.fake.end_outage()
 
 
 @aio
@@ -871,7 +988,7 @@ async def test_an_update_posted_again_is_answered_once(bot):
     mark = bot.fake.mark()
     uid = bot.fake.push_text(613, "$1500, training CNNs")
     [r] = await bot.replies(613, mark)
-    msg = bot.fake._user_message(613, None, "en", "private")
+    msg = bot.fake.user_message(613)
     again = {"update_id": uid, "message": dict(msg, text="$1500, training CNNs")}  # the same update, posted again
     await bot.app.process_update(Update.de_json(again, bot.app.bot))
     await asyncio.sleep(0.5)
@@ -880,19 +997,18 @@ async def test_an_update_posted_again_is_answered_once(bot):
     assert bot.advisor.store.seen(uid)
 
 
-def test_a_wrong_token_is_one_line_and_exit_2_before_anything_loads(settings, fake, tmp_path, capsys, monkeypatch):
+def test_a_wrong_token_is_one_line_and_exit_2_before_anything_loads(settings, fake, tmp_path, capsys):
     """Checked with getMe first: no store opened, no model loaded, no traceback; a trailing slash in the address is
     not mistaken for a rejected token."""
     from bot import telegram
 
-    loaded = []
-    monkeypatch.setattr(telegram, "open_store", lambda *a, **k: loaded.append("store"))
     code = telegram.run(settings.model_copy(update={"telegram_bot_token": "999:WRONG", "data_dir": tmp_path,
                                                     "telegram_base_url": fake.base_url}))
     err = capsys.readouterr().err
     assert code == 2 and "rejected TELEGRAM_BOT_TOKEN" in err and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1 and not loaded and "999:WRONG" not in err
-    me = asyncio.run(telegram._get_me(settings.model_copy(update={"telegram_base_url": fake.base_url + "/"}),
+    assert len(err.strip().splitlines()) == 1 and "999:WRONG" not in err
+    assert not (tmp_path / "telegram.sqlite3").exists(), "the store was opened before the token was checked"
+    me = asyncio.run(telegram.get_me(settings.model_copy(update={"telegram_base_url": fake.base_url + "/"}),
                                       fake.token))
     assert me.username == fake.username
 
@@ -1008,3 +1124,13 @@ async def test_lang_traditional_and_simplified(bot):
     await bot.say(chat, "/lang zh-Hans", language_code="zh")
     [r] = await bot.say(chat, "預算8000訓練CNN", language_code="zh")
     assert chinese_script(r.text) == "zh-cn"
+
+
+@aio
+async def test_a_traditional_chats_buttons_are_in_traditional(bot):
+    """Suggestions and the bot's own buttons (chart, details) in the script of the answer they sit under."""
+    [first] = await bot.say(506, "預算8000訓練CNN推薦什麼顯卡")
+    labels = [b["text"] for b in first.buttons()]
+    assert any(t.startswith("📈") for t in labels), labels
+    simplified_only = set("价图详细为这个么显卡")  # characters a Traditional label never has
+    assert not [t for t in labels if set(t) & simplified_only], labels

@@ -181,11 +181,24 @@ def _starts_with_word(text: str, w: str) -> bool:
     return text.startswith(w) and (not w.isascii() or len(text) == len(w) or not text[len(w)].isalnum())
 
 
-def cues(text: str) -> frozenset[str]:
-    """The follow-up words a message carries (why, compare, rent, power, …): the dialogue policy's conditions."""
-    found = {name for name, ws in words("slots", "cues").items() if has_any(text, ws)}
+def cues(text: str, with_cards: str | None = None) -> frozenset[str]:
+    """The follow-up words a message carries (why, compare, rent, power, …): the dialogue policy's conditions.
+    Entries with "@" stand for a card's name ("what can a @ run") and are looked for in `with_cards`, the text
+    with each card named replaced by "@"."""
+    if with_cards and "@" in with_cards:
+        with_cards = re.sub(r"@\w*\s*", "@ ", with_cards)  # "a @    run", "two @s run": one "@" and a space
+    found = {name for name, ws in words("slots", "cues").items() if has_any(text, ws)
+             or (with_cards and "@" in with_cards and has_any(with_cards, [w for w in ws if "@" in w]))}
     if "offtopic" in found:  # "is it safe to buy a mining card": a used GPU, not crypto mining
         rest = mask(text, find_any(text, words("slots", "offtopic_in_domain")))
+        rest = mask(rest, _set_aside(rest))  # "ok forget gaming. cheaper?"
         if not has_any(rest, words("slots", "cues", "offtopic")):
             found.discard("offtopic")
     return frozenset(found)
+
+
+def _set_aside(text: str) -> list[tuple[int, int]]:
+    """Spans from a word that sets a topic aside ("forget", "算了") to the end of its clause."""
+    ends = find_any(text, words("slots", "workload_negation", "ends"))
+    return [(a, min((ea for ea, _ in ends if ea >= b), default=len(text)))
+            for a, b in find_any(text, words("slots", "topic_dropped"))]

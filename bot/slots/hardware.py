@@ -30,7 +30,27 @@ def gpus(text: str, catalog: Catalog | None) -> tuple[tuple[str, ...], Spans]:
         g = _laptop_variant(text, g, catalog, start, end)
         if g.name not in names:
             names.append(g.name)
+        other = _other_memory_variant(text, catalog, start, end)
+        if other is not None and other[0].name not in names:
+            names.append(other[0].name)
+            spans.append(other[1])
     return tuple(names), spans
+
+
+# "A100 40G 和 80G", "4060 Ti 8GB or 16GB": a second memory size right after a card names the same card with it
+_SECOND_SIZE = re.compile(r"\s*(?:和|与|跟|同|还是|還是|或者?|定係|vs\.?|versus|or|and|/)\s*(\d{1,3})\s*(?:gb|g)(?![a-z0-9])")
+_SIZE_IN_NAME = re.compile(r"(\d{1,3})\s*(?:gb|g)(?![a-z0-9])")
+
+
+def _other_memory_variant(text: str, catalog: Catalog, start: int, end: int):
+    m = _SECOND_SIZE.match(text, end)
+    said = _SIZE_IN_NAME.search(text, start, end)
+    if not m or not said:
+        return None
+    mention = text[start:end]
+    renamed = mention[:said.start() - start] + m[1] + "gb" + mention[said.end() - start:]
+    found = [g for _, _, g in catalog.find_mentions(renamed)]
+    return (found[0], m.span()) if found else None
 
 
 _DESKTOP = ("desktop", "台式", "台式机", "桌面版", "桌機", "台式電腦")

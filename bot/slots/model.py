@@ -199,10 +199,11 @@ _CONTEXT = re.compile(r"(\d{1,4})\s*k\s*(?:tokens?\s*)?(?:context|ctx|上下文|
 
 
 def context_tokens(text: str) -> tuple[int | None, Spans]:
-    """A context length ('32k context', '上下文 128k'): tokens."""
+    """A context length ('32k context', '上下文 128k'; a long context without a number is the lexicon's): tokens."""
     m = _CONTEXT.search(text)
     if not m:
-        return None, []
+        long = search_any(text, words("slots", "long_context", "words"))  # "长上下文", "long prompts": no number
+        return (int(words("slots", "long_context", "tokens")), [long.span()]) if long else (None, [])
     k = int(m[1] or m[2])
     return (k * 1024 if 1 <= k <= 2048 else None), [m.span()]
 
