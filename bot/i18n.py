@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.need import CURRENCY_SYMBOLS, format_money
@@ -14,6 +15,39 @@ class Text:
 
     def get(self, lang: str) -> str:
         return self.zh if lang == "zh" else self.en
+
+    def __bool__(self) -> bool:
+        return bool(self.en or self.zh)
+
+
+NO_TEXT = Text("", "")
+
+# The catalog's `segment` codes as a reply says them.
+SEGMENTS = {"consumer": Text("consumer", "消费级"), "workstation": Text("workstation", "工作站"),
+            "datacenter": Text("data centre", "数据中心"), "mac": Text("Mac", "Mac")}
+
+
+def bilingual_columns(header: Sequence[str]) -> list[tuple[str, str]]:
+    """(English, Chinese) column pairs of a knowledge table: `x_zh` goes with `x_en`, else with `x` (`name` /
+    `name_zh`, `note_en` / `note_zh`). One rule for the loaders and for `knowledge check`, which fails a row that fills
+    one side and not the other."""
+    cols = set(header)
+    out = []
+    for zh in header:
+        if zh.endswith("_zh"):
+            base = zh[:-3]
+            en = f"{base}_en" if f"{base}_en" in cols else base
+            if en in cols:
+                out.append((en, zh))
+    return out
+
+
+def text_of(row: Mapping[str, str], column: str) -> Text:
+    """A table cell in both languages: `column` names the English side (`notes`, `note_en`), `<base>_zh` the Chinese.
+    A side left empty shows the other (a user's own CSV may have one language; the shipped files are checked)."""
+    base = column[:-3] if column.endswith("_en") else column
+    en, zh = (row.get(column) or "").strip(), (row.get(f"{base}_zh") or "").strip()
+    return Text(en or zh, zh or en)
 
 
 def money(amount: float, currency: str) -> str:

