@@ -162,7 +162,6 @@ def dense_text(query: str, lang: str, knowledge_dir: Path, en_terms: list[str] |
 # --- named items: GPUs of the catalog and rental platforms ---------------------------------------------------------
 
 @lru_cache(maxsize=4)
-@lru_cache(maxsize=4)
 def _platform_pattern(knowledge_dir: Path) -> tuple[re.Pattern[str] | None, dict[str, str]]:
     names: dict[str, str] = {}
     for r in load_platform_rows(knowledge_dir):
