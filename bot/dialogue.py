@@ -245,6 +245,10 @@ def _rule_act(q: Query, s: Session) -> str:
         return "why_not"
     if "why" in q.cues and not stated:
         return "why"
+    if "why" in q.cues and not (n.budget or q.gpus or q.ordinals or pronoun or n.model_size_b) and \
+            replace(n, workloads=tuple(w for w in n.workloads if w not in ("general", "learning")), vendor=None,
+                    region=None).is_empty():
+        return "question"  # "为什么深度学习都推荐N卡": why people choose something, not a request for picks
     if ("compare" in q.cues and (len(q.gpus) >= 2 or len(q.ordinals) >= 2 or s.last_picks)) or \
             (len(q.ordinals) >= 2 and s.last_picks):
         return "compare"
@@ -415,14 +419,18 @@ class Conversation:
         if act in ("recommend", "refine") and len(q.gpus) >= 2 and not need.model_size_b and \
                 _says(q.text, "choice_between"):
             return "compare"  # "预算两万做微调，4090还是5090D": two cards offered as the choice are weighed, not re-listed
-        if act in ("compare", "gpu_info", "recommend", "refine") and len(q.gpus) >= 2 and \
-                _says(q.text, "mixing_cards") and not q.need.budget:
+        if act in ("compare", "gpu_info", "recommend", "refine") and not q.need.budget and (
+                (len(q.gpus) >= 2 and _says(q.text, "mixing_cards")) or
+                (not q.gpus and not q.need.workloads and _says(q.text, "mixing_different"))):
             return "question"  # "can I mix a 3090 and a 4090 in one machine?": running them together, not which to buy
         if act == "compare" and not (q.gpus or q.ordinals or "pronoun" in q.cues) and _names_other_things(q.text):
             return "question"  # "lora vs qlora?", "spot vs on-demand", "A卡和N卡哪个好": the guide compares them
         if act in ("gpu_info", "recommend", "refine", "fit") and not q.need.budget and _asks_about_another_part(q.text) \
                 and not (q.need.model_size_b or q.need.model):
             return "question"  # "4090配什么主板", "多卡训练要买什么主板": another part, which the guide may not cover
+        if act in ("recommend", "refine", "memory") and _says(q.text, "what_to_do") and not (
+                q.gpus or need.budget or need.model_size_b or need.model or need.workloads):
+            return "question"  # "显存不够怎么办", "how do I fix running out of memory": the guide's advice
         if act == "rent" and _says(q.text, "rent_judgement"):
             return "question"  # "rent or buy?", "租卡平台数据安全吗": the guide's judgement, not a price table
         if act == "fit" and not referred:

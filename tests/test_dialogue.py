@@ -310,3 +310,17 @@ def test_a_traditional_reply_heads_its_sources_in_traditional(scorer_engine):
 def test_two_memory_sizes_of_one_card_are_compared_without_a_zero_percent_lead(scorer_engine):
     _, (r,) = talk(scorer_engine, "4060 Ti 8G和16G选哪个，跑SD")
     assert r.intent == "compare" and "快约 0%" not in plain(r) and "速度基本相同" in plain(r)
+
+
+@pytest.mark.parametrize("text", ["为什么深度学习都推荐N卡", "為什麼深度學習都推薦N卡", "混用两张不同显卡可以吗",
+                                  "can i mix two different gpus", "顯存不夠怎麼辦", "what do i do when i run out of vram"])
+def test_a_question_about_practice_goes_to_the_guide_not_to_picks(scorer_engine, text):
+    _, (r,) = talk(scorer_engine, text)
+    assert r.query["rule"] == "question" and not r.recommendations, plain(r)
+
+
+@pytest.mark.parametrize("text, script", [("台灣有哪些雲端平台可以租GPU？", "zh-tw"), ("有冇免費嘅GPU平台用？", "zh-hk"),
+                                          ("国内用哪个云平台", None)])
+def test_taiwan_writes_台_too_so_a_tie_is_traditional(scorer_engine, text, script):
+    _, (r,) = talk(scorer_engine, text)
+    assert r.script == script

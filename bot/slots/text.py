@@ -41,7 +41,9 @@ def chinese_script(text: str) -> str | None:
     # characters only Traditional writes (they change going to Simplified) against those only Simplified writes
     traditional = _changed(text, zhconv.convert(text, "zh-hans"))
     simplified = _changed(text, zhconv.convert(text, "zh-hant"))
-    if traditional > simplified:
+    # a Traditional-only character is strong evidence (a Simplified writer never types 灣, 雲, 費); some characters
+    # count as Simplified-only though Taiwan writes them every day (台 in 平台/台灣), so a tie is Traditional
+    if traditional and traditional >= simplified:
         return "zh-hk" if _CANTONESE.search(text) else "zh-tw"
     return "zh-cn" if simplified > traditional else None
 
