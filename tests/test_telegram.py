@@ -997,6 +997,43 @@ async def test_an_update_posted_again_is_answered_once(bot):
     assert bot.advisor.store.seen(uid)
 
 
+@aio
+async def test_an_update_delivered_twice_in_one_batch_is_answered_once(bot):
+    """The same update_id twice in one getUpdates batch (the updates are handled concurrently): one answer."""
+    mark = bot.fake.mark()
+    uid = bot.fake.push_text(614, "$1500, training CNNs", times=2)
+    [r] = await bot.replies(614, mark)
+    await asyncio.sleep(1.0)
+    await bot.idle(614)
+    assert len(bot.fake.calls_of("sendMessage", 614, mark)) == 1 and "CNN" in r.text
+    assert bot.advisor.store.seen(uid)
+
+
+def test_an_update_is_claimed_once_and_a_dead_runs_claim_is_taken_over(tmp_path):
+    """Claiming is one step; a claim whose run died before the reply was queued is answered by the next run; an
+    answered update is never claimed again."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bot.session import Session
+    from bot.store import SessionStore
+
+    path = tmp_path / "telegram.sqlite3"
+    first = SessionStore(path)
+    with ThreadPoolExecutor(8) as pool:  # many handlers of the same update at once: one wins
+        assert sum(pool.map(lambda _: first.claim(41), range(16))) == 1
+    assert not first.seen(41)
+    first.close()  # the run dies before the reply is in the outbox
+
+    second = SessionStore(path)  # the restart: Telegram delivers update 41 again
+    assert second.claim(41) and not second.claim(41)
+    second.put(7, Session(), outbox=lambda key: {"pieces": ["hi"]}, update_id=41)
+    assert second.seen(41)
+    second.close()
+    third = SessionStore(path)
+    assert not third.claim(41)  # answered: never again, by any run
+    third.close()
+
+
 def test_a_wrong_token_is_one_line_and_exit_2_before_anything_loads(settings, fake, tmp_path, capsys):
     """Checked with getMe first: no store opened, no model loaded, no traceback; a trailing slash in the address is
     not mistaken for a rejected token."""

@@ -75,7 +75,7 @@ def build_application(settings: Settings, engine: Engine, store: SessionStore | 
     for pattern, callback in buttons.CALLBACKS:
         app.add_handler(CallbackQueryHandler(callback, pattern=pattern))
     app.add_handler(CallbackQueryHandler(buttons.on_unknown_button))
-    app.add_handler(TypeHandler(Update, handlers.skip_answered), group=-1)
+    app.add_handler(TypeHandler(Update, handlers.claim_update), group=-1)
     app.add_handler(TypeHandler(Update, handlers.mark_answered), group=1)
     app.add_error_handler(handlers.on_error)
     return app

@@ -244,11 +244,12 @@ COMMANDS = (
 
 
 # --- around every update -----------------------------------------------------------------------------------------------
-async def skip_answered(update: Update, context: Context) -> None:
-    """Before any handler: an update answered already (a webhook re-post, a redelivery after a crash) is not
-    answered twice."""
-    if update.update_id is not None and advisor_of(context).store.seen(update.update_id):
-        log.info("update %s was answered already; skipped", update.update_id)
+async def claim_update(update: Update, context: Context) -> None:
+    """Before any handler: the update is claimed in the store, in one step, so a second delivery of it (twice in one
+    getUpdates batch, a webhook retry racing the first, a redelivery after a crash) is not answered twice. A claim
+    whose run died before the reply was queued is taken over after the restart, and the update answered then."""
+    if update.update_id is not None and not advisor_of(context).store.claim(update.update_id):
+        log.info("update %s was answered already (or is being answered); skipped", update.update_id)
         raise ApplicationHandlerStop
 
 
