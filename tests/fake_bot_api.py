@@ -149,6 +149,7 @@ class FakeBotAPI:
         self.confirmed_offset = 0
         self._listeners: list = []
         self._server: ThreadingHTTPServer | None = None
+        self._connections: set[socket.socket] = set()  # open client connections, cut by stop()
         self._thread: threading.Thread | None = None
 
     # --- lifecycle -------------------------------------------------------------------------------------------------
@@ -163,6 +164,16 @@ class FakeBotAPI:
 
             def log_message(self, *args):  # quiet
                 pass
+
+            def setup(self):
+                super().setup()
+                with fake._cond:
+                    fake._connections.add(self.connection)
+
+            def finish(self):
+                with fake._cond:
+                    fake._connections.discard(self.connection)
+                super().finish()
 
             def do_POST(self):
                 fake._handle(self)
@@ -183,11 +194,19 @@ class FakeBotAPI:
         return self
 
     def stop(self) -> None:
+        """The server is gone: no new connections, and the open (keep-alive) ones are cut."""
         if self._server:
             with self._cond:
                 self._cond.notify_all()
             self._server.shutdown()
             self._server.server_close()
+            with self._cond:
+                connections = list(self._connections)
+            for conn in connections:
+                try:
+                    conn.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
 
     @property
     def port(self) -> int:

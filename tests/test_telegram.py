@@ -32,6 +32,7 @@ class Harness:
         self.fake = fake
         self.app = app
         self.advisor = app.bot_data["advisor"]
+        self.poller = None  # (the polling loop, when polling)
 
     async def idle(self, chat_id: int, timeout: float = 20) -> None:
         deadline = time.monotonic() + timeout
@@ -62,23 +63,26 @@ class Harness:
 
 
 async def _start(settings, engine, fake) -> Harness:
+    """Started as `gpu-advisor telegram` starts it: initialize, post_init, the bot's own polling loop, the handlers."""
     from bot.telegram import ALLOWED_UPDATES, build_application
+    from bot.telegram.polling import Poller
 
     app = build_application(settings, engine)
     await app.initialize()
     await app.post_init(app)
+    poller = Poller(app, ALLOWED_UPDATES, timeout=1)
+    await poller.start()
     await app.start()
-    await app.updater.start_polling(timeout=1, allowed_updates=ALLOWED_UPDATES)
-    return Harness(fake, app)
+    h = Harness(fake, app)
+    h.poller = poller
+    return h
 
 
 async def _stop(h: Harness) -> None:
-    if h.app.updater.running:
-        await h.app.updater.stop()
-    if h.app.running:
-        await h.app.stop()
-    await h.app.shutdown()
-    await h.app.post_shutdown(h.app)
+    from bot.telegram.polling import shutdown
+
+    await h.poller.stop()
+    await shutdown(h.app)
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -790,6 +794,84 @@ def test_kill_9_while_sending_the_reply_then_it_arrives_exactly_once(tmp_path):
         bot.stop()
         fake.stop()
     bot.check_logs()
+
+
+def _log_lines(path: Path) -> list[str]:
+    return path.read_text(errors="replace").splitlines()
+
+
+def test_api_gone_between_get_me_and_polling_is_one_line_and_exit_2(tmp_path):
+    """getMe answers, then the Bot API is gone while the model loads: one line, exit 2, no traceback, and no
+    "polling Telegram" (it never started)."""
+    fake = FakeBotAPI(token="123:TEST").start()
+    bot = BotProcess(fake, tmp_path)
+    bot.start()
+    try:
+        fake.wait_for_sync("getMe", timeout=60)
+        fake.stop()
+        assert bot.proc.wait(60) == 2
+    finally:
+        bot.stop()
+    lines = _log_lines(bot.logs[-1])
+    assert not [ln for ln in lines if "Traceback" in ln or " ERROR " in ln], lines
+    assert "cannot reach the Telegram Bot API" in lines[-1] and lines[-1].startswith("gpu-advisor telegram:")
+    assert not [ln for ln in lines if "polling Telegram at" in ln]
+
+
+def test_a_polling_outage_is_one_warning_and_sigterm_stops_at_once(tmp_path):
+    """getUpdates fails (5xx) and then the Bot API is gone altogether: one WARNING with the cause for the outage, one
+    INFO when it is back, no traceback; SIGTERM while Telegram is out of reach stops the bot within seconds."""
+    fake = FakeBotAPI(token="123:TEST").start()
+    bot = BotProcess(fake, tmp_path)
+    bot.start()
+    try:
+        mark = fake.mark()
+        fake.push_text(1203, "$1500, training CNNs")
+        fake.wait_for_sync("sendMessage", chat_id=1203, since=mark, timeout=120)
+        fake.fail_next("getUpdates", 4, status=502)
+        deadline = time.monotonic() + 60
+        while not any("polling Telegram again" in ln for ln in _log_lines(bot.logs[-1])):
+            assert time.monotonic() < deadline, "polling did not recover"
+            time.sleep(0.2)
+        fake.stop()  # now nothing answers at all
+        deadline = time.monotonic() + 30
+        while sum("cannot poll Telegram" in ln for ln in _log_lines(bot.logs[-1])) < 2:
+            assert time.monotonic() < deadline, "the second outage was not logged"
+            time.sleep(0.2)
+        time.sleep(2.0)  # a few failed polls into the outage: the loop is waiting to try again
+        started = time.monotonic()
+        bot.proc.send_signal(signal.SIGTERM)
+        assert bot.proc.wait(30) == 0
+        assert time.monotonic() - started < 8, "SIGTERM took too long while Telegram was out of reach"
+    finally:
+        bot.stop()
+        fake.stop()
+    lines = _log_lines(bot.logs[-1])
+    assert not [ln for ln in lines if "Traceback" in ln or " ERROR " in ln], lines
+    outages = [ln for ln in lines if "cannot poll Telegram" in ln]
+    assert len(outages) == 2 and all(" WARNING " in ln for ln in outages), outages  # one per outage
+    assert "Internal Server Error" in outages[0] and "httpx" in outages[1]  # each with its cause
+    assert len([ln for ln in lines if "polling Telegram again" in ln and " INFO " in ln]) == 1
+    assert len([ln for ln in lines if "polling Telegram at" in ln]) == 1
+
+
+@pytest.mark.parametrize("where", ["closed port", "unknown host", "wrong path"])
+def test_a_bot_api_that_cannot_be_used_at_start_is_one_line_and_exit_2(where, settings, fake, tmp_path, capsys):
+    """Nothing listens, the host does not resolve, or the path is not the Bot API's (404): exit 2, one line that says
+    which — a 404 is not reported as a rejected token."""
+    from bot import telegram
+
+    base = {"closed port": f"http://127.0.0.1:{_free_port()}/bot", "unknown host": "http://no-such-host.invalid/bot",
+            "wrong path": fake.base_url.replace("/bot", "/api/bot")}[where]
+    code = telegram.run(settings.model_copy(update={"telegram_bot_token": fake.token, "data_dir": tmp_path,
+                                                    "telegram_base_url": base}))
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    if where == "wrong path":
+        assert "404" in err and "TELEGRAM_BASE_URL" in err and "rejected" not in err
+    else:
+        assert "cannot reach the Telegram Bot API" in err
+    assert fake.token not in err
 
 
 def test_warm_up_never_loads_the_index(catalog, settings):
