@@ -944,6 +944,7 @@ def test_a_read_only_store_is_reported_and_left_untouched(tmp_path, monkeypatch,
                                            "telegram_base_url": fake.base_url}))
     err = capsys.readouterr().err
     assert code == 2 and "read-only" in err and "Traceback" not in err
+    assert err.count("GPU_ADVISOR_DATA_DIR") == 1, err  # the way out, said once
     assert path.read_bytes() == before and not list(tmp_path.glob("*.corrupt-*"))
 
 
@@ -1046,6 +1047,8 @@ async def test_a_reply_queued_when_the_api_is_down_arrives_once_after_a_restart(
 
 @aio
 async def test_a_reply_that_cannot_be_sent_in_time_is_given_up_with_its_chat_logged(bot, caplog):
+    from bot.telegram.sending import chat_tag
+
     bot.advisor.backoff.first = 0.05
     bot.advisor.outbox.window = 1.0  # (ten minutes by default)
     bot.fake.fail_next("sendMessage", 1000, status=502)
@@ -1057,7 +1060,10 @@ async def test_a_reply_that_cannot_be_sent_in_time_is_given_up_with_its_chat_log
                 assert time.monotonic() < deadline
                 await asyncio.sleep(0.05)
         line = next(r.getMessage() for r in caplog.records if "gave up" in r.getMessage())
-        assert "612" in line and bot.advisor.store.pending() == 0
+        assert chat_tag(612) in line and "612" not in line.replace(chat_tag(612), "")  # the chat, hashed
+        retries = [r.getMessage() for r in caplog.records if "not sent" in r.getMessage()]
+        assert retries and all(chat_tag(612) in m for m in retries)
+        assert bot.advisor.store.pending() == 0
     finally:
         bot.fake.end_outage()
 
@@ -1143,6 +1149,28 @@ async def test_descriptions_in_both_languages_and_one_log_line_per_message(bot, 
         await bot.say(621, "$1500 for training CNNs")
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("chat ") and " ms" in r.getMessage()]
     assert lines and "recommend" in lines[-1] and "621" not in lines[-1]  # the chat id is hashed
+
+
+@aio
+async def test_every_handled_update_gets_one_log_line_with_the_chat_hashed(bot, caplog):
+    """Answers that skip the engine are logged too: one INFO line per update, the chat id hashed."""
+    from bot.telegram.sending import chat_tag
+
+    chat = 622
+    for push in (lambda: bot.fake.push_text(chat, "/gpu RTX 9999"), lambda: bot.fake.push_text(chat, "/gpu"),
+                 lambda: bot.fake.push_text(chat, "/chart"), lambda: bot.fake.push_text(chat, "/foo"),
+                 lambda: bot.fake.push_sticker(chat), lambda: bot.fake.push_photo(chat),
+                 lambda: bot.fake.push_text(chat, "$1500 for training CNNs")):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="bot.telegram"):
+            mark = bot.fake.mark()
+            push()
+            await bot.replies(chat, mark)
+            await asyncio.sleep(0.2)  # the update's last handler group
+        lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("chat ")]
+        assert len(lines) == 1, lines
+        assert lines[0].startswith(f"chat {chat_tag(chat)}: ") and " ms" in lines[0]
+    assert "recommend" in lines[0]  # the last one, a turn: its own line, not a second one
 
 
 @aio

@@ -166,6 +166,11 @@ def unreachable(e: TelegramError, settings: Settings) -> str:
             "(check TELEGRAM_BASE_URL, TELEGRAM_PROXY_URL and the network)")
 
 
+def store_failure(e: StoreError) -> str:
+    """The store's own message, with the way out unless it gives one already."""
+    return str(e) if "GPU_ADVISOR_DATA_DIR" in str(e) else f"{e} (set GPU_ADVISOR_DATA_DIR to a writable directory)"
+
+
 def _fail(message: str, code: int = 2) -> int:
     print(f"gpu-advisor telegram: {message}", file=sys.stderr)
     return code
@@ -188,7 +193,7 @@ def run(settings: Settings | None = None) -> int:
     try:
         check_data_dir(s.data_dir)  # local, no network: said before anything else
     except StoreError as e:
-        return _fail(f"{e} (set GPU_ADVISOR_DATA_DIR to a writable directory)")
+        return _fail(store_failure(e))
     # then the token: a wrong one is one line and exit 2, before the store is opened or the model loaded
     try:
         me = asyncio.run(get_me(s, token))
@@ -200,7 +205,7 @@ def run(settings: Settings | None = None) -> int:
     try:
         store = open_store(s.data_dir)
     except StoreError as e:
-        return _fail(f"{e} (set GPU_ADVISOR_DATA_DIR to a writable directory)")
+        return _fail(store_failure(e))
     from bot.dialogue import Engine
 
     engine = Engine.from_settings(s)
