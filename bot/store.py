@@ -16,6 +16,7 @@ import os
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +65,13 @@ MIGRATIONS = (
         seen      REAL    NOT NULL
     );
     """,
+    # 3: an update is claimed (by one run of the bot, before its turn) and then answered (with its reply queued): a
+    # second delivery of it is skipped from the claim on; a claim left by a run that died before the reply reached
+    # the outbox is taken over by the next run, which answers it
+    """
+    ALTER TABLE updates ADD COLUMN state TEXT NOT NULL DEFAULT 'answered';
+    ALTER TABLE updates ADD COLUMN run TEXT NOT NULL DEFAULT ''
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 UPDATES_KEPT_SECONDS = 2 * 86400  # Telegram keeps an unconfirmed update for 24 hours: remember answered ones longer
@@ -98,6 +106,7 @@ class SessionStore:
     def __init__(self, path: Path | str, timeout: float = 10.0):
         self.path = Path(path)
         self.timeout = timeout  # seconds to wait for another process's lock before reporting it
+        self.run = uuid.uuid4().hex  # this run's name on the updates it claims
         self._lock = threading.Lock()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -199,10 +208,7 @@ class SessionStore:
                     self._mark_seen(c, update_id, now)
                 c.execute("COMMIT")
             except BaseException:
-                try:
-                    c.execute("ROLLBACK")
-                except sqlite3.Error:  # the failed statement already ended it: the first error is the one to see
-                    pass
+                _rollback(c)
                 raise
         return key
 
@@ -236,19 +242,41 @@ class SessionStore:
         """Delivered, or given up on (the caller logs which)."""
         self._write("DELETE FROM outbox WHERE id = ?", (item_id,))
 
-    # --- updates answered ------------------------------------------------------------------------------------------
-    def seen(self, update_id: int) -> bool:
+    # --- updates claimed and answered -------------------------------------------------------------------------------
+    def claim(self, update_id: int) -> bool:
+        """Take an update to answer, in one step (one transaction): True for exactly one caller; False when it was
+        answered already or this run is answering it. An update claimed by an earlier run, which died before the
+        reply was in the outbox, is taken over: True, and it is answered."""
+        update_id, now = int(update_id), time.time()
         with self._lock:
-            return self._conn.execute("SELECT 1 FROM updates WHERE update_id = ?", (int(update_id),)).fetchone() \
-                is not None
+            c = self._conn
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                taken = c.execute("INSERT OR IGNORE INTO updates (update_id, seen, state, run) "
+                                  "VALUES (?, ?, 'claimed', ?)", (update_id, now, self.run)).rowcount == 1
+                if not taken:
+                    taken = c.execute("UPDATE updates SET run = ?, seen = ? WHERE update_id = ? AND state = 'claimed' "
+                                      "AND run != ?", (self.run, now, update_id, self.run)).rowcount == 1
+                c.execute("COMMIT")
+            except BaseException:
+                _rollback(c)
+                raise
+        return taken
+
+    def seen(self, update_id: int) -> bool:
+        """The update was answered (its reply queued, or the handler done with it)."""
+        with self._lock:
+            return self._conn.execute("SELECT 1 FROM updates WHERE update_id = ? AND state = 'answered'",
+                                      (int(update_id),)).fetchone() is not None
 
     def mark_seen(self, update_id: int) -> None:
         with self._lock:
             self._mark_seen(self._conn, update_id, time.time())
 
-    @staticmethod
-    def _mark_seen(c: sqlite3.Connection, update_id: int, now: float) -> None:
-        c.execute("INSERT OR IGNORE INTO updates (update_id, seen) VALUES (?, ?)", (int(update_id), now))
+    def _mark_seen(self, c: sqlite3.Connection, update_id: int, now: float) -> None:
+        c.execute("INSERT INTO updates (update_id, seen, state, run) VALUES (?, ?, 'answered', ?) "
+                  "ON CONFLICT(update_id) DO UPDATE SET state = 'answered', seen = excluded.seen",
+                  (int(update_id), now, self.run))
         if int(update_id) % 100 == 0:
             c.execute("DELETE FROM updates WHERE seen < ?", (now - UPDATES_KEPT_SECONDS,))
 
@@ -311,6 +339,13 @@ def _migrate(conn: sqlite3.Connection) -> None:
             conn.execute("ROLLBACK")
             raise
         log.info("session store schema migrated to version %d", i + 1)
+
+
+def _rollback(c: sqlite3.Connection) -> None:
+    try:
+        c.execute("ROLLBACK")
+    except sqlite3.Error:  # the failed statement already ended it: the first error is the one to see
+        pass
 
 
 def _is_not_a_database(e: sqlite3.Error) -> bool:

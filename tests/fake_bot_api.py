@@ -149,6 +149,7 @@ class FakeBotAPI:
         self.confirmed_offset = 0
         self._listeners: list = []
         self._server: ThreadingHTTPServer | None = None
+        self._connections: set[socket.socket] = set()  # open client connections, cut by stop()
         self._thread: threading.Thread | None = None
 
     # --- lifecycle -------------------------------------------------------------------------------------------------
@@ -163,6 +164,16 @@ class FakeBotAPI:
 
             def log_message(self, *args):  # quiet
                 pass
+
+            def setup(self):
+                super().setup()
+                with fake._cond:
+                    fake._connections.add(self.connection)
+
+            def finish(self):
+                with fake._cond:
+                    fake._connections.discard(self.connection)
+                super().finish()
 
             def do_POST(self):
                 fake._handle(self)
@@ -183,11 +194,19 @@ class FakeBotAPI:
         return self
 
     def stop(self) -> None:
+        """The server is gone: no new connections, and the open (keep-alive) ones are cut."""
         if self._server:
             with self._cond:
                 self._cond.notify_all()
             self._server.shutdown()
             self._server.server_close()
+            with self._cond:
+                connections = list(self._connections)
+            for conn in connections:
+                try:
+                    conn.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
 
     @property
     def port(self) -> int:
@@ -221,10 +240,12 @@ class FakeBotAPI:
             self._holds.append(held)
         return held
 
-    def push(self, update: dict) -> int:
+    def push(self, update: dict, times: int = 1) -> int:
+        """Queue an update for getUpdates; `times` > 1 delivers the same update_id that often in one batch (as a
+        redelivery or a webhook retry would)."""
         with self._cond:
             update = dict(update, update_id=next(self._update_ids))
-            self._updates.append(update)
+            self._updates.extend(dict(update) for _ in range(times))
             self._cond.notify_all()
         return update["update_id"]
 
@@ -236,7 +257,7 @@ class FakeBotAPI:
         return u
 
     def push_text(self, chat_id: int, text: str, *, user_id: int | None = None, language_code: str | None = "en",
-                  chat_type: str = "private", reply_to: dict | None = None) -> int:
+                  chat_type: str = "private", reply_to: dict | None = None, times: int = 1) -> int:
         """A user's message, with the entities Telegram would add (a leading /command, @mentions)."""
         entities = []
         m = re.match(r"/[A-Za-z0-9_]+(@[A-Za-z0-9_]+)?", text)
@@ -253,7 +274,7 @@ class FakeBotAPI:
             msg["entities"] = entities
         if reply_to:
             msg["reply_to_message"] = reply_to
-        return self.push({"message": msg})
+        return self.push({"message": msg}, times)
 
     def push_sticker(self, chat_id: int, *, user_id: int | None = None, language_code: str | None = "en") -> int:
         msg = self.user_message(chat_id, user_id, language_code, "private")

@@ -109,8 +109,9 @@ TELEGRAM: dict[str, set[str]] = {
     "advisor": {"keyboards", "outbox", "ratelimit", "sending", "texts"},
     "handlers": {"advisor", "keyboards", "texts"},
     "buttons": {"advisor", "keyboards", "sending", "texts"},
-    "webhook": {"handlers", "redact"},
-    "app": {"advisor", "buttons", "handlers", "redact", "texts", "webhook"},
+    "polling": {"sending"},
+    "webhook": {"handlers", "polling", "redact"},
+    "app": {"advisor", "buttons", "handlers", "polling", "redact", "texts", "webhook"},
     "__init__": {"app", "handlers", "keyboards", "webhook"},
 }
 

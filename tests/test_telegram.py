@@ -32,6 +32,7 @@ class Harness:
         self.fake = fake
         self.app = app
         self.advisor = app.bot_data["advisor"]
+        self.poller = None  # (the polling loop, when polling)
 
     async def idle(self, chat_id: int, timeout: float = 20) -> None:
         deadline = time.monotonic() + timeout
@@ -62,23 +63,26 @@ class Harness:
 
 
 async def _start(settings, engine, fake) -> Harness:
+    """Started as `gpu-advisor telegram` starts it: initialize, post_init, the bot's own polling loop, the handlers."""
     from bot.telegram import ALLOWED_UPDATES, build_application
+    from bot.telegram.polling import Poller
 
     app = build_application(settings, engine)
     await app.initialize()
     await app.post_init(app)
+    poller = Poller(app, ALLOWED_UPDATES, timeout=1)
+    await poller.start()
     await app.start()
-    await app.updater.start_polling(timeout=1, allowed_updates=ALLOWED_UPDATES)
-    return Harness(fake, app)
+    h = Harness(fake, app)
+    h.poller = poller
+    return h
 
 
 async def _stop(h: Harness) -> None:
-    if h.app.updater.running:
-        await h.app.updater.stop()
-    if h.app.running:
-        await h.app.stop()
-    await h.app.shutdown()
-    await h.app.post_shutdown(h.app)
+    from bot.telegram.polling import shutdown
+
+    await h.poller.stop()
+    await shutdown(h.app)
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -792,6 +796,84 @@ def test_kill_9_while_sending_the_reply_then_it_arrives_exactly_once(tmp_path):
     bot.check_logs()
 
 
+def _log_lines(path: Path) -> list[str]:
+    return path.read_text(errors="replace").splitlines()
+
+
+def test_api_gone_between_get_me_and_polling_is_one_line_and_exit_2(tmp_path):
+    """getMe answers, then the Bot API is gone while the model loads: one line, exit 2, no traceback, and no
+    "polling Telegram" (it never started)."""
+    fake = FakeBotAPI(token="123:TEST").start()
+    bot = BotProcess(fake, tmp_path)
+    bot.start()
+    try:
+        fake.wait_for_sync("getMe", timeout=60)
+        fake.stop()
+        assert bot.proc.wait(60) == 2
+    finally:
+        bot.stop()
+    lines = _log_lines(bot.logs[-1])
+    assert not [ln for ln in lines if "Traceback" in ln or " ERROR " in ln], lines
+    assert "cannot reach the Telegram Bot API" in lines[-1] and lines[-1].startswith("gpu-advisor telegram:")
+    assert not [ln for ln in lines if "polling Telegram at" in ln]
+
+
+def test_a_polling_outage_is_one_warning_and_sigterm_stops_at_once(tmp_path):
+    """getUpdates fails (5xx) and then the Bot API is gone altogether: one WARNING with the cause for the outage, one
+    INFO when it is back, no traceback; SIGTERM while Telegram is out of reach stops the bot within seconds."""
+    fake = FakeBotAPI(token="123:TEST").start()
+    bot = BotProcess(fake, tmp_path)
+    bot.start()
+    try:
+        mark = fake.mark()
+        fake.push_text(1203, "$1500, training CNNs")
+        fake.wait_for_sync("sendMessage", chat_id=1203, since=mark, timeout=120)
+        fake.fail_next("getUpdates", 4, status=502)
+        deadline = time.monotonic() + 60
+        while not any("polling Telegram again" in ln for ln in _log_lines(bot.logs[-1])):
+            assert time.monotonic() < deadline, "polling did not recover"
+            time.sleep(0.2)
+        fake.stop()  # now nothing answers at all
+        deadline = time.monotonic() + 30
+        while sum("cannot poll Telegram" in ln for ln in _log_lines(bot.logs[-1])) < 2:
+            assert time.monotonic() < deadline, "the second outage was not logged"
+            time.sleep(0.2)
+        time.sleep(2.0)  # a few failed polls into the outage: the loop is waiting to try again
+        started = time.monotonic()
+        bot.proc.send_signal(signal.SIGTERM)
+        assert bot.proc.wait(30) == 0
+        assert time.monotonic() - started < 8, "SIGTERM took too long while Telegram was out of reach"
+    finally:
+        bot.stop()
+        fake.stop()
+    lines = _log_lines(bot.logs[-1])
+    assert not [ln for ln in lines if "Traceback" in ln or " ERROR " in ln], lines
+    outages = [ln for ln in lines if "cannot poll Telegram" in ln]
+    assert len(outages) == 2 and all(" WARNING " in ln for ln in outages), outages  # one per outage
+    assert "Internal Server Error" in outages[0] and "httpx" in outages[1]  # each with its cause
+    assert len([ln for ln in lines if "polling Telegram again" in ln and " INFO " in ln]) == 1
+    assert len([ln for ln in lines if "polling Telegram at" in ln]) == 1
+
+
+@pytest.mark.parametrize("where", ["closed port", "unknown host", "wrong path"])
+def test_a_bot_api_that_cannot_be_used_at_start_is_one_line_and_exit_2(where, settings, fake, tmp_path, capsys):
+    """Nothing listens, the host does not resolve, or the path is not the Bot API's (404): exit 2, one line that says
+    which — a 404 is not reported as a rejected token."""
+    from bot import telegram
+
+    base = {"closed port": f"http://127.0.0.1:{_free_port()}/bot", "unknown host": "http://no-such-host.invalid/bot",
+            "wrong path": fake.base_url.replace("/bot", "/api/bot")}[where]
+    code = telegram.run(settings.model_copy(update={"telegram_bot_token": fake.token, "data_dir": tmp_path,
+                                                    "telegram_base_url": base}))
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    if where == "wrong path":
+        assert "404" in err and "TELEGRAM_BASE_URL" in err and "rejected" not in err
+    else:
+        assert "cannot reach the Telegram Bot API" in err
+    assert fake.token not in err
+
+
 def test_warm_up_never_loads_the_index(catalog, settings):
     """`gpu-advisor telegram` warms the scorer up before serving, also with GPU_ADVISOR_TELEGRAM_PRELOAD=0."""
     from bot.dialogue import Engine
@@ -862,6 +944,7 @@ def test_a_read_only_store_is_reported_and_left_untouched(tmp_path, monkeypatch,
                                            "telegram_base_url": fake.base_url}))
     err = capsys.readouterr().err
     assert code == 2 and "read-only" in err and "Traceback" not in err
+    assert err.count("GPU_ADVISOR_DATA_DIR") == 1, err  # the way out, said once
     assert path.read_bytes() == before and not list(tmp_path.glob("*.corrupt-*"))
 
 
@@ -964,6 +1047,8 @@ async def test_a_reply_queued_when_the_api_is_down_arrives_once_after_a_restart(
 
 @aio
 async def test_a_reply_that_cannot_be_sent_in_time_is_given_up_with_its_chat_logged(bot, caplog):
+    from bot.telegram.sending import chat_tag
+
     bot.advisor.backoff.first = 0.05
     bot.advisor.outbox.window = 1.0  # (ten minutes by default)
     bot.fake.fail_next("sendMessage", 1000, status=502)
@@ -975,7 +1060,10 @@ async def test_a_reply_that_cannot_be_sent_in_time_is_given_up_with_its_chat_log
                 assert time.monotonic() < deadline
                 await asyncio.sleep(0.05)
         line = next(r.getMessage() for r in caplog.records if "gave up" in r.getMessage())
-        assert "612" in line and bot.advisor.store.pending() == 0
+        assert chat_tag(612) in line and "612" not in line.replace(chat_tag(612), "")  # the chat, hashed
+        retries = [r.getMessage() for r in caplog.records if "not sent" in r.getMessage()]
+        assert retries and all(chat_tag(612) in m for m in retries)
+        assert bot.advisor.store.pending() == 0
     finally:
         bot.fake.end_outage()
 
@@ -995,6 +1083,43 @@ async def test_an_update_posted_again_is_answered_once(bot):
     await bot.idle(613)
     assert len(bot.fake.calls_of("sendMessage", 613, mark)) == 1
     assert bot.advisor.store.seen(uid)
+
+
+@aio
+async def test_an_update_delivered_twice_in_one_batch_is_answered_once(bot):
+    """The same update_id twice in one getUpdates batch (the updates are handled concurrently): one answer."""
+    mark = bot.fake.mark()
+    uid = bot.fake.push_text(614, "$1500, training CNNs", times=2)
+    [r] = await bot.replies(614, mark)
+    await asyncio.sleep(1.0)
+    await bot.idle(614)
+    assert len(bot.fake.calls_of("sendMessage", 614, mark)) == 1 and "CNN" in r.text
+    assert bot.advisor.store.seen(uid)
+
+
+def test_an_update_is_claimed_once_and_a_dead_runs_claim_is_taken_over(tmp_path):
+    """Claiming is one step; a claim whose run died before the reply was queued is answered by the next run; an
+    answered update is never claimed again."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bot.session import Session
+    from bot.store import SessionStore
+
+    path = tmp_path / "telegram.sqlite3"
+    first = SessionStore(path)
+    with ThreadPoolExecutor(8) as pool:  # many handlers of the same update at once: one wins
+        assert sum(pool.map(lambda _: first.claim(41), range(16))) == 1
+    assert not first.seen(41)
+    first.close()  # the run dies before the reply is in the outbox
+
+    second = SessionStore(path)  # the restart: Telegram delivers update 41 again
+    assert second.claim(41) and not second.claim(41)
+    second.put(7, Session(), outbox=lambda key: {"pieces": ["hi"]}, update_id=41)
+    assert second.seen(41)
+    second.close()
+    third = SessionStore(path)
+    assert not third.claim(41)  # answered: never again, by any run
+    third.close()
 
 
 def test_a_wrong_token_is_one_line_and_exit_2_before_anything_loads(settings, fake, tmp_path, capsys):
@@ -1024,6 +1149,28 @@ async def test_descriptions_in_both_languages_and_one_log_line_per_message(bot, 
         await bot.say(621, "$1500 for training CNNs")
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("chat ") and " ms" in r.getMessage()]
     assert lines and "recommend" in lines[-1] and "621" not in lines[-1]  # the chat id is hashed
+
+
+@aio
+async def test_every_handled_update_gets_one_log_line_with_the_chat_hashed(bot, caplog):
+    """Answers that skip the engine are logged too: one INFO line per update, the chat id hashed."""
+    from bot.telegram.sending import chat_tag
+
+    chat = 622
+    for push in (lambda: bot.fake.push_text(chat, "/gpu RTX 9999"), lambda: bot.fake.push_text(chat, "/gpu"),
+                 lambda: bot.fake.push_text(chat, "/chart"), lambda: bot.fake.push_text(chat, "/foo"),
+                 lambda: bot.fake.push_sticker(chat), lambda: bot.fake.push_photo(chat),
+                 lambda: bot.fake.push_text(chat, "$1500 for training CNNs")):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="bot.telegram"):
+            mark = bot.fake.mark()
+            push()
+            await bot.replies(chat, mark)
+            await asyncio.sleep(0.2)  # the update's last handler group
+        lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("chat ")]
+        assert len(lines) == 1, lines
+        assert lines[0].startswith(f"chat {chat_tag(chat)}: ") and " ms" in lines[0]
+    assert "recommend" in lines[0]  # the last one, a turn: its own line, not a second one
 
 
 @aio

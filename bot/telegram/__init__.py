@@ -8,6 +8,7 @@ One job per module:
   outbox.py     replies queued with the chat's state, delivered in order, retried with backoff
   sending.py    Bot API calls that never crash a handler; one HTML message with its plain-text fallback
   keyboards.py  inline keyboards, callback data and its patterns, the guided /recommend steps
+  polling.py    getUpdates in a loop that rides out an outage quietly; serving until SIGTERM, and the shutdown
   ratelimit.py  messages per user per minute
   texts.py      what the bot says itself, in both languages
   redact.py     the token and other secrets kept out of every log record

@@ -8,10 +8,10 @@ in one transaction before the reply is sent.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -26,7 +26,7 @@ from bot.store import SessionStore
 from bot.telegram.keyboards import MAX_BUTTONS, markup
 from bot.telegram.outbox import ChatLocks, Outbox, reply_payload
 from bot.telegram.ratelimit import RateLimiter
-from bot.telegram.sending import Backoff, call, send_piece
+from bot.telegram.sending import Backoff, call, chat_tag, send_piece
 from bot.telegram.texts import T
 
 if TYPE_CHECKING:
@@ -36,6 +36,24 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Context = ContextTypes.DEFAULT_TYPE  # what every handler gets; its bot_data["advisor"] is the Advisor
+
+# the update this task handles (PTB runs each update's handler groups in one task): when it began, and whether a turn
+# has logged its line — every handled update gets one INFO line, the turn's or `handled`'s
+_update: ContextVar[dict | None] = ContextVar("gpu_advisor_update", default=None)
+
+
+def begin_update() -> None:
+    _update.set({"began": time.perf_counter(), "logged": False})
+
+
+def handled(chat_id: int | None, what: str) -> None:
+    """The INFO line of an update no turn answered (a usage message, an unknown command, a sticker …)."""
+    state = _update.get()
+    if state is None or state["logged"]:
+        return
+    state["logged"] = True
+    log.info("chat %s: %s in %.0f ms", chat_tag(chat_id) if chat_id is not None else "-", what,
+             1000 * (time.perf_counter() - state["began"]))
 
 
 class Advisor:
@@ -80,7 +98,7 @@ class Advisor:
         ok, wait = self.limiter.allow(user.id if user else None)
         if ok:
             return True
-        log.info("rate limit: user %s", user.id if user else "?")
+        log.info("rate limit: user %s", chat_tag(user.id) if user else "?")
         chat = update.effective_chat
         if update.callback_query:
             await self.call(update.callback_query.answer, T["rate"].get(self.lang(chat.id, user)).format(s=wait or 60))
@@ -150,6 +168,8 @@ class Advisor:
                                              text if echo else None, update_id)
             finally:
                 typing.cancel()
+            if (state := _update.get()) is not None:
+                state["logged"] = True  # take_turn logged the turn
             await self.outbox.flush(bot, chat_id)
             return reply
 
@@ -201,8 +221,3 @@ class Advisor:
 def advisor_of(context: Context) -> Advisor:
     """The Advisor of the application an update came to (put there by app.build_application)."""
     return context.bot_data["advisor"]
-
-
-def chat_tag(chat_id: int) -> str:
-    """A chat's id as operators' logs show it: stable, short, not the id itself."""
-    return hashlib.sha256(str(chat_id).encode()).hexdigest()[:10]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import sys
 import time
 import urllib.parse
@@ -30,9 +31,10 @@ from telegram.ext import (
 from bot.store import SessionStore, StoreError, check_data_dir, open_store
 from bot.telegram import buttons, handlers
 from bot.telegram.advisor import Advisor
+from bot.telegram.polling import Poller, serve
 from bot.telegram.redact import install_redaction
 from bot.telegram.texts import T
-from bot.telegram.webhook import ConfigError, webhook_args, webhook_config
+from bot.telegram.webhook import ConfigError, start_webhook, webhook_config
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -75,7 +77,7 @@ def build_application(settings: Settings, engine: Engine, store: SessionStore | 
     for pattern, callback in buttons.CALLBACKS:
         app.add_handler(CallbackQueryHandler(callback, pattern=pattern))
     app.add_handler(CallbackQueryHandler(buttons.on_unknown_button))
-    app.add_handler(TypeHandler(Update, handlers.skip_answered), group=-1)
+    app.add_handler(TypeHandler(Update, handlers.claim_update), group=-1)
     app.add_handler(TypeHandler(Update, handlers.mark_answered), group=1)
     app.add_error_handler(handlers.on_error)
     return app
@@ -148,6 +150,27 @@ def warm_up(engine: Engine, retrieval: bool = False) -> None:
             conv.turn(text)
 
 
+def rejected(e: InvalidToken, token: str) -> str:
+    """What a 401 or 404 from the Bot API means: a 404 (Not Found) is a wrong TELEGRAM_BASE_URL — or, from Telegram
+    itself, a token that is not even of the form 123456:ABC…; a 401 (Unauthorized) a token Telegram does not know."""
+    if "not found" not in str(e.__cause__ or e).lower():  # (getMe wraps the HTTP error in one of its own)
+        return "Telegram rejected TELEGRAM_BOT_TOKEN (check it with @BotFather)"
+    if not re.fullmatch(r"\d+:[A-Za-z0-9_-]+", token):
+        return "TELEGRAM_BOT_TOKEN is malformed: a token looks like 123456789:ABC-DEF1234ghIkl… (from @BotFather)"
+    return ("the Bot API answered 404 Not Found: TELEGRAM_BASE_URL has a wrong host or path (it must end in /bot, "
+            "like https://api.telegram.org/bot)")
+
+
+def unreachable(e: TelegramError, settings: Settings) -> str:
+    return (f"cannot reach the Telegram Bot API at {urllib.parse.urlsplit(api_base_url(settings)).netloc}: {e} "
+            "(check TELEGRAM_BASE_URL, TELEGRAM_PROXY_URL and the network)")
+
+
+def store_failure(e: StoreError) -> str:
+    """The store's own message, with the way out unless it gives one already."""
+    return str(e) if "GPU_ADVISOR_DATA_DIR" in str(e) else f"{e} (set GPU_ADVISOR_DATA_DIR to a writable directory)"
+
+
 def _fail(message: str, code: int = 2) -> int:
     print(f"gpu-advisor telegram: {message}", file=sys.stderr)
     return code
@@ -170,19 +193,19 @@ def run(settings: Settings | None = None) -> int:
     try:
         check_data_dir(s.data_dir)  # local, no network: said before anything else
     except StoreError as e:
-        return _fail(f"{e} (set GPU_ADVISOR_DATA_DIR to a writable directory)")
+        return _fail(store_failure(e))
     # then the token: a wrong one is one line and exit 2, before the store is opened or the model loaded
     try:
         me = asyncio.run(get_me(s, token))
-    except InvalidToken:
-        return _fail("Telegram rejected TELEGRAM_BOT_TOKEN (check it with @BotFather)")
+    except InvalidToken as e:
+        return _fail(rejected(e, token))
     except (NetworkError, TimedOut) as e:
-        return _fail(f"cannot reach the Telegram Bot API at {api_base_url(s)}: {e}", 1)
+        return _fail(unreachable(e, s))
     log.warning("signed in to Telegram as @%s", me.username)
     try:
         store = open_store(s.data_dir)
     except StoreError as e:
-        return _fail(f"{e} (set GPU_ADVISOR_DATA_DIR to a writable directory)")
+        return _fail(store_failure(e))
     from bot.dialogue import Engine
 
     engine = Engine.from_settings(s)
@@ -192,20 +215,31 @@ def run(settings: Settings | None = None) -> int:
         log.warning("retrieval index loaded in %.1f s", time.perf_counter() - started)
     warm_up(engine, retrieval=s.telegram_preload)
     app = build_application(s, engine, store, owns_store=True)
-    try:
+    poller = None if cfg else Poller(app, handlers.ALLOWED_UPDATES)
+
+    async def start() -> None:
         if cfg:
-            install_redaction(cfg["secret"])
+            await start_webhook(app, cfg)
+            return
+        await app.initialize()
+        await post_init(app)
+        await poller.start()
+        await app.start()
+
+    def started() -> None:
+        if cfg:
             log.warning("webhook mode: Telegram posts to %s, the proxy forwards to %s:%s%s (data in %s)", cfg["url"],
                         cfg["listen"], cfg["port"], cfg["path"], s.data_dir)
-            app.run_webhook(**webhook_args(cfg))
         else:
-            log.warning("polling Telegram at %s (data in %s)", urllib.parse.urlsplit(s.telegram_base_url).netloc,
+            log.warning("polling Telegram at %s (data in %s)", urllib.parse.urlsplit(api_base_url(s)).netloc,
                         s.data_dir)
-            app.run_polling(allowed_updates=handlers.ALLOWED_UPDATES, drop_pending_updates=False, bootstrap_retries=3)
-    except InvalidToken:
-        return _fail("Telegram rejected TELEGRAM_BOT_TOKEN (check it with @BotFather)")
-    except (NetworkError, TimedOut) as e:
-        return _fail(f"cannot reach the Telegram Bot API at {s.telegram_base_url}: {e}", 1)
+
+    try:
+        asyncio.run(serve(app, start, started, poller))
+    except InvalidToken as e:
+        return _fail(rejected(e, token))
+    except (NetworkError, TimedOut) as e:  # gone between getMe and the start of polling
+        return _fail(unreachable(e, s))
     except OSError as e:  # the webhook listener cannot bind (port in use, address not on this machine)
         if not cfg:
             raise

@@ -19,7 +19,7 @@ from telegram.ext import ApplicationHandlerStop
 from bot.i18n import LANG_SENTENCE, Text, lang_choice
 from bot.reply import Reply
 from bot.telegram import keyboards
-from bot.telegram.advisor import Context, advisor_of
+from bot.telegram.advisor import Context, advisor_of, begin_update, handled
 from bot.telegram.texts import T
 
 log = logging.getLogger(__name__)
@@ -244,18 +244,39 @@ COMMANDS = (
 
 
 # --- around every update -----------------------------------------------------------------------------------------------
-async def skip_answered(update: Update, context: Context) -> None:
-    """Before any handler: an update answered already (a webhook re-post, a redelivery after a crash) is not
-    answered twice."""
-    if update.update_id is not None and advisor_of(context).store.seen(update.update_id):
-        log.info("update %s was answered already; skipped", update.update_id)
+async def claim_update(update: Update, context: Context) -> None:
+    """Before any handler: the update is claimed in the store, in one step, so a second delivery of it (twice in one
+    getUpdates batch, a webhook retry racing the first, a redelivery after a crash) is not answered twice. A claim
+    whose run died before the reply was queued is taken over after the restart, and the update answered then."""
+    begin_update()
+    if update.update_id is not None and not advisor_of(context).store.claim(update.update_id):
+        log.info("update %s was answered already (or is being answered); skipped", update.update_id)
         raise ApplicationHandlerStop
 
 
 async def mark_answered(update: Update, context: Context) -> None:
-    """After the handlers: the update is handled (a turn marks its update with its reply, in one transaction)."""
+    """After the handlers: the update is handled (a turn marks its update with its reply, in one transaction), and
+    logged in one INFO line if no turn did."""
     if update.update_id is not None:
         advisor_of(context).store.mark_seen(update.update_id)
+    handled(update.effective_chat.id if update.effective_chat else None, f"{kind_of(update)} handled without a turn")
+
+
+MESSAGE_KINDS = ("sticker", "photo", "animation", "video", "video_note", "voice", "audio", "document", "location",
+                 "contact", "poll")
+
+
+def kind_of(update: Update) -> str:
+    """What the update was, for the log (never its text): 'button', '/gpu', 'text', 'sticker', 'photo' …"""
+    if update.callback_query is not None:
+        return "button"
+    msg = update.effective_message
+    if msg is None:
+        return "update"
+    if msg.text:
+        command = msg.text.split(maxsplit=1)[0].split("@", 1)[0]
+        return command[:32] if command.startswith("/") and command[1:].replace("_", "").isalnum() else "text"
+    return next((k for k in MESSAGE_KINDS if getattr(msg, k, None)), "message")
 
 
 async def on_error(update: object, context: Context) -> None:

@@ -20,7 +20,7 @@ from bot import render
 from bot.reply import Reply
 from bot.store import OutboxItem, SessionStore
 from bot.telegram.keyboards import markup, reply_rows
-from bot.telegram.sending import Backoff, retry_seconds, send_piece
+from bot.telegram.sending import Backoff, chat_tag, retry_seconds, send_piece
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ class Outbox:
                                  markup=buttons if i == len(pieces) - 1 else None,
                                  reply_to=reply_to if i == 0 else None)
             except Forbidden as e:  # blocked by the user, kicked from the group: nobody to deliver to
-                log.info("chat %s refuses messages (%s); its reply is dropped", item.chat_id, e)
+                log.info("chat %s refuses messages (%s); its reply is dropped", chat_tag(item.chat_id), e)
                 self.store.remove(item.id)
                 return True
             except (RetryAfter, TelegramError) as e:  # 429, 5xx, network errors, timeouts
@@ -112,11 +112,11 @@ class Outbox:
         else:
             delay = self.backoff.after(item.attempts + 1)
         if now + delay - item.created > self.window:
-            log.warning("gave up sending a reply to chat %s after %d tries over %.0f s: %s", item.chat_id,
+            log.warning("gave up sending a reply to chat %s after %d tries over %.0f s: %s", chat_tag(item.chat_id),
                         item.attempts + 1, now - item.created, error)
             self.store.remove(item.id)
             return True
-        log.info("reply to chat %s not sent (%s); trying again in %.1f s", item.chat_id, error, delay)
+        log.info("reply to chat %s not sent (%s); trying again in %.1f s", chat_tag(item.chat_id), error, delay)
         self.store.retry_later(item.id, now + delay, str(error))
         return False
 

@@ -7,6 +7,7 @@ retries what these give up on, for answers; a prompt or a notice is sent with `c
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import html
 import logging
 import re
@@ -69,13 +70,18 @@ async def send_piece(send, chat_id: int, piece: str, *, markup=None, reply_to: i
     try:
         return await send(chat_id, piece, parse_mode=ParseMode.HTML, **kwargs)
     except BadRequest as e:
-        log.warning("Telegram rejected a reply to chat %s (%s); sending it as plain text", chat_id, e)
+        log.warning("Telegram rejected a reply to chat %s (%s); sending it as plain text", chat_tag(chat_id), e)
         kwargs.pop("reply_parameters", None)
         try:
             return await send(chat_id, _strip_tags(piece)[:4096], **kwargs)
         except BadRequest as e2:
-            log.error("Telegram rejected the plain-text reply to chat %s too: %s", chat_id, e2)
+            log.error("Telegram rejected the plain-text reply to chat %s too: %s", chat_tag(chat_id), e2)
             return None
+
+
+def chat_tag(chat_id: int) -> str:
+    """A chat's (or user's) id as operators' logs show it: stable, short, not the id itself."""
+    return hashlib.sha256(str(chat_id).encode()).hexdigest()[:10]
 
 
 def retry_seconds(e: RetryAfter) -> float:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from telegram.ext import Application
 
 from bot.telegram.handlers import ALLOWED_UPDATES
+from bot.telegram.polling import shutdown
 from bot.telegram.redact import install_redaction
 
 if TYPE_CHECKING:
@@ -61,10 +62,4 @@ async def start_webhook(app: Application, cfg: dict) -> None:
 
 
 async def stop_webhook(app: Application) -> None:
-    if app.updater.running:
-        await app.updater.stop()
-    if app.running:
-        await app.stop()
-    await app.shutdown()
-    if app.post_shutdown:
-        await app.post_shutdown(app)
+    await shutdown(app)
