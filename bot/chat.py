@@ -16,6 +16,17 @@ _HELP = {
 }
 
 
+def as_words(conv: Conversation, text: str) -> str:
+    """`/lang zh | en | zh-Hant | zh-Hans | zh-HK` said as the user's own words ("用繁體中文回答"), typed or piped;
+    any other text as it is."""
+    cmd = text.strip().lower()
+    if not cmd.startswith("/lang"):
+        return text
+    lang = conv.session.lang or "zh"
+    want = cmd.split()[-1] if len(cmd.split()) > 1 else ("en" if lang == "zh" else "zh")
+    return LANG_SENTENCE[lang_choice(want) or "en"]
+
+
 def print_reply(console, reply: Reply) -> None:
     from rich.markup import escape
     from rich.table import Table
@@ -37,7 +48,7 @@ def print_reply(console, reply: Reply) -> None:
     for f in reply.footer:
         console.print(f"[dim]{escape(f)}[/]")
     if reply.sources:
-        label = "来源" if reply.lang == "zh" else "Sources"
+        label = ("來源" if reply.script else "来源") if reply.lang == "zh" else "Sources"
         console.print(f"[dim]{label}:[/]")
         for s in reply.sources:
             console.print(f"[dim]  {escape(s.title)} — [link={s.url}]{escape(s.url)}[/link][/]")
@@ -99,9 +110,8 @@ def run_chat(conv: Conversation) -> int:
             conv.session = Session(lang=conv.session.lang, lang_locked=conv.session.lang_locked)
             console.print("已重新开始。\n" if lang == "zh" else "Started over.\n")
             continue
-        elif cmd.startswith("/lang"):  # /lang zh | en | zh-Hant | zh-Hans | zh-HK: said as the user's own words
-            want = cmd.split()[-1] if len(cmd.split()) > 1 else ("en" if lang == "zh" else "zh")
-            text = LANG_SENTENCE[lang_choice(want) or "en"]
+        elif cmd.startswith("/lang"):
+            text = as_words(conv, text)
         elif cmd == "/json":
             show_json = not show_json
             continue

@@ -87,10 +87,10 @@ def cmd_chat(args) -> int:
     start_preload(conv)  # lines piped in can come slowly, as typed ones do
     if args.json or not sys.stdin.isatty():
         from bot import render
+        from bot.chat import as_words
 
         for line in sys.stdin:
-            line = line.rstrip("\n")
-            reply = conv.turn(line)
+            reply = conv.turn(as_words(conv, line.rstrip("\n")))
             if args.json:
                 _print_json(render.as_json(reply))
             else:

@@ -184,3 +184,12 @@ def test_a_piped_chat_loads_the_index_while_waiting_for_the_first_line(monkeypat
     monkeypatch.setattr(sys, "stdin", SlowStdin())
     assert cli.cmd_chat(argparse.Namespace(json=True, as_of=None)) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["intent"] in ("question", "rent")
+
+
+def test_piped_chat_takes_lang_commands_as_typed_ones_do():
+    turns = ["/lang zh-Hant", "预算8000训练CNN", "/lang en", "budget 8000 cny for CNN training"]
+    p = run_cli("chat", "--json", stdin="\n".join(turns) + "\n")
+    assert p.returncode == 0, p.stderr
+    hant, reply, en, english = [json.loads(line) for line in p.stdout.splitlines()]
+    assert hant["intent"] != "out_of_scope" and reply["script"] == "zh-tw" and "預算" in reply["reply"]
+    assert en["lang"] == "en" and english["lang"] == "en"

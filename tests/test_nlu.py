@@ -309,3 +309,13 @@ def test_a_second_memory_size_after_a_card_names_its_other_version(catalog, text
     q = parse(text, catalog)
     assert len(q.gpus) == count, q.gpus
     assert len({re.sub(r"\d+GB.*", "", g) for g in q.gpus}) == 1  # the same card in two memory sizes
+
+
+@pytest.mark.parametrize("text", ["跑deepseek r1蒸馏版要什么卡", "deepseek r1 distill on a 3060?", "R1 的蒸馏模型用什么卡跑"])
+def test_a_distilled_model_without_a_size_is_not_its_teacher(catalog, text):
+    q = parse(text, catalog)
+    assert q.need.model_size_b is None or q.need.model_size_b < 100, q.need
+
+
+def test_the_full_model_is_still_the_full_model(catalog):
+    assert parse("跑满血版deepseek r1", catalog).need.model_size_b == 671

@@ -155,6 +155,9 @@ def named_model(text: str) -> tuple[str | None, float | None, Spans]:
     size, _ = model_size(text)
     if found is not None:
         spec, span = found
+        if size is None and spec.kind == "llm" and "distill" not in spec.name.lower() and \
+                has_any(text, words("slots", "distilled")):
+            return None, None, []  # "r1 蒸馏版" without a size: one of the small distilled models, not the full one
         if not (size and spec.kind == "llm" and abs(size / spec.params_b - 1) > 0.15 and
                 table.of_family(spec.family, size)):
             return spec.name, spec.params_b if spec.kind == "llm" else None, [span]
