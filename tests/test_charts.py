@@ -116,7 +116,7 @@ def _drawn_without_missing_glyphs(chart):
 
 @pytest.mark.parametrize("question, script, title, dated, budget", [
     ("预算8000训练CNN推荐什么卡", None, "速度与价格：CNN / 计算机视觉训练", "价格日期", "预算"),
-    ("預算8000訓練CNN推薦什麼顯卡", "zh-tw", "速度與價格：CNN / 計算機視覺訓練", "價格日期", "預算"),  # Traditional in, out
+    ("預算8000訓練CNN推薦什麼顯卡", "zh-tw", "速度與價格：CNN / 電腦視覺訓練", "價格日期", "預算"),  # Taiwan wording
     ("預算8000，訓練CNN買咩顯卡好？", "zh-hk", "速度與價格：CNN / 計算機視覺訓練", "價格日期", "預算"),  # Cantonese
 ])
 def test_a_chinese_chart_is_in_the_chats_script_with_every_glyph(scorer_engine, question, script, title, dated,

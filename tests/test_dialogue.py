@@ -324,3 +324,13 @@ def test_a_question_about_practice_goes_to_the_guide_not_to_picks(scorer_engine,
 def test_taiwan_writes_台_too_so_a_tie_is_traditional(scorer_engine, text, script):
     _, (r,) = talk(scorer_engine, text)
     assert r.script == script
+
+
+@pytest.mark.parametrize("text, script, want, not_want", [
+    ("預算八千元訓練CNN買什麼顯卡", "zh-tw", ("頻寬", "預設", "電腦視覺"), ("帶寬", "默認", "計算機視覺")),
+    ("預算8000，訓練CNN買咩顯卡好？", "zh-hk", ("頻寬", "預設"), ("帶寬", "默認")),
+])
+def test_a_traditional_reply_uses_the_regions_words_not_only_its_characters(scorer_engine, text, script, want, not_want):
+    _, (r,) = talk(scorer_engine, text)
+    out = plain(r)
+    assert r.script == script and all(w in out for w in want) and not any(w in out for w in not_want), out[:400]

@@ -55,8 +55,18 @@ def _changed(a: str, b: str) -> int:
 
 
 def to_script(text: str, script: str) -> str:
-    """`text` (Simplified) in `script`, with that region's wording ('显卡' -> '顯示卡' in zh-tw)."""
-    return _zhconv().convert(text, script) if text and CJK.search(text) else text
+    """`text` (Simplified) in `script`, with that region's wording ('显卡' -> '顯示卡', '带宽' -> '頻寬' in zh-tw):
+    zhconv's tables plus knowledge/lexicon/script-terms.yaml."""
+    if not text or not CJK.search(text):
+        return text
+    return _zhconv().convert(text, script, update=_script_terms(script) or None)
+
+
+@lru_cache(maxsize=4)
+def _script_terms(script: str) -> dict[str, str]:
+    from bot.slots.lexicon import load  # the lexicon reads text helpers: imported when first converting
+
+    return dict(load("script-terms").get(script) or {})
 
 
 @lru_cache(maxsize=1)
