@@ -1281,3 +1281,15 @@ async def test_a_traditional_chats_buttons_are_in_traditional(bot):
     assert any(t.startswith("📈") for t in labels), labels
     simplified_only = set("价图详细为这个么显卡")  # characters a Traditional label never has
     assert not [t for t in labels if set(t) & simplified_only], labels
+
+
+@aio
+async def test_start_and_help_follow_a_traditional_client_and_chat(bot):
+    """/start from a zh-Hant client is in Traditional; /help in a Traditional chat does not switch it to Simplified."""
+    [welcome] = await bot.say(521, "/start", language_code="zh-hant")
+    assert "預算" in welcome.text and "预算" not in welcome.text, welcome.text[:300]
+    await bot.say(522, "預算八千元訓練CNN買什麼顯卡", language_code="zh-hans")
+    [helped] = await bot.say(522, "/help", language_code="zh-hans")
+    assert "預算" in helped.text and "预算" not in helped.text, helped.text[:300]
+    [after] = await bot.say(522, "5000", language_code="zh-hans")
+    assert "预算" not in after.text, after.text[:300]

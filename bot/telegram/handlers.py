@@ -18,6 +18,7 @@ from telegram.ext import ApplicationHandlerStop
 
 from bot.i18n import LANG_SENTENCE, Text, lang_choice
 from bot.reply import Reply
+from bot.slots.text import to_script
 from bot.telegram import keyboards
 from bot.telegram.advisor import Context, advisor_of, begin_update, handled
 from bot.telegram.texts import T
@@ -103,6 +104,16 @@ async def _say(context: Context, chat_id: int, text: str, **kwargs) -> None:
     await advisor_of(context).call(context.bot.send_message, chat_id, text, **kwargs)
 
 
+def _in_chats_script(context: Context, chat_id: int, update: Update, words: str) -> str:
+    """A command's Chinese words in the script the chat is in, or, new chat, the client's ("zh-hant", "zh-hk"), so
+    that /help in a Traditional chat is answered in Traditional and does not switch it to Simplified."""
+    script = advisor_of(context).store.get(chat_id).script
+    code = (getattr(update.effective_user, "language_code", None) or "").lower()
+    if script is None and code.startswith(("zh-hant", "zh-tw", "zh-hk", "zh-mo")):
+        script = "zh-hk" if code.startswith(("zh-hk", "zh-mo")) else "zh-tw"
+    return to_script(words, script) if script else words
+
+
 async def start(update: Update, context: Context) -> None:
     opened = await _opened(update, context, prefer_client=True)
     if opened is None:
@@ -111,21 +122,24 @@ async def start(update: Update, context: Context) -> None:
     welcome = T["welcome"].get(lang)
 
     def decorate(reply: Reply) -> Reply:
-        return replace(reply, title=welcome)
+        return replace(reply, title=to_script(welcome, reply.script) if reply.script else welcome)
 
-    await advisor_of(context).answer(context.bot, chat_id, "帮助" if lang == "zh" else "help", decorate=decorate)
+    said = _in_chats_script(context, chat_id, update, "帮助") if lang == "zh" else "help"
+    await advisor_of(context).answer(context.bot, chat_id, said, decorate=decorate)
 
 
 async def help_(update: Update, context: Context) -> None:
     if opened := await _opened(update, context):
         chat_id, lang, _ = opened
-        await advisor_of(context).answer(context.bot, chat_id, "帮助" if lang == "zh" else "help")
+        said = _in_chats_script(context, chat_id, update, "帮助") if lang == "zh" else "help"
+        await advisor_of(context).answer(context.bot, chat_id, said)
 
 
 async def reset(update: Update, context: Context) -> None:
     if opened := await _opened(update, context):
         chat_id, lang, _ = opened
-        await advisor_of(context).answer(context.bot, chat_id, "重新开始" if lang == "zh" else "start over")
+        said = _in_chats_script(context, chat_id, update, "重新开始") if lang == "zh" else "start over"
+        await advisor_of(context).answer(context.bot, chat_id, said)
 
 
 async def compare(update: Update, context: Context) -> None:
