@@ -48,8 +48,7 @@ def print_reply(console, reply: Reply) -> None:
     for f in reply.footer:
         console.print(f"[dim]{escape(f)}[/]")
     if reply.sources:
-        label = ("來源" if reply.script else "来源") if reply.lang == "zh" else "Sources"
-        console.print(f"[dim]{label}:[/]")
+        console.print(f"[dim]{render.source_label(reply)}:[/]")
         for s in reply.sources:
             console.print(f"[dim]  {escape(s.title)} — [link={s.url}]{escape(s.url)}[/link][/]")
     console.print()

@@ -10,7 +10,8 @@ from bot.reply import Reply, Table
 TELEGRAM_LIMIT = 4096
 
 
-def _source_label(reply: Reply) -> str:
+def source_label(reply: Reply) -> str:
+    """'Sources' / '来源' / '來源': the one label of the render's own, in the reply's language and script."""
     if reply.lang != "zh":
         return "Sources"
     return "來源" if reply.script else "来源"  # the reply's own text is already in its script
@@ -49,7 +50,7 @@ def plain(reply: Reply) -> str:
         out.extend(reply.footer)
     if reply.sources:
         out.append("")
-        out.append(_source_label(reply) + ":")
+        out.append(source_label(reply) + ":")
         out.extend(f"  {s.title} — {s.url}" for s in reply.sources)
     return "\n".join(out).strip() or "…"
 
@@ -85,7 +86,7 @@ def telegram_html(reply: Reply) -> list[str]:
         lines.append(f"<i>{_e(f)}</i>")
     if reply.sources:
         lines.append("")
-        lines.append(f"<b>{_source_label(reply)}</b>:")
+        lines.append(f"<b>{source_label(reply)}</b>:")
         for s in reply.sources:
             if s.url.startswith(("http://", "https://")):
                 lines.append(f'• <a href="{html.escape(s.url, quote=True)}">{_e(s.title)}</a>')

@@ -191,14 +191,17 @@ def cues(text: str, with_cards: str | None = None) -> frozenset[str]:
              or (with_cards and "@" in with_cards and has_any(with_cards, [w for w in ws if "@" in w]))}
     if "offtopic" in found:  # "is it safe to buy a mining card": a used GPU, not crypto mining
         rest = mask(text, find_any(text, words("slots", "offtopic_in_domain")))
-        rest = mask(rest, _set_aside(rest))  # "ok forget gaming. cheaper?"
+        rest = mask(rest, clauses_from(rest, words("slots", "topic_dropped")))  # "ok forget gaming. cheaper?"
         if not has_any(rest, words("slots", "cues", "offtopic")):
             found.discard("offtopic")
     return frozenset(found)
 
 
-def _set_aside(text: str) -> list[tuple[int, int]]:
-    """Spans from a word that sets a topic aside ("forget", "算了") to the end of its clause."""
+def clauses_from(text: str, starters) -> list[tuple[int, int]]:
+    """Spans from each of `starters` ("forget", "不做") to the end of its clause: punctuation or a word that says
+    what replaces it (workload_negation's ends: "改成", "just", "now")."""
+    found = find_any(text, starters)
+    if not found:
+        return []
     ends = find_any(text, words("slots", "workload_negation", "ends"))
-    return [(a, min((ea for ea, _ in ends if ea >= b), default=len(text)))
-            for a, b in find_any(text, words("slots", "topic_dropped"))]
+    return [(a, min((ea for ea, _ in ends if ea >= b), default=len(text))) for a, b in found]

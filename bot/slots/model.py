@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 from bot.need import LLM_WORKLOADS, WORKLOADS
+from bot.slots.context import clauses_from
 from bot.slots.lexicon import load, words
-from bot.slots.text import find_any, has_any, mask, search_any, words_pattern
+from bot.slots.text import has_any, mask, search_any, words_pattern
 
 Spans = list[tuple[int, int]]
 
@@ -68,15 +69,8 @@ def _first_match(text: str, ws: tuple[str, ...]) -> int | None:
 def _without_dropped(text: str) -> str:
     """The text with each dropped workload's clause masked: from a negation ("不做", "forget", "not") to the end
     of its clause or the word that names what replaces it ("改成", "just", "now")."""
-    negations = find_any(text, words("slots", "workload_negation", "words"))
-    if not negations:
-        return text
-    ends = find_any(text, words("slots", "workload_negation", "ends"))
-    spans = []
-    for a, b in negations:
-        end = min((ea for ea, _ in ends if ea >= b), default=len(text))
-        spans.append((a, end))
-    return mask(text, spans)
+    spans = clauses_from(text, words("slots", "workload_negation", "words"))
+    return mask(text, spans) if spans else text
 
 
 def workloads(text: str, size: float | None, method: str | None, named_llm: bool = False) -> tuple[str, ...]:
