@@ -65,7 +65,12 @@ def help_reply(lang: str) -> Reply:
         "help", lang, title=_t(lang, "GPU advisor for deep learning", "深度学习显卡顾问"),
         paragraphs=(_t(lang, "I recommend GPUs to buy or rent for deep learning, with prices, memory and the "
                              "reasons, and answer questions about GPUs and cloud platforms. Try:",
-                       "我帮你挑选深度学习用的显卡（买或租），给出价格、显存和理由，也回答显卡和云平台相关的问题。试试："),),
+                       "我帮你挑选深度学习用的显卡（买或租），给出价格、显存和理由，也回答显卡和云平台相关的问题。试试："),
+                    _t(lang, "What I cover: NVIDIA, AMD and Intel cards and Apple chips; desktop, laptop and data-centre "
+                             "GPUs, new or used; renting by the hour; which models fit on a card and how fast they "
+                             "run. Not games, other PC parts, or writing code.",
+                       "覆盖范围：NVIDIA、AMD、Intel 显卡和苹果芯片；台式、笔记本和数据中心显卡，新卡或二手；按小时租卡；"
+                       "哪些模型能在一张卡上跑、跑多快。不包括游戏、其他电脑配件和写代码。")),
         bullets=EXAMPLES[lang],
         footer=(_t(lang, "Follow-ups work too: \"cheaper?\", \"more memory?\", \"why?\", \"why not the 4090?\", "
                          "\"compare the first two\", \"used?\", \"where can I rent it?\", \"start over\".",

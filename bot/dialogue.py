@@ -53,7 +53,10 @@ class Turn:
     need: Need  # what this message states, read in context (a bare "5000" after we asked is a budget)
 
     def slots(self) -> dict:
-        """The labelled-slot view of what this message states (knowledge/intents/README.md)."""
+        """The labelled-slot view of what this message states (knowledge/intents/README.md). A message we decline
+        states no GPU need: "best ramen in Hong Kong" names a place, not a market to buy in."""
+        if self.act == "out_of_scope":
+            return {}
         # "cheapest cloud?" or "why not the cheaper one?" is not a move away from the picks
         direction = self.q.direction if self.act in ("refine", "recommend") else None
         return replace(self.q, need=self.need, direction=direction).slots()
@@ -158,6 +161,9 @@ def rule_act_and_strength(q: Query, s: Session) -> tuple[str, str]:
     if (s.awaiting == "budget" and (q.bare_number or q.need.budget)) or \
             (s.awaiting == "workload" and q.need.workloads and not q.gpus):
         return "refine", "command"  # the answer to the question we just asked ("5000", "NLP")
+    if _says(q.text, "about_the_bot") and not (q.need.budget or q.need.model_size_b or q.gpus or q.ordinals or
+                                               q.direction):
+        return "help", "command"  # "do you only do nvidia stuff", "can you help with laptops too": what we cover
     act = _rule_act(q, s)
     if act in COMMANDS:
         # "hi", "ok thanks", "start over": only that; "ok but I'm in Canada", "sounds good, any AMD?" carry more, so
@@ -243,6 +249,8 @@ def _rule_act(q: Query, s: Session) -> str:
             return act
     if "why_not" in q.cues and (q.gpus or q.ordinals):
         return "why_not"
+    if "why" in q.cues and q.gpus and s.last_picks and not set(q.gpus) & set(s.last_picks) and not n.model_size_b:
+        return "why_not"  # "why leave out the 5090", "5070 Ti 为什么被刷掉了": a card the picks do not have
     if "why" in q.cues and not stated:
         return "why"
     if "why" in q.cues and not (n.budget or q.gpus or q.ordinals or pronoun or n.model_size_b) and \
@@ -328,7 +336,8 @@ class Conversation:
         act, strength = rule_act_and_strength(q, s)
         needed = {"command": 2.0, "cue": MIN_GUESS_OVER_CUE,
                   "default": MIN_GUESS_OVER_DEFAULT if act == "question" else MIN_ACT_CONFIDENCE}[strength]
-        if guess and guess.act == "out_of_scope" and "offtopic" in q.cues and not _states_a_need(q, 1.0):
+        if guess and guess.act == "out_of_scope" and "offtopic" in q.cues and not _states_a_need(q, 1.0) and \
+                strength != "command":
             needed = min(needed, MIN_GUESS_OVER_DEFAULT)  # words of another topic back the guess
         # "ok, and 8000?": small talk states nothing, so a message that does is not small talk, however sure the guess
         content = guess is not None and guess.act in _SMALL_TALK_ACTS and _any_content(q)
@@ -386,7 +395,7 @@ class Conversation:
         if s.follow_up == "rent" and _says(q.text, "rent_time") and act not in COMMANDS and \
                 not (q.gpus or q.need.workloads or q.need.budget or q.need.model_size_b):
             return "rent"  # "how much per month roughly" after a rental answer
-        if _says(q.text, "count_question") and not q.gpus and not need.budget and s.focus and \
+        if _says(q.text, "count_question") and act != "rent" and not q.gpus and not need.budget and s.focus and \
                 (need.model_size_b or s.need.model_size_b):
             return "fit"  # "需要几张", "how many would I need" with a model on the table: the card in focus, counted
         if act in ("fit", "memory", "question", "recommend") and not referred and (need.model_size_b or need.model) \
@@ -623,7 +632,8 @@ class Conversation:
             if other and other != names[0]:
                 names = [other, names[0]]
         if len(names) < 2 and len(s.last_picks) >= 2:
-            names = s.last_picks[:2]
+            # "compare all three", "三个都比一下": every pick; otherwise the first two
+            names = s.last_picks[:4] if _says(t.text, "all_of_them") else s.last_picks[:2]
         if len(names) < 2:
             return answers.ask_which_to_compare(t.lang, names)
         need = s.need
@@ -1004,7 +1014,8 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: answers.unusable_budget(c.engine, t.q.rejected_money, t.lang)),
     Rule("language", _acts("language"), lambda c, t: t.q.need.is_empty(), lambda c, t: answers.language_set(t.lang)),
     Rule("reset", _acts("reset"), lambda c, t: t.short, lambda c, t: c._reset(t)),
-    Rule("help", _acts("help"), lambda c, t: t.q.need.is_empty(), lambda c, t: answers.help_reply(t.lang)),
+    Rule("help", _acts("help"), lambda c, t: t.q.need.is_empty() or _says(t.text, "about_the_bot"),
+         lambda c, t: answers.help_reply(t.lang)),
     Rule("small-talk", _acts("greeting"), lambda c, t: t.q.need.is_empty() and not t.q.gpus,
          lambda c, t: answers.small_talk(t.q.text, t.lang, bool(c.session.last_picks))),
     Rule("out-of-scope", _acts("out_of_scope"), _always,

@@ -694,3 +694,59 @@ def test_without_a_budget_the_overall_pick_is_not_whatever_dear_card_has_the_mem
 def test_so_expensive_in_cantonese_is_a_request_for_cheaper(scorer_engine, turns):
     _, (first, reply) = chat(scorer_engine, *turns)
     assert reply.recommendations[0].price < first.recommendations[0].price, plain(reply)
+
+
+# --- a why-question about a card the picks do not have; "all three"; questions about the assistant itself ----------
+
+@pytest.mark.parametrize(("opening", "follow_up"), [
+    ("$1500 for training CNNs", "why leave out the {other}?"),
+    ("预算8000训练CNN", "{other} 为什么被刷掉了"),
+    ("預算八千訓練CNN", "{other} 點解冇佢"),
+])
+def test_why_about_a_card_not_picked_is_why_not(scorer_engine, opening, follow_up):
+    conv, (first,) = chat(scorer_engine, opening)
+    other = next(g.name for g in scorer_engine.catalog.gpus if g.name not in conv.session.last_picks
+                 and g.vendor == "NVIDIA" and g.segment == "consumer" and g.vram_gb >= 16)
+    reply = conv.turn(follow_up.format(other=other.replace("GeForce RTX ", "")))
+    assert reply.query["act"] == "why_not", (reply.query.get("rule"), plain(reply))
+
+
+@pytest.mark.parametrize(("opening", "follow_up"), [("预算8000训练CNN", "三个都比一下"),
+                                                    ("$1500 for training CNNs", "compare all three")])
+def test_comparing_all_the_picks(scorer_engine, opening, follow_up):
+    conv, (_, reply) = chat(scorer_engine, opening, follow_up)
+    assert reply.intent == "compare", plain(reply)
+    assert all(p in plain(reply) for p in conv.session.last_picks)
+
+
+@pytest.mark.parametrize(("text", "says"), [("do you only do nvidia stuff", "AMD"),
+                                             ("can you help with laptops too or only gpus", "laptop"),
+                                             ("你只管N卡吗", "AMD"), ("你還能幫忙看筆電嗎", "筆記本")])
+def test_a_question_about_what_the_assistant_covers_gets_help(scorer_engine, text, says):
+    conv, (reply,) = chat(scorer_engine, text)
+    assert reply.intent == "help", (reply.query.get("rule"), plain(reply))
+    assert says in plain(reply)
+
+
+@pytest.mark.parametrize("text", ["太感谢了 很有帮助", "thanks for the help!", "多謝晒，好有幫助"])
+def test_thanks_that_mentions_help_is_thanks(scorer_engine, text):
+    conv, (_, reply) = chat(scorer_engine, "预算8000训练CNN" if re.search("[\u4e00-\u9fff]", text) else
+                            "$1500 for training CNNs", text)
+    assert reply.intent == "greeting", (reply.query.get("rule"), plain(reply))
+
+
+@pytest.mark.parametrize("text", ["想 rent 几张卡跑 7B 的 LoRA 微调，哪里便宜", "how many gpus should I rent for a 70b finetune, and where"])
+def test_a_rental_question_with_a_count_is_a_rental_question(scorer_engine, text):
+    conv, (_, reply) = chat(scorer_engine, "$2000, LoRA on a 7B model", text)
+    assert reply.intent == "rent", (reply.query.get("rule"), plain(reply))
+
+
+@pytest.mark.parametrize("text", ["need a card for qlora on 13b models, 16gb min", "looking for a gpu that runs 70b at q4"])
+def test_asking_for_a_card_with_a_model_is_a_request_for_picks(scorer_engine, text):
+    conv, (reply,) = chat(scorer_engine, text)
+    assert reply.query["act"] == "recommend", (reply.query.get("rule"), plain(reply))
+
+
+def test_a_declined_message_states_no_need(scorer_engine):
+    t = Conversation(scorer_engine).understand("best ramen in hong kong")
+    assert t.act == "out_of_scope" and t.slots() == {}

@@ -181,6 +181,9 @@ def _starts_with_word(text: str, w: str) -> bool:
     return text.startswith(w) and (not w.isascii() or len(text) == len(w) or not text[len(w)].isalnum())
 
 
+_SMALL_TALK_CUES = frozenset({"greeting", "help", "reset", "thanks", "bye"})
+
+
 def cues(text: str, with_cards: str | None = None) -> frozenset[str]:
     """The follow-up words a message carries (why, compare, rent, power, …): the dialogue policy's conditions.
     Entries with "@" stand for a card's name ("what can a @ run") and are looked for in `with_cards`, the text
@@ -189,6 +192,11 @@ def cues(text: str, with_cards: str | None = None) -> frozenset[str]:
         with_cards = re.sub(r"@\w*\s*", "@ ", with_cards)  # "a @    run", "two @s run": one "@" and a space
     found = {name for name, ws in words("slots", "cues").items() if has_any(text, ws)
              or (with_cards and "@" in with_cards and has_any(with_cards, [w for w in ws if "@" in w]))}
+    for small in _SMALL_TALK_CUES & found:  # "很有帮助" thanks, it does not ask for help
+        spans = find_any(text, words("slots", "cues", small))
+        others = [sp for c in _SMALL_TALK_CUES - {small} for sp in find_any(text, words("slots", "cues", c))]
+        if spans and all(any(a <= x and y <= b and b - a > y - x for a, b in others) for x, y in spans):
+            found.discard(small)
     if "offtopic" in found:  # "is it safe to buy a mining card": a used GPU, not crypto mining
         rest = mask(text, find_any(text, words("slots", "offtopic_in_domain")))
         rest = mask(rest, clauses_from(rest, words("slots", "topic_dropped")))  # "ok forget gaming. cheaper?"
