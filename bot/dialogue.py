@@ -53,10 +53,7 @@ class Turn:
     need: Need  # what this message states, read in context (a bare "5000" after we asked is a budget)
 
     def slots(self) -> dict:
-        """The labelled-slot view of what this message states (knowledge/intents/README.md). A message we decline
-        states no GPU need: "best ramen in Hong Kong" names a place, not a market to buy in."""
-        if self.act == "out_of_scope":
-            return {}
+        """The labelled-slot view of what this message states (knowledge/intents/README.md)."""
         # "cheapest cloud?" or "why not the cheaper one?" is not a move away from the picks
         direction = self.q.direction if self.act in ("refine", "recommend") else None
         return replace(self.q, need=self.need, direction=direction).slots()
@@ -125,6 +122,23 @@ def _off_topic_gate(q: Query, act: str, guess: ActGuess | None) -> str:
             "domain", "offtopic", "dl"} and not q.gpus and not q.ordinals:
         act = "question"
     return act
+
+
+_GPU_CUES = frozenset({"domain", "dl", "rent", "power", "memory_question", "what_fits", "speed", "finetune",
+                       "train_words", "serving", "software", "add_card", "same_memory", "guide_source", "quality",
+                       "more_info", "why_not", "buy_where"})
+
+
+def _about_something_else(q: Query) -> bool:
+    """Nothing in the message is about GPUs or machine learning (no card, no GPU or ML word, no job, no model, no
+    position or direction in the list on screen), and it says more than a follow-up would: a budget or a place beside
+    words of its own ("best running shoes under $100", "is it going to rain in london this weekend")."""
+    n = q.need
+    if q.gpus or q.ordinals or q.direction or q.cues & _GPU_CUES or q.bare_number is not None or \
+            not replace(n, budget=None, region=None, as_of=None, vendor=None).is_empty():
+        return False
+    cue_words = words("slots", "cues")
+    return len(q.text.strip()) > 12 and _words_besides(q.text, [cue_words[c] for c in q.cues if c in cue_words])
 
 
 def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool:
@@ -229,6 +243,7 @@ def _names_other_things(text: str) -> bool:
 
 def _cue_for(act: str, q: Query) -> bool:
     return (act == "recommend" and "pick_request" in q.cues) or (act == "refine" and q.direction is not None) or \
+        (act == "question" and "why" in q.cues) or \
         (act == "gpu_info" and bool(q.cues & {"memory_question", "more_info"} or len(q.ordinals) == 1))
 
 
@@ -347,6 +362,8 @@ class Conversation:
             # "hi", "start over", "help", "in English" (a short message with only that word) are never overruled
             if guess.act != "out_of_scope" or not _states_a_need(q, guess.confidence, bool(s.last_picks)):
                 act = guess.act  # an out-of-scope guess never refuses a message that states a GPU need
+        if guess is not None and guess.act == "out_of_scope" and act not in COMMANDS and _about_something_else(q):
+            act = "out_of_scope"  # "best running shoes under $100", "推荐几部好看的美剧": nothing of GPUs or ML in it
         need = self._need_in_context(q, lang)
         referred = self._referred(q, act)
         act = self._act_in_context(q, need, act, referred)
@@ -1079,7 +1096,9 @@ POLICY: tuple[Rule, ...] = (
     Rule("card-after-a-comparison", _acts("refine", "recommend", "gpu_info"), lambda c, t: len(t.q.gpus) == 1 and
          t.need.is_empty() and c.session.last_act == "compare" and bool(c.session.compared),
          lambda c, t: c._compare(t)),  # "那5090呢", "and the 5090?" after "3090 vs 4090": it joins the comparison
-    Rule("vendor-asked", _acts("recommend", "refine"), lambda c, t: _asks_about_a_vendor(t),
+    Rule("vendor-asked", _acts("recommend", "refine", "question"),
+         lambda c, t: _asks_about_a_vendor(t) and (t.act != "question" or bool(c.session.last_picks)
+                                                   and "software" not in t.q.cues),
          lambda c, t: c._recommend_with_vendor_advice(t)),  # "is AMD ok?", "A卡能用吗": the picks and the software
     Rule("recommend", _acts("recommend", "refine"), _always, lambda c, t: c._recommend(t)),
     Rule("a-need-in-passing", _acts(), lambda c, t: bool(t.need.budget) or (

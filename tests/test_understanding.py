@@ -747,6 +747,36 @@ def test_asking_for_a_card_with_a_model_is_a_request_for_picks(scorer_engine, te
     assert reply.query["act"] == "recommend", (reply.query.get("rule"), plain(reply))
 
 
-def test_a_declined_message_states_no_need(scorer_engine):
-    t = Conversation(scorer_engine).understand("best ramen in hong kong")
-    assert t.act == "out_of_scope" and t.slots() == {}
+# --- slots strangers wrote that we missed: 万 as "w" after a budget word, power caps, quieter, a vendor turned down --
+
+@pytest.mark.parametrize(("text", "slots"), [
+    ("我打算自己搭一个训练平台 8张卡 预算100w 有什么方案", {"budget": (1_000_000, "CNY"), "gpu_count": 8}),
+    ("預算300w的集群", {"budget": (3_000_000, "CNY")}),
+    ("我的电源850w 预算5000", {"budget": (5000, "CNY"), "psu_w": 850}),
+    ("功率别超过200瓦", {"max_power_w": 200}),
+    ("no more than 300w for the card", {"max_power_w": 300}),
+    ("声音小一点的有吗 放卧室", {"direction": "less_power"}),
+    ("功耗能不能低点", {"direction": "less_power"}),
+    ("显存太小了 换大的", {"direction": "more_memory"}),
+    ("不想要amd 换成nvidia的", {"vendor": "NVIDIA"}),
+    ("no amd please, nvidia only", {"vendor": "NVIDIA"}),
+    ("AMD vs NVIDIA?", {"vendor": None}),
+])
+def test_slots_strangers_wrote(scorer_engine, text, slots):
+    from bot.nlu import parse
+
+    q = parse(text, scorer_engine.catalog)
+    for k, v in slots.items():
+        if k == "budget":
+            assert (q.need.budget.amount, q.need.budget.currency) == v, q.need.budget
+        elif k == "direction":
+            assert q.direction == v
+        else:
+            assert getattr(q.need, k) == v, (k, q.need.stated())
+
+
+@pytest.mark.parametrize("text", ["best running shoes under $100", "推荐几部好看的美剧", "is it going to rain in london this weekend"])
+def test_a_request_about_something_else_after_picks_is_declined(scorer_engine, text):
+    opening = "预算8000训练CNN" if re.search("[\u4e00-\u9fff]", text) else "$1500 for training CNNs"
+    conv, (_, reply) = chat(scorer_engine, opening, text)
+    assert reply.intent == "out_of_scope", (reply.query.get("rule"), plain(reply))

@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from bot.slots.lexicon import words
-from bot.slots.text import find_any, has_any
+from bot.slots.text import find_any, has_any, words_pattern
 
 if TYPE_CHECKING:
     from bot.catalog import Catalog
@@ -169,6 +169,11 @@ def gpu_count(text: str) -> tuple[int | None, Spans]:
 def vendor(text: str) -> str | None:
     """Only when exactly one vendor is asked for ('AMD vs NVIDIA?' sets none). Card names must be masked."""
     named = [v for v, ws in words("slots", "vendor").items() if has_any(text, ws)]
+    if len(named) > 1:  # "不想要amd 换成nvidia的", "no amd, nvidia only": the one not turned down
+        turned_down = words_pattern(words("slots", "vendor_refused"))
+        kept = [v for v in named if not any(turned_down.search(text[max(0, a - 8):a])
+                                            for a, _ in find_any(text, words("slots", "vendor", v)))]
+        named = kept if kept else named
     return named[0] if len(named) == 1 else None
 
 
@@ -204,7 +209,8 @@ _PSU_NEAR = re.compile(r"电源|psu|power supply|供电|金牌|白金|铜牌|电
 _PSU_BARE = re.compile(r"(?:电源|电供|psu)\s*(?:是|只有|才|有)?\s*(\d{3,4})(?![\d.w瓦])|"
                        r"(?<![\d.$¥€£])(\d{3,4})\s*(?:gold|platinum|bronze|titanium|金牌|白金|铜牌)?\s*"
                        r"(?:unit\b|psu\b|power supply|电源)")
-_CAP_NEAR = re.compile(r"最多|不超过|以内|以下|under|below|at most|max|less than|up to|<|≤|cap|limit|限制|不要超过|只能")
+_CAP_NEAR = re.compile(r"最多|不超过|以内|以下|under|below|at most|max|less than|up to|<|≤|cap|limit|限制|不要超过|只能|"
+                       r"别超过|不能超过|不高于|低于|至多|no more than|not more than|not over")
 _CAP_AFTER = re.compile(r"\s*(?:max\b|maximum\b|or less\b|or lower\b|at most\b|tops\b|cap\b|limit\b|以内|以下|之内|封顶|"
                         r"最多|左右以内)")  # "300w max for the card", "250瓦以内"
 
@@ -221,7 +227,7 @@ def power(text: str) -> tuple[float | None, float | None, Spans]:
         if _PSU_NEAR.search(around):
             psu = w
         elif _CAP_NEAR.search(text[max(0, m.start() - 14):m.start()]) or _CAP_AFTER.match(text, m.end()) or \
-                "功耗" in around or "tdp" in around or "power" in around:
+                any(w in around for w in ("功耗", "功率", "tdp", "power", "wattage")):
             cap = w
         else:
             continue

@@ -298,9 +298,10 @@ def _counts_something(a: _Amount, text: str, lang: str, g: _Grammar, before: boo
         return False
     if a.scale == g.watts_scale:
         number = a.m["n"] or ""
-        if float(number.replace(",", "") or 0) >= 100 or (lang != "zh" and "." not in number and not a.m["tail"]
-                                         and not _has_cue(text, a.start, a.end, g)):
-            return True  # "300w", "850w psu", "65w": watts ("1.5w", "预算2w": 15,000 and 20,000 yuan)
+        cue = _has_cue(text, a.start, a.end, g)
+        if (float(number.replace(",", "") or 0) >= 100 and not (lang == "zh" and cue)) or \
+                (lang != "zh" and "." not in number and not a.m["tail"] and not cue):
+            return True  # "300w", "850w psu", "65w": watts ("1.5w", "预算2w", "预算100w": 15,000 … 1,000,000 yuan)
     if after and (g.not_money_after.match(text, a.num_end) or re.match(r"[a-z]", text[a.num_end:a.num_end + 1])):
         return True
     if a.scale is None and a.value in g.image_sizes and re.search(r"(?:\bat|\bin|@)\s*$", text[:a.start]):
