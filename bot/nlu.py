@@ -117,7 +117,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     spans += power_spans
     # a card's name reads "@" for the count grammar ("2x @", "@ ×2", "两张@")
     with_cards = mask(mask(n, gpu_spans, "@"), [s for s in spans if s not in gpu_spans])
-    count, count_spans = hardware.gpu_count(with_cards)
+    count, count_spans = hardware.gpu_count(mask(with_cards, context.group_spans(with_cards)))
     found = money.extract_money(mask(with_cards, count_spans), lang)
 
     method = model.finetune_method(t)

@@ -780,3 +780,20 @@ def test_a_request_about_something_else_after_picks_is_declined(scorer_engine, t
     opening = "预算8000训练CNN" if re.search("[\u4e00-\u9fff]", text) else "$1500 for training CNNs"
     conv, (_, reply) = chat(scorer_engine, opening, text)
     assert reply.intent == "out_of_scope", (reply.query.get("rule"), plain(reply))
+
+
+@pytest.mark.parametrize(("text", "ordinals", "count"), [
+    ("頭兩張比一比", (1, 2), None), ("這三張的差別幫我整理成表格", (1, 2, 3), None), ("these two side by side", (1, 2), None),
+    ("4090 laptop vs a desktop 4070 for DL", (), None), ("双卡4090", (), 2),
+])
+def test_a_group_of_the_list_is_positions_not_a_count(scorer_engine, text, ordinals, count):
+    from bot.nlu import parse
+
+    q = parse(text, scorer_engine.catalog)
+    assert q.ordinals == ordinals and q.need.gpu_count == count
+
+
+@pytest.mark.parametrize("text", ["yolov8x 训练 1280 分辨率需要多少显存", "SD 出 1024 的图要多少显存", "27吋4K螢幕哪款好"])
+def test_an_image_or_screen_size_is_not_a_budget(scorer_engine, text):
+    conv, (_, reply) = chat(scorer_engine, "预算8000训练CNN", text)
+    assert conv.session.need.budget.amount == 8000, plain(reply)

@@ -105,11 +105,17 @@ _ORDINAL_ZH = re.compile(r"第\s*(\d{1,2})\s*(?:个|张|款|名|种|和|跟|与|
 _ORDINAL_HASH = re.compile(r"#\s*(\d{1,2})(?!\d)|\bno\.\s*(\d)\b|\bnumber\s+(\d|one|two|three)\b|\boption\s+(\d)\b")
 _PAIR_OF_POSITIONS = re.compile(r"(?:compare|between|比较|对比|比一下|比)\s*#?(\d)\s*(?:and|&|vs\.?|with|和|与|跟|、)\s*"
                                 r"#?(\d)(?![\d.])|(?:options?|picks?|numbers?)\s*(\d)\s*(?:and|&|vs\.?)\s*(\d)(?![\d.])")
-_FIRST_N = re.compile(r"(?:前|first|top)\s*(\d{1,2}|two|three)\s*(?:个|张|款|名|ones|picks|cards|gpus)?")
+_FIRST_N = re.compile(r"(?:前|头|这|(?<![a-z])(?:first|top|these))\s*(\d{1,2}(?![\d.])|two|three)\s*"
+                      r"(?:个|张|款|名|ones|picks|cards|gpus)?")  # not "desktop 4070", "这3张" only as a group
 _AND_ORDINAL = re.compile(r"第\s*\d{1,2}\s*(?:个|张)?\s*(?:和|跟|与|、|,|，)\s*(?:第\s*)?(\d{1,2})(?:\s*个|\s*张)?")
 _NOT_ORDINAL = re.compile(r"(?:per|a|each|one|tokens?/)\s*second|seconds|second[\s-]?hand|third[\s-]?party|last (?:year|gen\w*|time|month|week)|at first|first time|first gpu|"
                           r"my first|first of all|at last")
 _WORD_NUM = {"one": 1, "two": 2, "three": 3}
+
+
+def group_spans(text: str) -> list[tuple[int, int]]:
+    """Where the text names a group of the list on screen ("头两张", "these three", "top 3"): positions, not a count."""
+    return [m.span() for m in _FIRST_N.finditer(text) if not re.search(r"第", text[max(0, m.start() - 1):m.start()])]
 
 
 def ordinals(text: str) -> tuple[int, ...]:

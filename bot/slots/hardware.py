@@ -210,7 +210,7 @@ _PSU_BARE = re.compile(r"(?:电源|电供|psu)\s*(?:是|只有|才|有)?\s*(\d{3
                        r"(?<![\d.$¥€£])(\d{3,4})\s*(?:gold|platinum|bronze|titanium|金牌|白金|铜牌)?\s*"
                        r"(?:unit\b|psu\b|power supply|电源)")
 _CAP_NEAR = re.compile(r"最多|不超过|以内|以下|under|below|at most|max|less than|up to|<|≤|cap|limit|限制|不要超过|只能|"
-                       r"别超过|不能超过|不高于|低于|至多|no more than|not more than|not over")
+                       r"别超过|不能超过|不高于|低于|至多|唔好超过|唔超过|唔可以超过|no more than|not more than|not over")
 _CAP_AFTER = re.compile(r"\s*(?:max\b|maximum\b|or less\b|or lower\b|at most\b|tops\b|cap\b|limit\b|以内|以下|之内|封顶|"
                         r"最多|左右以内)")  # "300w max for the card", "250瓦以内"
 
