@@ -797,3 +797,10 @@ def test_a_group_of_the_list_is_positions_not_a_count(scorer_engine, text, ordin
 def test_an_image_or_screen_size_is_not_a_budget(scorer_engine, text):
     conv, (_, reply) = chat(scorer_engine, "预算8000训练CNN", text)
     assert conv.session.need.budget.amount == 8000, plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("4090要多大电源", "那 4060 Ti 16G 怎么样"), ("can I buy a 5090 in China?", "tell me about the 5090 D"),
+                                   ("4090要多大电源", "那4080 點樣")])
+def test_asking_how_another_card_is_asks_about_that_card_not_the_same_question(scorer_engine, turns):
+    _, (_, reply) = chat(scorer_engine, *turns)
+    assert reply.intent == "gpu", (reply.query.get("rule"), plain(reply))
