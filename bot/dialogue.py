@@ -419,7 +419,8 @@ class Conversation:
                 and q.memory_gb and not need.budget and "pick_request" not in q.cues and not q.gpus:
             return "fit"  # "Qwen3-30B-A3B on an 8GB card?", "14B 在 16G 卡上能跑吗": the rule fit-on-memory
         if (len(q.quant_formats) >= 2 or (q.quant_formats and "quality" in q.cues)) and len(q.gpus) <= 1 and \
-                not need.budget and "memory_question" not in q.cues and not (q.gpus and need.model_size_b):
+                not need.budget and "memory_question" not in q.cues and not (q.gpus and need.model_size_b) and \
+                not (act == "refine" and _says(q.text, "turned_down")):  # "其实不用fp16，8bit就够了": a change
             return "question"  # "is Q4_K_M much worse than Q8?", "Q4_K_M vs AWQ on a 4090?": the quantisation section
         if act == "question" and need.model and "memory_question" in q.cues and not referred and not need.budget:
             return "memory"  # "flux.1 dev fp16 需要多大显存": the model table answers, not the guide
@@ -452,7 +453,7 @@ class Conversation:
         if act == "compare" and not (q.gpus or q.ordinals or "pronoun" in q.cues) and _names_other_things(q.text):
             return "question"  # "lora vs qlora?", "spot vs on-demand", "A卡和N卡哪个好": the guide compares them
         if act in ("gpu_info", "recommend", "refine", "fit") and not q.need.budget and _asks_about_another_part(q.text) \
-                and not (q.need.model_size_b or q.need.model):
+                and not (q.need.model_size_b or q.need.model or q.direction):  # "温度低一点的 我机箱散热不好": the card
             return "question"  # "4090配什么主板", "多卡训练要买什么主板": another part, which the guide may not cover
         if act in ("recommend", "refine", "memory") and _says(q.text, "what_to_do") and not (
                 q.gpus or need.budget or need.model_size_b or need.model or need.workloads):

@@ -804,3 +804,11 @@ def test_an_image_or_screen_size_is_not_a_budget(scorer_engine, text):
 def test_asking_how_another_card_is_asks_about_that_card_not_the_same_question(scorer_engine, turns):
     _, (_, reply) = chat(scorer_engine, *turns)
     assert reply.intent == "gpu", (reply.query.get("rule"), plain(reply))
+
+
+@pytest.mark.parametrize("follow_up", ["孖卡呢", "what about used嘅", "要可以全精度跑的那種", "有48G的選項嗎",
+                                       "温度低一点的 我机箱散热不好", "其實不用fp16，8bit就夠了"])
+def test_a_refinement_whose_slot_we_read_is_not_sent_to_the_guide(scorer_engine, follow_up):
+    opening = "$2000, LoRA on a 7B model" if follow_up.startswith("what") else "预算1.5万做7B模型LoRA微调"
+    conv, (_, reply) = chat(scorer_engine, opening, follow_up)
+    assert reply.intent == "recommend" and reply.query["act"] == "refine", (reply.query.get("rule"), plain(reply))

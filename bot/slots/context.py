@@ -54,7 +54,7 @@ _USED_WORD = re.compile(r"(?:(?:buy|buying|go|get|getting|consider|considering|a
                         r"nvidia\b|options?\b|choices?\b|deals?\b|listings?\b|units?\b|versions?\b|stuff\b|的|也|ok|okay)|(?:[\d@,;(?]|^)\s*used\b|\bused\s*[?？]|\bused\s*$)")
 
 
-_USED_CJK = re.compile(r"(?<![a-z])used(?=\s*(?:的|也|卡|可以|行|吗|呢))")
+_USED_CJK = re.compile(r"(?<![a-z])used(?=\s*(?:的|也|卡|可以|行|吗|呢|嘅|得唔得|啦|ok))|(?:what about|how about|and)\s+used\b")
 
 
 def used(text: str) -> bool | None:

@@ -170,7 +170,7 @@ def vendor(text: str) -> str | None:
     """Only when exactly one vendor is asked for ('AMD vs NVIDIA?' sets none). Card names must be masked."""
     named = [v for v, ws in words("slots", "vendor").items() if has_any(text, ws)]
     if len(named) > 1:  # "不想要amd 换成nvidia的", "no amd, nvidia only": the one not turned down
-        turned_down = words_pattern(words("slots", "vendor_refused"))
+        turned_down = words_pattern(words("slots", "turned_down"))
         kept = [v for v in named if not any(turned_down.search(text[max(0, a - 8):a])
                                             for a, _ in find_any(text, words("slots", "vendor", v)))]
         named = kept if kept else named
@@ -180,7 +180,7 @@ def vendor(text: str) -> str | None:
 _MEMORY = re.compile(r"(?<![a-z0-9.])(\d{1,4}(?:\.\d+)?)\s*(gb|g|gib|gigs?)(?![a-z])\s*(显存|vram|memory|ram|以上|及以上|"
                      r"or more|\+|起步|at least|的显存|of vram|of memory|cards?\b|gpus?\b|min\b|minimum\b|的卡|嘅卡|卡(?!上)|"
                      r"显卡|起|or bigger|or larger|or above|and up|is the floor|is my floor|is the minimum|is a must|"
-                     r"at minimum|是底线|是最低|是下限)?")
+                     r"at minimum|是底线|是最低|是下限|的选项|选项|的选择|options?\b)?")
 _MEMORY_MIN_BEFORE = re.compile(r"(?:至少|最少|起码|不少于|at least|minimum|min\.?|need|needs|需要|要|want|with|has|have|"
                                 r"大于|超过|more than|over|显存|~|about|around|>=|≥|大概|约)\s*$")
 
