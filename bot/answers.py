@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING
 
-from bot.i18n import SEGMENTS, Text, hourly, money
+from bot.i18n import LANG_SET, SEGMENTS, Text, hourly, money
 from bot.knowledge import Source
 from bot.need import Budget, Need
 from bot.reply import Recommendation, Reply, Table
@@ -56,8 +56,9 @@ def reset_done(lang: str) -> Reply:
                  suggestions=EXAMPLES[lang][:2])
 
 
-def language_set(lang: str) -> Reply:
-    return Reply("help", lang, paragraphs=(_t(lang, "OK, I'll answer in English.", "好的，之后用中文回答。"),))
+def language_set(lang: str, script: str | None = None) -> Reply:
+    """The language (and for Chinese the script: 'zh-tw', 'zh-hk', 'zh-cn') set, named in that script."""
+    return Reply("help", lang, paragraphs=(LANG_SET[script or lang] if lang == "zh" else LANG_SET["en"],))
 
 
 def help_reply(lang: str) -> Reply:

@@ -1002,7 +1002,8 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: answers.empty_input(t.lang)),
     Rule("unusable-money", _acts(), lambda c, t: t.q.rejected_money is not None and t.q.need.budget is None,
          lambda c, t: answers.unusable_budget(c.engine, t.q.rejected_money, t.lang)),
-    Rule("language", _acts("language"), lambda c, t: t.q.need.is_empty(), lambda c, t: answers.language_set(t.lang)),
+    Rule("language", _acts("language"), lambda c, t: t.q.need.is_empty(), lambda c, t: answers.language_set(
+        t.lang, context.script_request(normalise(t.text)) if t.lang == "zh" else None)),
     Rule("reset", _acts("reset"), lambda c, t: t.short, lambda c, t: c._reset(t)),
     Rule("help", _acts("help"), lambda c, t: t.q.need.is_empty(), lambda c, t: answers.help_reply(t.lang)),
     Rule("small-talk", _acts("greeting"), lambda c, t: t.q.need.is_empty() and not t.q.gpus,

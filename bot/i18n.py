@@ -97,3 +97,9 @@ CHART = {
                     "相对速度与价格——本次回答的显卡为红色，价位相近的其他显卡为灰色（◆ 为二手价）。"),
     "no_data": Text("No price or speed data for these GPUs", "这些显卡没有价格或性能数据"),
 }
+
+
+# What the advisor says when `/lang` (or "用繁體中文回答") set the language: the script is named in that script (the
+# Chinese is written in Simplified and converted with the reply, so a Traditional chat reads 繁體).
+LANG_SET = {"en": "OK, I'll answer in English.", "zh": "好的，之后用中文回答。", "zh-cn": "好的，之后用简体中文回答。",
+            "zh-tw": "好的，之后用繁体中文回答。", "zh-hk": "好的，之后用繁体中文（香港用语）回答。"}
