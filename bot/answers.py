@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING
 
-from bot.i18n import LANG_SET, SEGMENTS, Text, hourly, money
+from bot.i18n import LANG_SET, SEGMENTS, Text, hourly, money, source_title
 from bot.knowledge import Source
 from bot.need import Budget, Need
 from bot.reply import Recommendation, Reply, Table
@@ -91,7 +91,7 @@ def unusable_budget(engine: Engine, rejected: tuple[str, float], lang: str) -> R
         text = _t(lang, "With no budget you can't buy a GPU, but you can use one for free:",
                   "预算为零买不了显卡，不过可以免费用 GPU：")
         bullets = tuple(f"{p.label.get(lang)}{_t(lang, ': ', '：')}{p.free_tier.get(lang)}" for p in free)
-        sources = tuple(Source(p.name, p.url) for p in free)
+        sources = tuple(Source(p.label.get(lang), p.url) for p in free)
         return Reply("recommend", lang, paragraphs=(text,), bullets=bullets, sources=sources,
                      suggestions=EXAMPLES[lang][:2])
     huge = amount >= 1e15  # "1e308", "一亿亿": no use printing the digits
@@ -178,7 +178,7 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
         if rent:
             bullets += (_t(lang, "Places to rent: ", "可以租卡的平台：") + "; ".join(rent),)
         return Reply("recommend", lang, title=title, paragraphs=tuple(paragraphs), bullets=bullets,
-                     footer=_footer(r, lang, ref), sources=_scorer_sources(engine, r),
+                     footer=_footer(r, lang, ref), sources=_scorer_sources(engine, r, lang),
                      suggestions=_followups(lang, r))
     recs = []
     rows = []
@@ -205,7 +205,7 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
         paragraphs.append(_t(lang, "Tell me your budget and I'll rank what fits it (e.g. \"$1200\" or \"8000元\").",
                              "告诉我预算，我按预算排出能买的卡（例如“8000元”或“$1200”）。"))
     return Reply("recommend", lang, title=title, paragraphs=tuple(paragraphs), table=Table(header, tuple(rows)),
-                 bullets=tuple(bullets), footer=_footer(r, lang, ref), sources=_scorer_sources(engine, r),
+                 bullets=tuple(bullets), footer=_footer(r, lang, ref), sources=_scorer_sources(engine, r, lang),
                  recommendations=tuple(recs), suggestions=_followups(lang, r),
                  chart_gpus=tuple(dict.fromkeys([p.gpu.name for p in r.picks] + [c.gpu.name for c in r.candidates[:12]])))
 
@@ -241,14 +241,14 @@ def _footer(r: Ranking, lang: str, ref: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _scorer_sources(engine: Engine, r: Ranking) -> tuple[Source, ...]:
-    out = [Source("Lambda — deep learning GPU benchmarks", "https://github.com/lambdal/deeplearning-benchmark")]
+def _scorer_sources(engine: Engine, r: Ranking, lang: str) -> tuple[Source, ...]:
+    out = [Source(source_title("benchmarks", lang), "https://github.com/lambdal/deeplearning-benchmark")]
     if r.workload.memory_source:
-        out.append(Source("Memory guidance for " + r.workload.name, r.workload.memory_source))
+        out.append(Source(source_title("memory_guidance", lang, name=r.workload.label.get(lang)), r.workload.memory_source))
     for p in r.picks[:2]:
         url = p.candidate.price.source or p.gpu.source_url
         if url:
-            out.append(Source(f"{p.gpu.name} — specs/price", url))
+            out.append(Source(source_title("specs_price", lang, name=p.gpu.name), url))
     return tuple(OrderedDict((s.url, s) for s in out).values())
 
 
@@ -363,7 +363,7 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
         if verdict:
             paragraphs.insert(0, verdict[0])
             chosen = gpus[verdict[1]].name
-    sources = tuple(Source(f"{g.name} — specs", g.source_url) for g in gpus if g.source_url)
+    sources = tuple(Source(source_title("specs", lang, name=g.name), g.source_url) for g in gpus if g.source_url)
     return Reply("compare", lang, title=_t(lang, "Comparison", "对比") + ": " + " vs ".join(label),
                  paragraphs=tuple(paragraphs), table=Table(header, tuple(rows)),
                  footer=(_t(lang, f"Speed relative to one {_ref_name(engine)} (= 1.00), from specs.",
@@ -445,7 +445,7 @@ def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     paragraphs = (g.notes.get(lang),) if g.notes else ()
     return Reply("gpu", lang, title=g.name, paragraphs=paragraphs,
                  table=Table((_t(lang, "Spec", "参数"), _t(lang, "Value", "数值")), tuple(rows)),
-                 sources=tuple(Source(f"{g.name} — specs / price", u) for u in g.sources[:3]),
+                 sources=tuple(Source(source_title("specs_price", lang, name=g.name), u) for u in g.sources[:3]),
                  chart_gpus=(g.name,), focus=g.name, topic=f"gpu:{g.name}",
                  suggestions=(_t(lang, f"can the {_short(g)} run a 14B model?", f"{_short(g)} 能跑 14B 模型吗？"),
                               _t(lang, f"where can I rent a {_short(g)}?", f"哪里能租 {_short(g)}？")))
@@ -492,7 +492,7 @@ def why(engine: Engine, r: Ranking, lang: str) -> Reply:
     paragraphs.append(_t(lang, f"What matters for {spec.label.en}: " + _priority(spec.family, "en"),
                          f"{spec.label.zh}看重：" + _priority(spec.family, "zh")))
     return Reply("recommend", lang, title=_t(lang, "Why this pick", "推荐理由"), paragraphs=tuple(paragraphs),
-                 bullets=tuple(bullets), sources=_scorer_sources(engine, r), suggestions=_followups(lang, r))
+                 bullets=tuple(bullets), sources=_scorer_sources(engine, r, lang), suggestions=_followups(lang, r))
 
 
 def _priority(family: str, lang: str) -> str:
@@ -572,7 +572,7 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
         _t(lang, f"{g.name} for this need", f"{g.name} 适合这个需求吗")
     return Reply("recommend", lang, title=title,
                  paragraphs=tuple(reasons),
-                 sources=tuple(Source(f"{g.name} — specs / price", u) for u in g.sources[:2]), focus=g.name,
+                 sources=tuple(Source(source_title("specs_price", lang, name=g.name), u) for u in g.sources[:2]), focus=g.name,
                  suggestions=(_t(lang, f"compare {_short(g)} with the top pick", f"对比 {_short(g)} 和首选"),))
 
 
@@ -891,7 +891,7 @@ def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = 
                   "按小时租 GPU 的地方" + ("（国内平台优先）" if china else "") + "，有带日期价格的排在前面：")
     shown = table_rows[:8]
     by_label = {x.label.get(lang): x for x in rows}
-    sources = tuple(Source(by_label[r[0]].name, by_label[r[0]].url) for r in shown[:4] if r[0] in by_label)
+    sources = tuple(Source(r[0], by_label[r[0]].url) for r in shown[:4] if r[0] in by_label)
     return Reply("rent", lang, title=_t(lang, "Renting instead of buying", "租用而不是购买"), paragraphs=(para,),
                  table=Table(header, tuple(shown)),
                  footer=(_t(lang, "Rental prices change often; check the platform before you commit.",
@@ -960,7 +960,7 @@ def _on_platforms(engine: Engine, named: list[Platform], lang: str, china: bool,
                      _offer_seen(o, today, lang)))
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPU as listed", "所列型号"),
                                             ("Per GPU-hour", "每卡每小时"), ("Billing", "计费"), ("Date", "日期")))
-    sources = tuple(OrderedDict.fromkeys([Source(p.name, p.url) for p in named] +
+    sources = tuple(OrderedDict.fromkeys([Source(p.label.get(lang), p.url) for p in named] +
                                          [Source(f"{o.platform} — {o.gpu_listed.get(lang)} ({o.on:%Y-%m})", o.source)
                                           for o in offers[:10]]))[:6]
     labels = [p.label.get(lang) for p in named]
@@ -1024,9 +1024,9 @@ def memory_question(engine: Engine, q: Need, lang: str) -> Reply:
                       f"最省显存方案能用的最小消费级 NVIDIA 卡：{fitting[0]}。"),)
     return Reply("memory", lang, title=_t(lang, "How much memory?", "需要多少显存？"), paragraphs=(para,),
                  table=Table(header, tuple(rows)), footer=footer,
-                 sources=(Source("Hugging Face — model memory anatomy",
+                 sources=(Source(source_title("memory_anatomy", lang),
                                     "https://huggingface.co/docs/transformers/model_memory_anatomy"),
-                          Source("EleutherAI — Transformer math 101", "https://blog.eleuther.ai/transformer-math/")),
+                          Source(source_title("transformer_math", lang), "https://blog.eleuther.ai/transformer-math/")),
                  suggestions=(_t(lang, f"$2000 to run a {q.model_size_b:g}B model", f"预算1万跑{q.model_size_b:g}B模型"),))
 
 
@@ -1170,7 +1170,7 @@ def feature_support(engine: Engine, name: str, features, lang: str) -> Reply:
             paras.append(_t(lang, f"No: the {g.name}{cc} has no {f.label} support — {f.no_en}.",
                             f"不行：{g.name}{cc_zh} 不支持 {f.label}——{f.no_zh}。"))
     sources = tuple(OrderedDict.fromkeys(Source(f.label, f.source) for f in features)) + tuple(
-        Source(f"{g.name} — specs", u) for u in g.sources[:1])
+        Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1])
     return Reply("gpu", lang, title=g.name, paragraphs=tuple(paras), sources=sources, focus=g.name,
                  suggestions=(_t(lang, f"tell me more about the {_short(g)}", f"详细介绍 {_short(g)}"),))
 
@@ -1538,7 +1538,7 @@ def what_fits(engine: Engine, name: str, count: int, lang: str, vram_gb: float |
                                   "well); 4,096-token context; speeds at batch 1, calibrated on llama.cpp measurements.",
                             "每个模型取装得下的常用格式（7B 以上默认 4 位 Q4_K_M）；上下文 4,096 token；速度为 batch 1，按 llama.cpp "
                             "实测校准。"),),
-                 sources=tuple(Source(f"{g.name} — specs", u) for u in g.sources[:1]), focus=name,
+                 sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=name,
                  fit={"gpu": name, "count": count, "vram_gb": g.vram_gb * count,
                       "runs": [{"model": m.name, "quant": c.quant, "total_gb": c.total_gb,
                                 "decode_tokens_per_s": c.decode_tokens_per_s} for m, c, _ in runs]})
@@ -1715,10 +1715,10 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
     if model.licence or model.gated:
         bullets.append(_t(lang, f"Licence: {model.licence}" + (" (gated: accept the terms on Hugging Face)" if model.gated else ""),
                           f"许可：{model.licence}" + ("（需在 Hugging Face 上同意条款后下载）" if model.gated else "")))
-    sources = [Source(f"{g.name} — specs", u) for u in g.sources[:1]]
-    sources += [Source(f"{model.name} — config", u) for u in model.sources[:1]]
+    sources = [Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]]
+    sources += [Source(source_title("model_config", lang, name=model.name), u) for u in model.sources[:1]]
     sources += [Source(f"{m.gpu} {m.model} {m.quant} — {m.test}", m.url) for m in c.measured[:2]]
-    sources.append(Source("llama.cpp quantize — bits per weight", q.source))
+    sources.append(Source(source_title("quant_bits", lang), q.source))
     data = c.to_json(lang) | {"ladder": [e.to_json(lang) for e in ans.ladder], "cards_needed": ans.cards_needed}
     return Reply("fit", lang, title=_t(lang, f"{setup} × {name_en}: will it run?", f"{setup} 跑 {name_zh} 行吗？"),
                  paragraphs=(verdict,), table=Table(header, tuple(rows)), bullets=tuple(bullets),
@@ -1811,7 +1811,7 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                  footer=(_t(lang, "Memory: weights + KV cache / optimizer states + ~20% overhead (formula only; long "
                                   "contexts and bigger batches need more).",
                             "显存：权重 + KV 缓存/优化器状态 + 约 20% 额外开销（仅公式估算；长上下文和大 batch 需要更多）。"),),
-                 sources=tuple(Source(f"{g.name} — specs", u) for u in g.sources[:1]), focus=g.name)
+                 sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=g.name)
 
 
 def power(engine: Engine, name: str, count: int, psu_w: float | None, lang: str) -> Reply:
@@ -1834,7 +1834,7 @@ def power(engine: Engine, name: str, count: int, psu_w: float | None, lang: str)
                               "PSU a home circuit can become the limit.",
                         "多卡还要考虑主板插槽、间距和风道；电源超过约 1600 W 时，家用电路本身可能成为限制。"))
     return Reply("power", lang, title=_t(lang, "Power and PSU", "功耗与电源"), paragraphs=tuple(paras),
-                 sources=tuple(Source(f"{g.name} — specs", u) for u in g.sources[:1]), focus=g.name)
+                 sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=g.name)
 
 
 def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Reply:
@@ -1880,9 +1880,9 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
                         f"{g.name} 的销售情况和我掌握的最新价格："))
     if g.notes:
         paras.append(g.notes.get(lang))
-    market_sources = tuple(Source(f"{g.name} — availability", a.source) for a in g.availability if a.source)
+    market_sources = tuple(Source(source_title("availability", lang, name=g.name), a.source) for a in g.availability if a.source)
     return Reply("where_to_buy", lang, title=_t(lang, f"Buying {g.name}", f"购买 {g.name}"), paragraphs=tuple(paras),
                  table=Table((_t(lang, "Market", "市场"), _t(lang, "Price (date)", "价格（日期）")), tuple(rows))
-                 if rows else None, sources=market_sources[:2] + tuple(Source(f"{g.name} — specs / price", u)
+                 if rows else None, sources=market_sources[:2] + tuple(Source(source_title("specs_price", lang, name=g.name), u)
                                                                       for u in g.sources[:3]),
                  focus=g.name)

@@ -168,11 +168,40 @@ def test_the_check_catches_an_english_fragment(knowledge_dir):
                          "约 35 tokens/s；https://vast.ai/pricing", knowledge_dir) == []
 
 
+@lru_cache(maxsize=1)
+def cited_titles(knowledge_dir: Path) -> frozenset[str]:
+    """Documents a Chinese reply cites by their own titles (as a Chinese text cites an English paper): the guide's
+    sources as a Chinese reply labels them (`title_zh` where the label is ours to translate)."""
+    from bot.knowledge import load_sections
+
+    return frozenset(x.title for s in load_sections(knowledge_dir) for x in s.sources_in("zh"))
+
+
+def source_words(reply: Reply, knowledge_dir: Path) -> list[str]:
+    """The English words of a Chinese reply's source labels ("specs/price", "Memory guidance for …"), but for the
+    titles of the documents it cites."""
+    cited = cited_titles(knowledge_dir)
+    return [w for x in reply.sources if x.title not in cited and zhconv.convert(x.title, "zh-cn") not in cited
+            for w in english_words(x.title, knowledge_dir)]
+
+
+def test_the_source_check_catches_an_english_label(knowledge_dir):
+    """Issue 15: "GeForce RTX 5090 — specs/price" and "Memory guidance for llm_finetune" in a Chinese reply."""
+    from bot.knowledge import Source
+
+    reply = Reply("gpu", "zh", sources=(Source("GeForce RTX 5090 — specs/price", "https://x"),
+                                        Source("Memory guidance for llm_finetune", "https://y"),
+                                        Source("GeForce RTX 5090 — 规格 / 价格", "https://x")))
+    assert source_words(reply, knowledge_dir) == ["specs", "price", "Memory", "guidance", "for"]
+
+
 def _assert_chinese(reply: Reply, knowledge_dir: Path, said: str) -> None:
     if reply.lang != "zh":
         return
     words = english_words(shown(reply), knowledge_dir)
     assert not words, f"{said!r} -> English in a Chinese reply: {sorted(set(words))}\n{shown(reply)}"
+    words = source_words(reply, knowledge_dir)
+    assert not words, f"{said!r} -> English in a Chinese reply's sources: {sorted(set(words))}\n{plain(reply)}"
 
 
 def test_labelled_chinese_questions_are_answered_in_chinese(engine, knowledge_dir):
