@@ -15,7 +15,7 @@ from bot.i18n import LANG_SET, SEGMENTS, Text, hourly, money, source_title
 from bot.knowledge import Source
 from bot.need import Budget, Need
 from bot.reply import Recommendation, Reply, Table
-from bot.scorer import Candidate, Ranking, assumed_precision, price_for, psu_for, workload_spec
+from bot.scorer import Candidate, Ranking, assumed_precision, price_elsewhere, price_for, psu_for, workload_spec
 
 if TYPE_CHECKING:
     from bot.catalog import GPU
@@ -273,9 +273,20 @@ def _perf_of(engine: Engine, g: GPU, family: str) -> float | None:
     return model.relative(g, family, ref) if ref else None
 
 
-def _current_price(engine: Engine, need: Need, g: GPU, lang: str):
-    cur = need.budget.currency if need.budget and need.budget.currency in ("CNY", "USD") else (
+def _price_currency(need: Need, lang: str) -> str:
+    """The price list a card's price is shown from: the budget's, else the user's market's (CNY in mainland China)."""
+    return need.budget.currency if need.budget and need.budget.currency in ("CNY", "USD") else (
         "CNY" if need.region == "cn" or (need.region is None and lang == "zh") else "USD")
+
+
+def _elsewhere(engine: Engine, need: Need, g: GPU, lang: str) -> str | None:
+    """A card not sold new in the user's market, priced where it is sold (and converted), or None."""
+    e = price_elsewhere(g, _price_currency(need, lang), need.as_of or engine.today or date.today(), engine.catalog)
+    return e.text().get(lang) if e else None
+
+
+def _current_price(engine: Engine, need: Need, g: GPU, lang: str):
+    cur = _price_currency(need, lang)
     when = need.as_of or engine.today or date.today()
     new = g.price(cur, "new", when, engine.catalog.fx)
     if new is not None and new.converted_from and g.not_sold_in("cn" if cur == "CNY" else "global", when):
@@ -319,8 +330,9 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                                                                                    for v in vals))
     prices = [tuple(replace(p, amount=p.amount * n) if p else None for p in _current_price(engine, need, g, lang))
               for g, n in zip(gpus, n_of, strict=True)]
-    rows.append((_t(lang, "Price (new)", "价格（新）"),) + tuple(f"{p[0]} ({_seen(p[0], lang)})" if p[0] else "—"
-                                                              for p in prices))
+    rows.append((_t(lang, "Price (new)", "价格（新）"),) + tuple(
+        f"{p[0]} ({_seen(p[0], lang)})" if p[0] else _elsewhere(engine, need, g, lang) or "—"
+        for p, g in zip(prices, gpus, strict=True)))
     rows.append((_t(lang, "Price (used)", "价格（二手）"),) + tuple(f"{p[1]} ({_seen(p[1], lang)})" if p[1] else "—"
                                                                for p in prices))
     paragraphs = []
@@ -431,8 +443,8 @@ def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
                  if g.segment == "datacenter" else _t(lang, "Launch price", "首发价"))
         rows.append((label, f"{launch} ({launch.on:%Y-%m})"))
     rows.append((_t(lang, "Price now (new)", "现价（新）"),
-                 f"{new} ({_seen(new, lang)}{_conv(new, lang)})" if new else _t(lang, "not on sale new / unknown",
-                                                                             "已停售或未知")))
+                 f"{new} ({_seen(new, lang)}{_conv(new, lang)})" if new else _elsewhere(engine, need, g, lang) or
+                 _t(lang, "not on sale new / unknown", "已停售或未知")))
     if used:
         rows.append((_t(lang, "Used price", "二手价"), f"{used} ({_seen(used, lang)}{_conv(used, lang)})"))
     perf = []
@@ -530,6 +542,11 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
     elif g.vendor not in vendors and r.need.vendor is None and g.vendor != "NVIDIA":
         reasons.append(_t(lang, f"It's a {g.vendor} card; I only consider NVIDIA unless you ask (CUDA support).",
                           f"这是 {g.vendor} 的卡；除非你指定，我默认只考虑 NVIDIA（CUDA 生态）。"))
+    elif cand is None and (there := price_elsewhere(g, r.currency, r.as_of, engine.catalog)) is not None:
+        reasons.append(_t(lang, f"It is {there.text().en}, so I don't rank it with the cards you can buy there.",
+                          f"它在{there.text().zh}，所以不和能买到的卡一起排。"))
+        if not r.need.used:
+            reasons.append(_t(lang, 'Ask "used?" to include second-hand prices.', "想看二手价可以问“二手的可以吗？”。"))
     elif price is None and (used := g.price(r.currency, "used", r.as_of, engine.catalog.fx)) is not None:
         over = r.budget is not None and used.amount * count > r.budget.amount
         reasons.append(_t(lang, f"It is no longer sold new; used it goes for about {used} ({_seen(used, lang)})"
@@ -1844,15 +1861,22 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
         return unknown(lang)
     when = engine.today or date.today()
     rows = []
-    for cur, market, label in (("CNY", "new", _t(lang, "Mainland China, new", "中国大陆，新卡")),
-                               ("USD", "new", _t(lang, "Global / US, new", "海外/美国，新卡")),
-                               ("CNY", "used", _t(lang, "Mainland China, used", "中国大陆，二手")),
-                               ("USD", "used", _t(lang, "Global / US, used", "海外/美国，二手"))):
-        p = g.price(cur, market, when)  # native prices only: a converted price says nothing about a market
-        if p is not None:
-            rows.append((label, f"{p} ({_seen(p, lang)})"))
+    markets = (("CNY", "new", _t(lang, "Mainland China, new", "中国大陆，新卡")),
+               ("USD", "new", _t(lang, "Global / US, new", "海外/美国，新卡")),
+               ("CNY", "used", _t(lang, "Mainland China, used", "中国大陆，二手")),
+               ("USD", "used", _t(lang, "Global / US, used", "海外/美国，二手")))
     china = region == "cn"
     asked = "cn" if china else ("global" if region else None)
+    # a card not sold new where the user asks: the other market's price, in the user's currency as a conversion
+    there = price_elsewhere(g, "CNY" if china else "USD", when, engine.catalog) if asked else None
+    for cur, market, label in markets:
+        p = g.price(cur, market, when)  # native prices only: a converted price says nothing about a market
+        if p is not None:
+            conv = _t(lang, f"; about {money(there.converted, there.currency)} converted at the "
+                            f"{there.rate_on:%Y-%m} exchange rate",
+                      f"；按 {there.rate_on:%Y-%m} 汇率换算约 {money(there.converted, there.currency)}") \
+                if there and there.rate_on and there.price == p else ""
+            rows.append((label, f"{p} ({_seen(p, lang)}{conv})"))
     paras = []
     for market in ([asked] if asked else []) + [m for m in ("cn", "global") if m != asked]:
         block = g.not_sold_in(market, when)

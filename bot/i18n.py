@@ -120,6 +120,11 @@ def source_title(key: str, lang: str, **names: str) -> str:
     return SOURCE_LABELS[key].get(lang).format(**names)
 
 
+# A price list as a reply names it, by its currency: where a card not sold in the user's market is priced instead.
+PRICE_LIST = {"CNY": Text("mainland-China price", "中国大陆价格"), "USD": Text("US price", "美国价格")}
+CURRENCY_NAMES = {"CNY": Text("CNY", "人民币"), "USD": Text("USD", "美元")}
+MARKET_WHERE = {"cn": Text("in mainland China", "中国大陆"), "global": Text("outside mainland China", "中国大陆以外")}
+
 # What the advisor says when `/lang` (or "用繁體中文回答") set the language: the script is named in that script (the
 # Chinese is written in Simplified and converted with the reply, so a Traditional chat reads 繁體).
 LANG_SET = {"en": "OK, I'll answer in English.", "zh": "好的，之后用中文回答。", "zh-cn": "好的，之后用简体中文回答。",

@@ -322,3 +322,60 @@ def test_every_platform_asked_about_carries_the_same_facts_in_both_languages(eng
     for build in builds:
         zh, en = build("zh"), build("en")
         assert _facts(zh) == _facts(en), f"--- zh\n{plain(zh)}\n--- en\n{plain(en)}"
+
+# --- what a Chinese reply says where the English one has a fact of another market ------------------------------
+
+def _not_sold_in_china(engine) -> list:
+    """(card, its price elsewhere) for every card the data says is not sold new in mainland China while it has a US
+    price (the 5090): a Chinese reply, priced in yuan, has no price of its own for it."""
+    from bot.scorer import price_elsewhere
+
+    return [(g, e) for g in engine.catalog if (e := price_elsewhere(g, "CNY", engine.today, engine.catalog))]
+
+
+def test_a_card_not_sold_in_mainland_china_shows_its_us_price_and_a_marked_conversion(engine):
+    """Issue 15: the English reply said "$2,699", the Chinese one "no price". Every reply kind that shows prices (the
+    card's sheet, a comparison, where to buy, why it is not picked) gives the US price with its date, says it is not
+    sold in mainland China, and the yuan figure as a conversion; the same in English for a user in mainland China."""
+    from bot.i18n import money
+    from bot.scorer import rank_or_used
+
+    cards = _not_sold_in_china(engine)
+    assert cards, "the data has no card sold abroad only: nothing to check"
+    need = Need(region="cn")
+    other = next(g for g in engine.catalog if g.price("CNY", "new", engine.today) is not None)
+    ranking = rank_or_used(engine.catalog, Need(region="cn", budget=None, workloads=("cnn",)), engine.knowledge_dir,
+                           engine.today, lang="zh")
+    for g, e in cards:
+        usd, cny = str(e.price), money(e.converted, "CNY")
+        for lang, words in (("zh", ("中国大陆不销售新卡", "换算")), ("en", ("not sold new in mainland China", "converted"))):
+            for reply in (answers.gpu_card(engine, need, g.name, lang),
+                          answers.compare(engine, need, [g.name, other.name], lang),
+                          answers.where_to_buy(engine, g.name, "cn", lang),
+                          answers.why_not(engine, ranking, [], g.name, lang)):
+                text = plain(reply)
+                assert usd in text and f"{e.price.on:%Y-%m}" in text and cny in text, f"{g.name} {lang}\n{text}"
+                assert all(w in text for w in words[1:]), f"{g.name} {lang}\n{text}"
+        card = plain(answers.gpu_card(engine, need, g.name, "zh"))
+        assert "中国大陆不销售新卡" in card and "美国价格" in card and "已停售或未知" not in card
+
+
+def test_a_recommendation_names_the_us_price_of_a_faster_card_not_sold_in_china(engine):
+    """"没选 X：中国大陆不再有新卡销售" carries the price the English reply would show, and the conversion."""
+    from bot.i18n import money
+
+    g, e = max(((g, e) for g, e in _not_sold_in_china(engine) if g.segment == "consumer"), key=lambda x: x[1].converted)
+    budget = f"预算{int(e.converted * 1.5)}元训练大模型"
+    for text, script in ((budget, None), (zhconv.convert(budget, "zh-tw"), "zh-tw")):
+        reply = Conversation(engine).turn(text)
+        said = plain(reply)
+        assert str(e.price) in said and money(e.converted, "CNY") in said, said
+        if script:
+            assert "美國價格" in said and "換算" in said
+
+
+def test_the_same_card_in_traditional_carries_the_us_price(engine):
+    g, e = _not_sold_in_china(engine)[0]
+    said = plain(Conversation(engine).turn(f"{g.name} 多少錢？"))
+    assert str(e.price) in said and "中國大陸不銷售新卡" in said, said
+
