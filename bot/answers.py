@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING
 
-from bot.i18n import LANG_SET, SEGMENTS, Text, hourly, money, source_title
+from bot.i18n import LANG_SET, SEGMENTS, Text, hourly, money, price_basis, source_title
 from bot.knowledge import Source
 from bot.need import Budget, Need
 from bot.reply import Recommendation, Reply, Table
@@ -398,17 +398,20 @@ def _compare_verdict(perfs: list, labels: list[str], prices: list[tuple], lang: 
     value = max(priced, key=lambda x: x[0] / x[2].amount)
     def cost(m) -> str:
         return f"{m}" + _market_word(m, lang)
+    # value depends on the market's prices (a card costs more in one than the other): the verdict says whose
+    basis = price_basis(fast[2].currency, lang)
+    on = _t(lang, f" ({basis})", f"（{basis}）") if basis else ""
     if fast is value or (fast[0] / fast[2].amount) >= 0.9 * (value[0] / value[2].amount):
         return _t(lang, f"Verdict: {fast[1]} — the fastest here ({cost(fast[2])}) and about as much speed per "
-                        "unit of money as any.",
-                  f"结论：选 {fast[1]}——这里最快（{cost(fast[2])}），每块钱换到的速度也不输其他。"), fast[3]
+                        f"unit of money as any{on}.",
+                  f"结论：选 {fast[1]}——这里最快（{cost(fast[2])}），每块钱换到的速度也不输其他{on}。"), fast[3]
     share, extra = value[0] / fast[0], fast[2].amount / value[2].amount
     return _t(lang, f"Verdict: {value[1]} is the better buy — {100 * share:.0f}% of {fast[1]}'s speed for "
-                    f"{cost(value[2])} against {cost(fast[2])} ({extra:.1f}× the price); {fast[1]} only if the extra "
-                    f"{100 * (1 / share - 1):.0f}% speed is worth that to you.",
+                    f"{cost(value[2])} against {cost(fast[2])} ({extra:.1f}× the price{on.replace(' (', ', ')[:-1] if on else ''}); "
+                    f"{fast[1]} only if the extra {100 * (1 / share - 1):.0f}% speed is worth that to you.",
               f"结论：{value[1]} 更划算——速度是 {fast[1]} 的 {100 * share:.0f}%，价格 {cost(value[2])}，"
-              f"对方 {cost(fast[2])}（{extra:.1f} 倍）；除非多出的 {100 * (1 / share - 1):.0f}% 速度对你值这个钱，才选 {fast[1]}。"), \
-        value[3]
+              f"对方 {cost(fast[2])}（{extra:.1f} 倍{'，' + basis if basis else ''}）；除非多出的 {100 * (1 / share - 1):.0f}% "
+              f"速度对你值这个钱，才选 {fast[1]}。"), value[3]
 
 
 def _family_label(engine: Engine, fam: str, lang: str) -> str:
@@ -499,12 +502,18 @@ def why(engine: Engine, r: Ranking, lang: str) -> Reply:
                   f"{t.value:.2f} vs {c.value:.2f}",
             f"对比 {c.gpu.name}：速度 {d_perf:+.0f}%，价格 {money(t.total, t.price.currency)} 对 "
             f"{money(c.total, c.price.currency)}，显存 {t.gpu.vram_gb:g} 对 {c.gpu.vram_gb:g} GB，性价比 {t.value:.2f} 对 "
-            f"{c.value:.2f}"))
+            f"{c.value:.2f}") + _basis_note(t.price.currency, lang))
     spec = r.workload
     paragraphs.append(_t(lang, f"What matters for {spec.label.en}: " + _priority(spec.family, "en"),
                          f"{spec.label.zh}看重：" + _priority(spec.family, "zh")))
     return Reply("recommend", lang, title=_t(lang, "Why this pick", "推荐理由"), paragraphs=tuple(paragraphs),
                  bullets=tuple(bullets), sources=_scorer_sources(engine, r, lang), suggestions=_followups(lang, r))
+
+
+def _basis_note(currency: str, lang: str) -> str:
+    """' (on US prices)' / '（按中国大陆价格计算）': after a ratio of speed per money, which differs between markets."""
+    basis = price_basis(currency, lang)
+    return _t(lang, f" ({basis})", f"（{basis}）") if basis else ""
 
 
 def _priority(family: str, lang: str) -> str:

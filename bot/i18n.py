@@ -120,10 +120,22 @@ def source_title(key: str, lang: str, **names: str) -> str:
     return SOURCE_LABELS[key].get(lang).format(**names)
 
 
+# Which prices a ratio of speed per money was computed on (it differs between markets), by price-list currency.
+PRICE_BASIS = {"CNY": Text("on mainland-China prices", "按中国大陆价格计算"),
+               "USD": Text("on US prices", "按美国价格计算")}
+
+
 # A price list as a reply names it, by its currency: where a card not sold in the user's market is priced instead.
 PRICE_LIST = {"CNY": Text("mainland-China price", "中国大陆价格"), "USD": Text("US price", "美国价格")}
 CURRENCY_NAMES = {"CNY": Text("CNY", "人民币"), "USD": Text("USD", "美元")}
 MARKET_WHERE = {"cn": Text("in mainland China", "中国大陆"), "global": Text("outside mainland China", "中国大陆以外")}
+
+
+def price_basis(currency: str, lang: str) -> str:
+    """'on US prices' / '按中国大陆价格计算'; '' for a currency with no price list of its own."""
+    basis = PRICE_BASIS.get(currency)
+    return basis.get(lang) if basis else ""
+
 
 # What the advisor says when `/lang` (or "用繁體中文回答") set the language: the script is named in that script (the
 # Chinese is written in Simplified and converted with the reply, so a Traditional chat reads 繁體).

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bot.catalog import GPU, Availability, Catalog, Price, parse_yaml
 from bot.fit import usable_memory_gb
-from bot.i18n import CURRENCY_NAMES, MARKET_WHERE, PRICE_LIST, Text, money
+from bot.i18n import CURRENCY_NAMES, MARKET_WHERE, PRICE_BASIS, PRICE_LIST, Text, money
 from bot.need import LLM_WORKLOADS, PRICING_CURRENCIES, Budget, Need
 from bot.perf import PerfModel, load_perf_model
 from bot.vram import MemoryEstimate, estimate
@@ -572,11 +572,13 @@ def _used_market_note(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: P
     setup = f"{c.count}× {c.gpu.name}" if c.count > 1 else c.gpu.name
     each = f" ({money(c.price.amount, c.price.currency)} each)" if c.count > 1 else ""
     each_zh = f"（每张 {money(c.price.amount, c.price.currency)}）" if c.count > 1 else ""
+    on = PRICE_BASIS.get(c.price.currency)  # the ratio differs between markets: say whose prices it is on
+    basis = Text(f" ({on.en})", f"（{on.zh}）") if on else Text("", "")
     return (Text(f"On the used market: {setup} for about {money(c.total, c.price.currency)}{each}, used prices of "
                  f"{c.price.on:%Y-%m}: relative speed {c.perf:.2f}, {c.value / best_new:.1f}× the speed per money of "
-                 "the new picks. Say \"used is fine\" to rank used cards.",
+                 f"the new picks{basis.en}. Say \"used is fine\" to rank used cards.",
                  f"二手市场：{setup} 约 {money(c.total, c.price.currency)}{each_zh}（{c.price.on:%Y-%m} 的二手价），"
-                 f"相对速度 {c.perf:.2f}，性价比是新卡推荐的 {c.value / best_new:.1f} 倍。说“二手也行”就按二手一起排。"),)
+                 f"相对速度 {c.perf:.2f}，性价比是新卡推荐的 {c.value / best_new:.1f} 倍{basis.zh}。说“二手也行”就按二手一起排。"),)
 
 
 def candidate_for(catalog: Catalog, r: Ranking, name: str, knowledge_dir: Path) -> Candidate | None:

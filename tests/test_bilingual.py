@@ -379,3 +379,32 @@ def test_the_same_card_in_traditional_carries_the_us_price(engine):
     said = plain(Conversation(engine).turn(f"{g.name} 多少錢？"))
     assert str(e.price) in said and "中國大陸不銷售新卡" in said, said
 
+# --- ratios of speed per money say whose prices they are on ------------------------------------------------------
+
+def test_a_value_ratio_says_which_markets_prices_it_is_on(engine):
+    """Issue 15: "3.6×" in Chinese against "2.1×" in English for the same two cards, because mainland-China and US
+    prices differ: the verdict says the prices it was computed on, in the reply's language and script."""
+    both = [g for g in engine.catalog if g.price("CNY", "new", engine.today) and g.price("USD", "new", engine.today)
+            and g.vendor == "NVIDIA" and g.segment == "consumer"][:2]
+    assert len(both) == 2
+    names = [g.name for g in both]
+    zh = plain(answers.compare(engine, Need(region="cn"), names, "zh"))
+    en = plain(answers.compare(engine, Need(region="us"), names, "en"))
+    assert "结论" in zh and "按中国大陆价格计算" in zh, zh
+    assert "Verdict" in en and "on US prices" in en, en
+    assert "on mainland-China prices" in plain(answers.compare(engine, Need(region="cn"), names, "en"))
+    hant = plain(Conversation(engine).turn(f"對比 {names[0]} 和 {names[1]}"))
+    assert "按中國大陸價格計算" in hant, hant
+
+
+def test_the_used_market_note_says_which_prices_its_ratio_is_on(engine):
+    """"2× the speed per money of the new picks" is a ratio of one market's prices: the note says whose."""
+    text = "预算8000训练大模型LoRA"
+    chats = {lang: Conversation(engine, Session(lang=lang, lang_locked=lang, need=Need(region="cn")))
+             for lang in ("zh", "en")}
+    zh, en = plain(chats["zh"].turn(text)), plain(chats["en"].turn(text))
+    [note] = [line for line in zh.splitlines() if "性价比是新卡推荐的" in line]
+    assert "按中国大陆价格计算" in note, zh
+    [note] = [line for line in en.splitlines() if "the speed per money of the new picks" in line]
+    assert "on mainland-China prices" in note, en
+
