@@ -751,16 +751,34 @@ def _hourly_cell(engine: Engine, o, cur: str, lang: str) -> str:
     return f"{span} (≈{hourly(engine.catalog.fx.convert(o.price, o.currency, cur, today), cur)})"
 
 
+def _no_local_platforms(engine: Engine, need: Need | None, region: Text | None, lang: str) -> str | None:
+    """For a user in a region with no rental platform of its own on file (Taiwan, Hong Kong: `region` is its name,
+    given when the region's shops price in a currency of their own), what the reply shows instead, said honestly; None
+    when the region has platforms in knowledge/platforms.csv or none was given."""
+    from bot.knowledge import load_platforms
+
+    if region is None or need is None or not need.region or \
+            any(p.region == need.region for p in load_platforms(engine.knowledge_dir)):
+        return None
+    return _t(lang, f"I have no rental platforms based in {region.en} on file: below are the international platforms' "
+                    "prices in USD (the mainland-China platforms price for users there, so they are left out).",
+              f"我手上没有{region.zh}本地 GPU 租用平台的记录：下面是国际平台的美元价格（中国大陆的平台面向大陆用户，这里不列出）。")
+
+
 def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need: Need | None = None,
-                  count: int = 1, cheaper: bool = False, text: str = "", platforms: tuple[str, ...] = ()) -> Reply:
+                  count: int = 1, cheaper: bool = False, text: str = "", platforms: tuple[str, ...] = (),
+                  region: Text | None = None) -> Reply:
     """Dated per-GPU-hour offers for the cards asked about, cheapest first (China first for a user there); without a
-    card, the platforms."""
+    card, the platforms. `region`: the name of the user's region when its shops price in a currency of their own
+    (Taiwan, Hong Kong, Europe…): with no platform of its own on file, the reply says so and shows the international
+    platforms only."""
     from bot.knowledge import load_platforms
     from bot.rentals import family_of, offers_for
 
     gpus = [g for g in (engine.catalog.get(n) for n in names) if g is not None]
+    no_local = None if china else _no_local_platforms(engine, need, region, lang)
     if not gpus:
-        return _rent_platforms(engine, lang, china, need, text, platforms)
+        return _rent_platforms(engine, lang, china, need, text, platforms, no_local)
     cur = _display_currency(need, lang, china)
     today = engine.today or date.today()
     fx = engine.catalog.fx
@@ -770,6 +788,8 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
 
     offers = offers_for(engine.knowledge_dir, [g.name for g in gpus])
     _, named = _platforms_in(engine, text, offers, platforms)  # "AutoDL 上 4090": its rows first, and it leads
+    if no_local:  # not the mainland-only platforms as if they were local (unless one is asked about by name)
+        offers = [o for o in offers if o.region != "china" or o.platform in named]
     offers.sort(key=lambda o: (o.platform not in named, (o.region == "china") != china, o.stale(today), rate(o)))
     families = list(OrderedDict.fromkeys(family_of(g.name) for g in gpus))
     verdict = _named_platforms_without_offers(engine, text, offers, lang, platforms)  # "矩池云有4090吗": first
@@ -845,9 +865,9 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPU as listed", "所列型号"),
                                             ("Per GPU-hour", "每卡每小时"), ("Billing", "计费"), ("Date", "日期")))
     names_txt = ", ".join(g.name for g in gpus)
-    paras = [(" " if lang == "en" else "").join(verdict)] if verdict else []
+    paras = ([no_local] if no_local else []) + ([(" " if lang == "en" else "").join(verdict)] if verdict else [])
     if not offers:
-        general = _rent_platforms(engine, lang, china, need, text, platforms)
+        general = _rent_platforms(engine, lang, china, need, text, platforms, no_local)
         if general.topic and general.topic.startswith("platform:"):  # a platform asked about keeps its answer
             none = _t(lang, f"No dated rental price for {names_txt} on file.", f"暂无 {names_txt} 带日期的租用价格记录。")
             return replace(general, paragraphs=(none + (" " if lang == "en" else "") + general.paragraphs[0],),
@@ -871,7 +891,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
 
 
 def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = None, text: str = "",
-                    platforms: tuple[str, ...] = ()) -> Reply:
+                    platforms: tuple[str, ...] = (), no_local: str | None = None) -> Reply:
     """Where to rent at all: the platforms, local ones first, each with a dated price where one is on file, priced in
     the region's currency. A platform the message names ("矩池云怎么收费") gets its own answer; a request for free GPUs
     puts the free quotas first."""
@@ -885,6 +905,8 @@ def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = 
         return _on_platforms(engine, named, lang, china, need)
     free = bool(text) and has_any(normalise(text), words("slots", "free_words"))
     rows = load_platforms(engine.knowledge_dir)
+    if no_local:  # a region with no platform of its own: the international ones, not the mainland-only ones
+        rows = [p for p in rows if p.region != "china"]
     cur = _display_currency(need, lang, china)
     today = engine.today or date.today()
 
@@ -918,7 +940,8 @@ def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = 
     shown = table_rows[:8]
     by_label = {x.label.get(lang): x for x in rows}
     sources = tuple(Source(r[0], by_label[r[0]].url) for r in shown[:4] if r[0] in by_label)
-    return Reply("rent", lang, title=_t(lang, "Renting instead of buying", "租用而不是购买"), paragraphs=(para,),
+    return Reply("rent", lang, title=_t(lang, "Renting instead of buying", "租用而不是购买"),
+                 paragraphs=((no_local,) if no_local else ()) + (para,),
                  table=Table(header, tuple(shown)),
                  footer=(_t(lang, "Rental prices change often; check the platform before you commit.",
                             "租用价格变化频繁，下单前请到平台确认。"),), sources=sources, follow_up="rent")

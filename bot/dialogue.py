@@ -610,8 +610,12 @@ class Conversation:
         if not named and s.last_act == "rent" and not (t.q.gpus or t.q.direction or abroad or t.q.need.region):
             named = s.rent_platforms  # "AutoDL 上 4090" then "那8张呢": still on AutoDL
         s.rent_platforms = named
-        return answers.where_to_rent(self.engine, names, t.lang, china=china, need=s.need.merge(t.need), count=count,
-                                     cheaper=cheaper, text=t.q.text, platforms=tuple(named))
+        need = s.need.merge(t.need)
+        # a region whose shops price in a currency of their own (Taiwan, Hong Kong): its name, for what the reply says
+        region = load_regions(self.engine.knowledge_dir).get(need.region) if need.region else None
+        local = region.name if region is not None and region.currency != region.price_list else None
+        return answers.where_to_rent(self.engine, names, t.lang, china=china, need=need, count=count,
+                                     cheaper=cheaper, text=t.q.text, platforms=tuple(named), region=local)
 
     def _compare(self, t: Turn) -> Reply:
         s = self.session

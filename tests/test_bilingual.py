@@ -323,6 +323,7 @@ def test_every_platform_asked_about_carries_the_same_facts_in_both_languages(eng
         zh, en = build("zh"), build("en")
         assert _facts(zh) == _facts(en), f"--- zh\n{plain(zh)}\n--- en\n{plain(en)}"
 
+
 # --- what a Chinese reply says where the English one has a fact of another market ------------------------------
 
 def _not_sold_in_china(engine) -> list:
@@ -379,6 +380,7 @@ def test_the_same_card_in_traditional_carries_the_us_price(engine):
     said = plain(Conversation(engine).turn(f"{g.name} 多少錢？"))
     assert str(e.price) in said and "中國大陸不銷售新卡" in said, said
 
+
 # --- ratios of speed per money say whose prices they are on ------------------------------------------------------
 
 def test_a_value_ratio_says_which_markets_prices_it_is_on(engine):
@@ -408,3 +410,28 @@ def test_the_used_market_note_says_which_prices_its_ratio_is_on(engine):
     [note] = [line for line in en.splitlines() if "the speed per money of the new picks" in line]
     assert "on mainland-China prices" in note, en
 
+
+# --- renting from Taiwan or Hong Kong ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, place", [("我在台灣，哪裡可以租4090？", "臺灣"), ("我喺香港，邊度租4090平啲？", "香港"),
+                                         ("我在台灣，哪裡可以租GPU？", "臺灣")])
+def test_renting_from_taiwan_or_hong_kong_says_there_is_no_local_platform_data(engine, text, place):
+    """No platform in the data is based in Taiwan or Hong Kong: the reply says so, in Traditional, and shows the
+    international platforms in USD, not the mainland-only ones as if they were local."""
+    from bot.knowledge import load_platforms
+
+    reply = Conversation(engine).turn(text)
+    said = plain(reply)
+    assert reply.intent == "rent" and reply.script in ("zh-tw", "zh-hk"), said
+    assert f"沒有{place}本地" in said and "國際平台" in said and "$" in said, said
+    china = [p for p in load_platforms(engine.knowledge_dir) if p.region == "china"]
+    shown = [r[0] for r in reply.table.rows]
+    assert not [p for p in china if zhconv.convert(p.label.zh, "zh-tw") in shown or p.name in shown], said
+    assert "¥" not in said, said
+
+
+def test_renting_in_mainland_china_or_the_us_is_unchanged(engine):
+    cn = plain(Conversation(engine).turn("哪里可以租4090？"))
+    assert "本地" not in cn and "¥" in cn
+    us = plain(Conversation(engine).turn("where can I rent a 4090?"))
+    assert "no rental platforms based" not in us
