@@ -248,7 +248,7 @@ class PriceElsewhere:
     block: Availability  # the record that says it is not sold where the user buys
 
     def price_text(self) -> Text:
-        """'no CNY price; US price $2,699 (2026-06), about ¥19,703 converted at the 2025-01 exchange rate'."""
+        """'no CNY price; US price $X (date), about ¥Y converted at the <date> exchange rate'."""
         none, listed = CURRENCY_NAMES[self.currency], PRICE_LIST[self.price.currency]
         rate = f" at the {self.rate_on:%Y-%m} exchange rate" if self.rate_on else ""
         rate_zh = f"按 {self.rate_on:%Y-%m} 汇率" if self.rate_on else ""
@@ -257,15 +257,16 @@ class PriceElsewhere:
                     f"没有{none.zh}价格；{listed.zh} {self.price}（{self.price.on:%Y-%m}），{rate_zh}换算约 {conv}")
 
     def text(self) -> Text:
-        """'not sold new in mainland China, so no CNY price; US price $2,699 (2026-06), about ¥19,703 converted at
-        the 2025-01 exchange rate'."""
+        """'not sold new in mainland China, so no CNY price; US price $X (date), about ¥Y converted at the <date>
+        exchange rate'."""
         where, rest = MARKET_WHERE[self.block.market], self.price_text()
         return Text(f"not sold new {where.en}, so {rest.en}", f"{where.zh}不销售新卡，{rest.zh}")
 
 
 def price_elsewhere(gpu: GPU, currency: str, on: date, catalog: Catalog) -> PriceElsewhere | None:
-    """For a card with no new price in `currency` because it is not sold new in that market (the 5090 in mainland
-    China, the 4090 D outside it): the other market's native new price, converted; None otherwise."""
+    """For a card with no new price in `currency` because it is not sold new in that market (a flagship under US
+    export rules in mainland China, a China-only variant outside it): the other market's native new price, converted;
+    None otherwise."""
     if currency not in ("CNY", "USD"):
         return None
     block = gpu.not_sold_in("cn" if currency == "CNY" else "global", on)
