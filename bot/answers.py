@@ -1322,9 +1322,14 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     new, used = _current_price(engine, need, g, lang)
     price = new or used
     if price is None:  # what can be said (memory for the job) first, then why the price verdict is missing
-        note = _t(lang, f"I have no current price for {g.name}, so I can't say whether it is worth it against what the "
-                        "same money buys today.",
-                  f"我没有 {g.name} 的当前价格，没法判断同样的钱花在它身上值不值。")
+        there = price_elsewhere(g, _price_currency(need, lang), need.as_of or engine.today or date.today(),
+                                engine.catalog)
+        note = _t(lang, f"{g.name} is {there.text().en}: I don't weigh it against what the same money buys where you "
+                        "buy.",
+                  f"{g.name} 在{there.text().zh}：不拿它和你那里同样的钱能买到的卡比。") if there else \
+            _t(lang, f"I have no current price for {g.name}, so I can't say whether it is worth it against what the "
+                     "same money buys today.",
+               f"我没有 {g.name} 的当前价格，没法判断同样的钱花在它身上值不值。")
         return replace(card, paragraphs=card.paragraphs[:1] + (note,) + card.paragraphs[1:])
     job = replace(need, budget=Budget(price.amount, price.currency), used=True if price.market == "used" else None,
                   gpu_count=None, min_perf=None, vendor=None, min_vram_gb=None, psu_w=None, max_power_w=None)

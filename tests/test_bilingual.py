@@ -361,6 +361,19 @@ def test_a_card_not_sold_in_mainland_china_shows_its_us_price_and_a_marked_conve
         assert "中国大陆不销售新卡" in card and "美国价格" in card and "已停售或未知" not in card
 
 
+def test_is_it_worth_it_for_a_card_not_sold_in_mainland_china_gives_its_us_price(engine):
+    """"L40S 值得买吗" in Chinese said "no current price" where the English answer priced it: it says the card is not
+    sold new in mainland China and gives the US price and its conversion, in both languages for a user there."""
+    from bot.i18n import money
+
+    need = Need(region="cn")
+    for g, e in _not_sold_in_china(engine):
+        for lang, words in (("zh", "中国大陆不销售新卡"), ("en", "not sold new in mainland China")):
+            reply = answers.worth_it(engine, need, g.name, lang)
+            lead = reply.paragraphs[1] if len(reply.paragraphs) > 1 else reply.paragraphs[0]
+            assert words in lead and str(e.price) in lead and money(e.converted, "CNY") in lead, plain(reply)
+
+
 def test_a_recommendation_names_the_us_price_of_a_faster_card_not_sold_in_china(engine):
     """"没选 X：中国大陆不再有新卡销售" carries the price the English reply would show, and the conversion."""
     from bot.i18n import money
