@@ -371,3 +371,10 @@ def test_simplified_cantonese_with_more_simplified_characters_stays_simplified()
 
     assert chinese_script("我想买4090，边度买啲平") == "zh-cn"  # 买买边 (Simplified) outweigh one 啲
     assert chinese_script("训练CNN用什么卡") == "zh-cn" and chinese_script("訓練CNN用什麼卡") == "zh-tw"
+
+
+@pytest.mark.parametrize("text", ["點解5090喺大陸買唔到？", "点解5090喺大陆买唔到", "4090D喺香港有冇得賣？"])
+def test_cantonese_cant_buy_asks_where_to_buy(scorer_engine, text):
+    """"買唔到" (can't buy), "冇得賣" (not sold) ask what "why can't I buy a 5090 in China?" asks: where it is sold."""
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "where_to_buy", (reply.query.get("rule"), plain(reply))
