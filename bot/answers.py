@@ -11,11 +11,11 @@ from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING
 
-from bot.i18n import SEGMENTS, Text, hourly, money
+from bot.i18n import LANG_SET, SEGMENTS, Text, hourly, money, price_basis, source_title
 from bot.knowledge import Source
 from bot.need import Budget, Need
 from bot.reply import Recommendation, Reply, Table
-from bot.scorer import Candidate, Ranking, assumed_precision, price_for, psu_for, workload_spec
+from bot.scorer import Candidate, Ranking, assumed_precision, price_elsewhere, price_for, psu_for, workload_spec
 
 if TYPE_CHECKING:
     from bot.catalog import GPU
@@ -56,8 +56,9 @@ def reset_done(lang: str) -> Reply:
                  suggestions=EXAMPLES[lang][:2])
 
 
-def language_set(lang: str) -> Reply:
-    return Reply("help", lang, paragraphs=(_t(lang, "OK, I'll answer in English.", "好的，之后用中文回答。"),))
+def language_set(lang: str, script: str | None = None) -> Reply:
+    """The language (and for Chinese the script: 'zh-tw', 'zh-hk', 'zh-cn') set, named in that script."""
+    return Reply("help", lang, paragraphs=(LANG_SET[script or lang] if lang == "zh" else LANG_SET["en"],))
 
 
 def help_reply(lang: str) -> Reply:
@@ -95,7 +96,7 @@ def unusable_budget(engine: Engine, rejected: tuple[str, float], lang: str) -> R
         text = _t(lang, "With no budget you can't buy a GPU, but you can use one for free:",
                   "预算为零买不了显卡，不过可以免费用 GPU：")
         bullets = tuple(f"{p.label.get(lang)}{_t(lang, ': ', '：')}{p.free_tier.get(lang)}" for p in free)
-        sources = tuple(Source(p.name, p.url) for p in free)
+        sources = tuple(Source(p.label.get(lang), p.url) for p in free)
         return Reply("recommend", lang, paragraphs=(text,), bullets=bullets, sources=sources,
                      suggestions=EXAMPLES[lang][:2])
     huge = amount >= 1e15  # "1e308", "一亿亿": no use printing the digits
@@ -182,7 +183,7 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
         if rent:
             bullets += (_t(lang, "Places to rent: ", "可以租卡的平台：") + "; ".join(rent),)
         return Reply("recommend", lang, title=title, paragraphs=tuple(paragraphs), bullets=bullets,
-                     footer=_footer(r, lang, ref), sources=_scorer_sources(engine, r),
+                     footer=_footer(r, lang, ref), sources=_scorer_sources(engine, r, lang),
                      suggestions=_followups(lang, r))
     recs = []
     rows = []
@@ -209,7 +210,7 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
         paragraphs.append(_t(lang, "Tell me your budget and I'll rank what fits it (e.g. \"$1200\" or \"8000元\").",
                              "告诉我预算，我按预算排出能买的卡（例如“8000元”或“$1200”）。"))
     return Reply("recommend", lang, title=title, paragraphs=tuple(paragraphs), table=Table(header, tuple(rows)),
-                 bullets=tuple(bullets), footer=_footer(r, lang, ref), sources=_scorer_sources(engine, r),
+                 bullets=tuple(bullets), footer=_footer(r, lang, ref), sources=_scorer_sources(engine, r, lang),
                  recommendations=tuple(recs), suggestions=_followups(lang, r),
                  chart_gpus=tuple(dict.fromkeys([p.gpu.name for p in r.picks] + [c.gpu.name for c in r.candidates[:12]])))
 
@@ -245,14 +246,14 @@ def _footer(r: Ranking, lang: str, ref: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _scorer_sources(engine: Engine, r: Ranking) -> tuple[Source, ...]:
-    out = [Source("Lambda — deep learning GPU benchmarks", "https://github.com/lambdal/deeplearning-benchmark")]
+def _scorer_sources(engine: Engine, r: Ranking, lang: str) -> tuple[Source, ...]:
+    out = [Source(source_title("benchmarks", lang), "https://github.com/lambdal/deeplearning-benchmark")]
     if r.workload.memory_source:
-        out.append(Source("Memory guidance for " + r.workload.name, r.workload.memory_source))
+        out.append(Source(source_title("memory_guidance", lang, name=r.workload.label.get(lang)), r.workload.memory_source))
     for p in r.picks[:2]:
         url = p.candidate.price.source or p.gpu.source_url
         if url:
-            out.append(Source(f"{p.gpu.name} — specs/price", url))
+            out.append(Source(source_title("specs_price", lang, name=p.gpu.name), url))
     return tuple(OrderedDict((s.url, s) for s in out).values())
 
 
@@ -277,9 +278,20 @@ def _perf_of(engine: Engine, g: GPU, family: str) -> float | None:
     return model.relative(g, family, ref) if ref else None
 
 
-def _current_price(engine: Engine, need: Need, g: GPU, lang: str):
-    cur = need.budget.currency if need.budget and need.budget.currency in ("CNY", "USD") else (
+def _price_currency(need: Need, lang: str) -> str:
+    """The price list a card's price is shown from: the budget's, else the user's market's (CNY in mainland China)."""
+    return need.budget.currency if need.budget and need.budget.currency in ("CNY", "USD") else (
         "CNY" if need.region == "cn" or (need.region is None and lang == "zh") else "USD")
+
+
+def _elsewhere(engine: Engine, need: Need, g: GPU, lang: str) -> str | None:
+    """A card not sold new in the user's market, priced where it is sold (and converted), or None."""
+    e = price_elsewhere(g, _price_currency(need, lang), need.as_of or engine.today or date.today(), engine.catalog)
+    return e.text().get(lang) if e else None
+
+
+def _current_price(engine: Engine, need: Need, g: GPU, lang: str):
+    cur = _price_currency(need, lang)
     when = need.as_of or engine.today or date.today()
     new = g.price(cur, "new", when, engine.catalog.fx)
     if new is not None and new.converted_from and g.not_sold_in("cn" if cur == "CNY" else "global", when):
@@ -323,8 +335,9 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                                                                                    for v in vals))
     prices = [tuple(replace(p, amount=p.amount * n) if p else None for p in _current_price(engine, need, g, lang))
               for g, n in zip(gpus, n_of, strict=True)]
-    rows.append((_t(lang, "Price (new)", "价格（新）"),) + tuple(f"{p[0]} ({_seen(p[0], lang)})" if p[0] else "—"
-                                                              for p in prices))
+    rows.append((_t(lang, "Price (new)", "价格（新）"),) + tuple(
+        f"{p[0]} ({_seen(p[0], lang)})" if p[0] else _elsewhere(engine, need, g, lang) or "—"
+        for p, g in zip(prices, gpus, strict=True)))
     rows.append((_t(lang, "Price (used)", "价格（二手）"),) + tuple(f"{p[1]} ({_seen(p[1], lang)})" if p[1] else "—"
                                                                for p in prices))
     paragraphs = []
@@ -367,7 +380,7 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
         if verdict:
             paragraphs.insert(0, verdict[0])
             chosen = gpus[verdict[1]].name
-    sources = tuple(Source(f"{g.name} — specs", g.source_url) for g in gpus if g.source_url)
+    sources = tuple(Source(source_title("specs", lang, name=g.name), g.source_url) for g in gpus if g.source_url)
     return Reply("compare", lang, title=_t(lang, "Comparison", "对比") + ": " + " vs ".join(label),
                  paragraphs=tuple(paragraphs), table=Table(header, tuple(rows)),
                  footer=(_t(lang, f"Speed relative to one {_ref_name(engine)} (= 1.00), from specs.",
@@ -390,17 +403,20 @@ def _compare_verdict(perfs: list, labels: list[str], prices: list[tuple], lang: 
     value = max(priced, key=lambda x: x[0] / x[2].amount)
     def cost(m) -> str:
         return f"{m}" + _market_word(m, lang)
+    # value depends on the market's prices (a card costs more in one than the other): the verdict says whose
+    basis = price_basis(fast[2].currency, lang)
+    on = _t(lang, f" ({basis})", f"（{basis}）") if basis else ""
     if fast is value or (fast[0] / fast[2].amount) >= 0.9 * (value[0] / value[2].amount):
         return _t(lang, f"Verdict: {fast[1]} — the fastest here ({cost(fast[2])}) and about as much speed per "
-                        "unit of money as any.",
-                  f"结论：选 {fast[1]}——这里最快（{cost(fast[2])}），每块钱换到的速度也不输其他。"), fast[3]
+                        f"unit of money as any{on}.",
+                  f"结论：选 {fast[1]}——这里最快（{cost(fast[2])}），每块钱换到的速度也不输其他{on}。"), fast[3]
     share, extra = value[0] / fast[0], fast[2].amount / value[2].amount
     return _t(lang, f"Verdict: {value[1]} is the better buy — {100 * share:.0f}% of {fast[1]}'s speed for "
-                    f"{cost(value[2])} against {cost(fast[2])} ({extra:.1f}× the price); {fast[1]} only if the extra "
-                    f"{100 * (1 / share - 1):.0f}% speed is worth that to you.",
+                    f"{cost(value[2])} against {cost(fast[2])} ({extra:.1f}× the price{on.replace(' (', ', ')[:-1] if on else ''}); "
+                    f"{fast[1]} only if the extra {100 * (1 / share - 1):.0f}% speed is worth that to you.",
               f"结论：{value[1]} 更划算——速度是 {fast[1]} 的 {100 * share:.0f}%，价格 {cost(value[2])}，"
-              f"对方 {cost(fast[2])}（{extra:.1f} 倍）；除非多出的 {100 * (1 / share - 1):.0f}% 速度对你值这个钱，才选 {fast[1]}。"), \
-        value[3]
+              f"对方 {cost(fast[2])}（{extra:.1f} 倍{'，' + basis if basis else ''}）；除非多出的 {100 * (1 / share - 1):.0f}% "
+              f"速度对你值这个钱，才选 {fast[1]}。"), value[3]
 
 
 def _family_label(engine: Engine, fam: str, lang: str) -> str:
@@ -435,8 +451,8 @@ def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
                  if g.segment == "datacenter" else _t(lang, "Launch price", "首发价"))
         rows.append((label, f"{launch} ({launch.on:%Y-%m})"))
     rows.append((_t(lang, "Price now (new)", "现价（新）"),
-                 f"{new} ({_seen(new, lang)}{_conv(new, lang)})" if new else _t(lang, "not on sale new / unknown",
-                                                                             "已停售或未知")))
+                 f"{new} ({_seen(new, lang)}{_conv(new, lang)})" if new else _elsewhere(engine, need, g, lang) or
+                 _t(lang, "not on sale new / unknown", "已停售或未知")))
     if used:
         rows.append((_t(lang, "Used price", "二手价"), f"{used} ({_seen(used, lang)}{_conv(used, lang)})"))
     perf = []
@@ -449,7 +465,7 @@ def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     paragraphs = (g.notes.get(lang),) if g.notes else ()
     return Reply("gpu", lang, title=g.name, paragraphs=paragraphs,
                  table=Table((_t(lang, "Spec", "参数"), _t(lang, "Value", "数值")), tuple(rows)),
-                 sources=tuple(Source(f"{g.name} — specs / price", u) for u in g.sources[:3]),
+                 sources=tuple(Source(source_title("specs_price", lang, name=g.name), u) for u in g.sources[:3]),
                  chart_gpus=(g.name,), focus=g.name, topic=f"gpu:{g.name}",
                  suggestions=(_t(lang, f"can the {_short(g)} run a 14B model?", f"{_short(g)} 能跑 14B 模型吗？"),
                               _t(lang, f"where can I rent a {_short(g)}?", f"哪里能租 {_short(g)}？")))
@@ -491,12 +507,18 @@ def why(engine: Engine, r: Ranking, lang: str) -> Reply:
                   f"{t.value:.2f} vs {c.value:.2f}",
             f"对比 {c.gpu.name}：速度 {d_perf:+.0f}%，价格 {money(t.total, t.price.currency)} 对 "
             f"{money(c.total, c.price.currency)}，显存 {t.gpu.vram_gb:g} 对 {c.gpu.vram_gb:g} GB，性价比 {t.value:.2f} 对 "
-            f"{c.value:.2f}"))
+            f"{c.value:.2f}") + _basis_note(t.price.currency, lang))
     spec = r.workload
     paragraphs.append(_t(lang, f"What matters for {spec.label.en}: " + _priority(spec.family, "en"),
                          f"{spec.label.zh}看重：" + _priority(spec.family, "zh")))
     return Reply("recommend", lang, title=_t(lang, "Why this pick", "推荐理由"), paragraphs=tuple(paragraphs),
-                 bullets=tuple(bullets), sources=_scorer_sources(engine, r), suggestions=_followups(lang, r))
+                 bullets=tuple(bullets), sources=_scorer_sources(engine, r, lang), suggestions=_followups(lang, r))
+
+
+def _basis_note(currency: str, lang: str) -> str:
+    """' (on US prices)' / '（按中国大陆价格计算）': after a ratio of speed per money, which differs between markets."""
+    basis = price_basis(currency, lang)
+    return _t(lang, f" ({basis})", f"（{basis}）") if basis else ""
 
 
 def _priority(family: str, lang: str) -> str:
@@ -534,6 +556,11 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
     elif g.vendor not in vendors and r.need.vendor is None and g.vendor != "NVIDIA":
         reasons.append(_t(lang, f"It's a {g.vendor} card; I only consider NVIDIA unless you ask (CUDA support).",
                           f"这是 {g.vendor} 的卡；除非你指定，我默认只考虑 NVIDIA（CUDA 生态）。"))
+    elif cand is None and (there := price_elsewhere(g, r.currency, r.as_of, engine.catalog)) is not None:
+        reasons.append(_t(lang, f"It is {there.text().en}, so I don't rank it with the cards you can buy there.",
+                          f"它在{there.text().zh}，所以不和能买到的卡一起排。"))
+        if not r.need.used:
+            reasons.append(_t(lang, 'Ask "used?" to include second-hand prices.', "想看二手价可以问“二手的可以吗？”。"))
     elif price is None and (used := g.price(r.currency, "used", r.as_of, engine.catalog.fx)) is not None:
         over = r.budget is not None and used.amount * count > r.budget.amount
         reasons.append(_t(lang, f"It is no longer sold new; used it goes for about {used} ({_seen(used, lang)})"
@@ -576,7 +603,7 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
         _t(lang, f"{g.name} for this need", f"{g.name} 适合这个需求吗")
     return Reply("recommend", lang, title=title,
                  paragraphs=tuple(reasons),
-                 sources=tuple(Source(f"{g.name} — specs / price", u) for u in g.sources[:2]), focus=g.name,
+                 sources=tuple(Source(source_title("specs_price", lang, name=g.name), u) for u in g.sources[:2]), focus=g.name,
                  suggestions=(_t(lang, f"compare {_short(g)} with the top pick", f"对比 {_short(g)} 和首选"),))
 
 
@@ -729,16 +756,34 @@ def _hourly_cell(engine: Engine, o, cur: str, lang: str) -> str:
     return f"{span} (≈{hourly(engine.catalog.fx.convert(o.price, o.currency, cur, today), cur)})"
 
 
+def _no_local_platforms(engine: Engine, need: Need | None, region: Text | None, lang: str) -> str | None:
+    """For a user in a region with no rental platform of its own on file (Taiwan, Hong Kong: `region` is its name,
+    given when the region's shops price in a currency of their own), what the reply shows instead, said honestly; None
+    when the region has platforms in knowledge/platforms.csv or none was given."""
+    from bot.knowledge import load_platforms
+
+    if region is None or need is None or not need.region or \
+            any(p.region == need.region for p in load_platforms(engine.knowledge_dir)):
+        return None
+    return _t(lang, f"I have no rental platforms based in {region.en} on file: below are the international platforms' "
+                    "prices in USD (the mainland-China platforms price for users there, so they are left out).",
+              f"我手上没有{region.zh}本地 GPU 租用平台的记录：下面是国际平台的美元价格（中国大陆的平台面向大陆用户，这里不列出）。")
+
+
 def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need: Need | None = None,
-                  count: int = 1, cheaper: bool = False, text: str = "", platforms: tuple[str, ...] = ()) -> Reply:
+                  count: int = 1, cheaper: bool = False, text: str = "", platforms: tuple[str, ...] = (),
+                  region: Text | None = None) -> Reply:
     """Dated per-GPU-hour offers for the cards asked about, cheapest first (China first for a user there); without a
-    card, the platforms."""
+    card, the platforms. `region`: the name of the user's region when its shops price in a currency of their own
+    (Taiwan, Hong Kong, Europe…): with no platform of its own on file, the reply says so and shows the international
+    platforms only."""
     from bot.knowledge import load_platforms
     from bot.rentals import family_of, offers_for
 
     gpus = [g for g in (engine.catalog.get(n) for n in names) if g is not None]
+    no_local = None if china else _no_local_platforms(engine, need, region, lang)
     if not gpus:
-        return _rent_platforms(engine, lang, china, need, text, platforms)
+        return _rent_platforms(engine, lang, china, need, text, platforms, no_local)
     cur = _display_currency(need, lang, china)
     today = engine.today or date.today()
     fx = engine.catalog.fx
@@ -748,6 +793,8 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
 
     offers = offers_for(engine.knowledge_dir, [g.name for g in gpus])
     _, named = _platforms_in(engine, text, offers, platforms)  # "AutoDL 上 4090": its rows first, and it leads
+    if no_local:  # not the mainland-only platforms as if they were local (unless one is asked about by name)
+        offers = [o for o in offers if o.region != "china" or o.platform in named]
     offers.sort(key=lambda o: (o.platform not in named, (o.region == "china") != china, o.stale(today), rate(o)))
     families = list(OrderedDict.fromkeys(family_of(g.name) for g in gpus))
     verdict = _named_platforms_without_offers(engine, text, offers, lang, platforms)  # "矩池云有4090吗": first
@@ -823,9 +870,9 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPU as listed", "所列型号"),
                                             ("Per GPU-hour", "每卡每小时"), ("Billing", "计费"), ("Date", "日期")))
     names_txt = ", ".join(g.name for g in gpus)
-    paras = [(" " if lang == "en" else "").join(verdict)] if verdict else []
+    paras = ([no_local] if no_local else []) + ([(" " if lang == "en" else "").join(verdict)] if verdict else [])
     if not offers:
-        general = _rent_platforms(engine, lang, china, need, text, platforms)
+        general = _rent_platforms(engine, lang, china, need, text, platforms, no_local)
         if general.topic and general.topic.startswith("platform:"):  # a platform asked about keeps its answer
             none = _t(lang, f"No dated rental price for {names_txt} on file.", f"暂无 {names_txt} 带日期的租用价格记录。")
             return replace(general, paragraphs=(none + (" " if lang == "en" else "") + general.paragraphs[0],),
@@ -849,7 +896,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
 
 
 def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = None, text: str = "",
-                    platforms: tuple[str, ...] = ()) -> Reply:
+                    platforms: tuple[str, ...] = (), no_local: str | None = None) -> Reply:
     """Where to rent at all: the platforms, local ones first, each with a dated price where one is on file, priced in
     the region's currency. A platform the message names ("矩池云怎么收费") gets its own answer; a request for free GPUs
     puts the free quotas first."""
@@ -863,6 +910,8 @@ def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = 
         return _on_platforms(engine, named, lang, china, need)
     free = bool(text) and has_any(normalise(text), words("slots", "free_words"))
     rows = load_platforms(engine.knowledge_dir)
+    if no_local:  # a region with no platform of its own: the international ones, not the mainland-only ones
+        rows = [p for p in rows if p.region != "china"]
     cur = _display_currency(need, lang, china)
     today = engine.today or date.today()
 
@@ -895,8 +944,9 @@ def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = 
                   "按小时租 GPU 的地方" + ("（国内平台优先）" if china else "") + "，有带日期价格的排在前面：")
     shown = table_rows[:8]
     by_label = {x.label.get(lang): x for x in rows}
-    sources = tuple(Source(by_label[r[0]].name, by_label[r[0]].url) for r in shown[:4] if r[0] in by_label)
-    return Reply("rent", lang, title=_t(lang, "Renting instead of buying", "租用而不是购买"), paragraphs=(para,),
+    sources = tuple(Source(r[0], by_label[r[0]].url) for r in shown[:4] if r[0] in by_label)
+    return Reply("rent", lang, title=_t(lang, "Renting instead of buying", "租用而不是购买"),
+                 paragraphs=((no_local,) if no_local else ()) + (para,),
                  table=Table(header, tuple(shown)),
                  footer=(_t(lang, "Rental prices change often; check the platform before you commit.",
                             "租用价格变化频繁，下单前请到平台确认。"),), sources=sources, follow_up="rent")
@@ -964,7 +1014,7 @@ def _on_platforms(engine: Engine, named: list[Platform], lang: str, china: bool,
                      _offer_seen(o, today, lang)))
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPU as listed", "所列型号"),
                                             ("Per GPU-hour", "每卡每小时"), ("Billing", "计费"), ("Date", "日期")))
-    sources = tuple(OrderedDict.fromkeys([Source(p.name, p.url) for p in named] +
+    sources = tuple(OrderedDict.fromkeys([Source(p.label.get(lang), p.url) for p in named] +
                                          [Source(f"{o.platform} — {o.gpu_listed.get(lang)} ({o.on:%Y-%m})", o.source)
                                           for o in offers[:10]]))[:6]
     labels = [p.label.get(lang) for p in named]
@@ -1028,9 +1078,9 @@ def memory_question(engine: Engine, q: Need, lang: str) -> Reply:
                       f"最省显存方案能用的最小消费级 NVIDIA 卡：{fitting[0]}。"),)
     return Reply("memory", lang, title=_t(lang, "How much memory?", "需要多少显存？"), paragraphs=(para,),
                  table=Table(header, tuple(rows)), footer=footer,
-                 sources=(Source("Hugging Face — model memory anatomy",
+                 sources=(Source(source_title("memory_anatomy", lang),
                                     "https://huggingface.co/docs/transformers/model_memory_anatomy"),
-                          Source("EleutherAI — Transformer math 101", "https://blog.eleuther.ai/transformer-math/")),
+                          Source(source_title("transformer_math", lang), "https://blog.eleuther.ai/transformer-math/")),
                  suggestions=(_t(lang, f"$2000 to run a {q.model_size_b:g}B model", f"预算1万跑{q.model_size_b:g}B模型"),))
 
 
@@ -1174,7 +1224,7 @@ def feature_support(engine: Engine, name: str, features, lang: str) -> Reply:
             paras.append(_t(lang, f"No: the {g.name}{cc} has no {f.label} support — {f.no_en}.",
                             f"不行：{g.name}{cc_zh} 不支持 {f.label}——{f.no_zh}。"))
     sources = tuple(OrderedDict.fromkeys(Source(f.label, f.source) for f in features)) + tuple(
-        Source(f"{g.name} — specs", u) for u in g.sources[:1])
+        Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1])
     return Reply("gpu", lang, title=g.name, paragraphs=tuple(paras), sources=sources, focus=g.name,
                  suggestions=(_t(lang, f"tell me more about the {_short(g)}", f"详细介绍 {_short(g)}"),))
 
@@ -1277,9 +1327,14 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     new, used = _current_price(engine, need, g, lang)
     price = new or used
     if price is None:  # what can be said (memory for the job) first, then why the price verdict is missing
-        note = _t(lang, f"I have no current price for {g.name}, so I can't say whether it is worth it against what the "
-                        "same money buys today.",
-                  f"我没有 {g.name} 的当前价格，没法判断同样的钱花在它身上值不值。")
+        there = price_elsewhere(g, _price_currency(need, lang), need.as_of or engine.today or date.today(),
+                                engine.catalog)
+        note = _t(lang, f"{g.name} is {there.text().en}: I don't weigh it against what the same money buys where you "
+                        "buy.",
+                  f"{g.name} 在{there.text().zh}：不拿它和你那里同样的钱能买到的卡比。") if there else \
+            _t(lang, f"I have no current price for {g.name}, so I can't say whether it is worth it against what the "
+                     "same money buys today.",
+               f"我没有 {g.name} 的当前价格，没法判断同样的钱花在它身上值不值。")
         return replace(card, paragraphs=card.paragraphs[:1] + (note,) + card.paragraphs[1:])
     job = replace(need, budget=Budget(price.amount, price.currency), used=True if price.market == "used" else None,
                   gpu_count=None, min_perf=None, vendor=None, min_vram_gb=None, psu_w=None, max_power_w=None)
@@ -1542,7 +1597,7 @@ def what_fits(engine: Engine, name: str, count: int, lang: str, vram_gb: float |
                                   "well); 4,096-token context; speeds at batch 1, calibrated on llama.cpp measurements.",
                             "每个模型取装得下的常用格式（7B 以上默认 4 位 Q4_K_M）；上下文 4,096 token；速度为 batch 1，按 llama.cpp "
                             "实测校准。"),),
-                 sources=tuple(Source(f"{g.name} — specs", u) for u in g.sources[:1]), focus=name,
+                 sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=name,
                  fit={"gpu": name, "count": count, "vram_gb": g.vram_gb * count,
                       "runs": [{"model": m.name, "quant": c.quant, "total_gb": c.total_gb,
                                 "decode_tokens_per_s": c.decode_tokens_per_s} for m, c, _ in runs]})
@@ -1719,10 +1774,10 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
     if model.licence or model.gated:
         bullets.append(_t(lang, f"Licence: {model.licence}" + (" (gated: accept the terms on Hugging Face)" if model.gated else ""),
                           f"许可：{model.licence}" + ("（需在 Hugging Face 上同意条款后下载）" if model.gated else "")))
-    sources = [Source(f"{g.name} — specs", u) for u in g.sources[:1]]
-    sources += [Source(f"{model.name} — config", u) for u in model.sources[:1]]
+    sources = [Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]]
+    sources += [Source(source_title("model_config", lang, name=model.name), u) for u in model.sources[:1]]
     sources += [Source(f"{m.gpu} {m.model} {m.quant} — {m.test}", m.url) for m in c.measured[:2]]
-    sources.append(Source("llama.cpp quantize — bits per weight", q.source))
+    sources.append(Source(source_title("quant_bits", lang), q.source))
     data = c.to_json(lang) | {"ladder": [e.to_json(lang) for e in ans.ladder], "cards_needed": ans.cards_needed}
     return Reply("fit", lang, title=_t(lang, f"{setup} × {name_en}: will it run?", f"{setup} 跑 {name_zh} 行吗？"),
                  paragraphs=(verdict,), table=Table(header, tuple(rows)), bullets=tuple(bullets),
@@ -1815,7 +1870,7 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                  footer=(_t(lang, "Memory: weights + KV cache / optimizer states + ~20% overhead (formula only; long "
                                   "contexts and bigger batches need more).",
                             "显存：权重 + KV 缓存/优化器状态 + 约 20% 额外开销（仅公式估算；长上下文和大 batch 需要更多）。"),),
-                 sources=tuple(Source(f"{g.name} — specs", u) for u in g.sources[:1]), focus=g.name)
+                 sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=g.name)
 
 
 def power(engine: Engine, name: str, count: int, psu_w: float | None, lang: str) -> Reply:
@@ -1838,7 +1893,7 @@ def power(engine: Engine, name: str, count: int, psu_w: float | None, lang: str)
                               "PSU a home circuit can become the limit.",
                         "多卡还要考虑主板插槽、间距和风道；电源超过约 1600 W 时，家用电路本身可能成为限制。"))
     return Reply("power", lang, title=_t(lang, "Power and PSU", "功耗与电源"), paragraphs=tuple(paras),
-                 sources=tuple(Source(f"{g.name} — specs", u) for u in g.sources[:1]), focus=g.name)
+                 sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=g.name)
 
 
 def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Reply:
@@ -1848,15 +1903,22 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
         return unknown(lang)
     when = engine.today or date.today()
     rows = []
-    for cur, market, label in (("CNY", "new", _t(lang, "Mainland China, new", "中国大陆，新卡")),
-                               ("USD", "new", _t(lang, "Global / US, new", "海外/美国，新卡")),
-                               ("CNY", "used", _t(lang, "Mainland China, used", "中国大陆，二手")),
-                               ("USD", "used", _t(lang, "Global / US, used", "海外/美国，二手"))):
-        p = g.price(cur, market, when)  # native prices only: a converted price says nothing about a market
-        if p is not None:
-            rows.append((label, f"{p} ({_seen(p, lang)})"))
+    markets = (("CNY", "new", _t(lang, "Mainland China, new", "中国大陆，新卡")),
+               ("USD", "new", _t(lang, "Global / US, new", "海外/美国，新卡")),
+               ("CNY", "used", _t(lang, "Mainland China, used", "中国大陆，二手")),
+               ("USD", "used", _t(lang, "Global / US, used", "海外/美国，二手")))
     china = region == "cn"
     asked = "cn" if china else ("global" if region else None)
+    # a card not sold new where the user asks: the other market's price, in the user's currency as a conversion
+    there = price_elsewhere(g, "CNY" if china else "USD", when, engine.catalog) if asked else None
+    for cur, market, label in markets:
+        p = g.price(cur, market, when)  # native prices only: a converted price says nothing about a market
+        if p is not None:
+            conv = _t(lang, f"; about {money(there.converted, there.currency)} converted at the "
+                            f"{there.rate_on:%Y-%m} exchange rate",
+                      f"；按 {there.rate_on:%Y-%m} 汇率换算约 {money(there.converted, there.currency)}") \
+                if there and there.rate_on and there.price == p else ""
+            rows.append((label, f"{p} ({_seen(p, lang)}{conv})"))
     paras = []
     for market in ([asked] if asked else []) + [m for m in ("cn", "global") if m != asked]:
         block = g.not_sold_in(market, when)
@@ -1884,9 +1946,9 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
                         f"{g.name} 的销售情况和我掌握的最新价格："))
     if g.notes:
         paras.append(g.notes.get(lang))
-    market_sources = tuple(Source(f"{g.name} — availability", a.source) for a in g.availability if a.source)
+    market_sources = tuple(Source(source_title("availability", lang, name=g.name), a.source) for a in g.availability if a.source)
     return Reply("where_to_buy", lang, title=_t(lang, f"Buying {g.name}", f"购买 {g.name}"), paragraphs=tuple(paras),
                  table=Table((_t(lang, "Market", "市场"), _t(lang, "Price (date)", "价格（日期）")), tuple(rows))
-                 if rows else None, sources=market_sources[:2] + tuple(Source(f"{g.name} — specs / price", u)
+                 if rows else None, sources=market_sources[:2] + tuple(Source(source_title("specs_price", lang, name=g.name), u)
                                                                       for u in g.sources[:3]),
                  focus=g.name)

@@ -637,8 +637,12 @@ class Conversation:
         if not named and s.last_act == "rent" and not (t.q.gpus or t.q.direction or abroad or t.q.need.region):
             named = s.rent_platforms  # "AutoDL 上 4090" then "那8张呢": still on AutoDL
         s.rent_platforms = named
-        return answers.where_to_rent(self.engine, names, t.lang, china=china, need=s.need.merge(t.need), count=count,
-                                     cheaper=cheaper, text=t.q.text, platforms=tuple(named))
+        need = s.need.merge(t.need)
+        # a region whose shops price in a currency of their own (Taiwan, Hong Kong): its name, for what the reply says
+        region = load_regions(self.engine.knowledge_dir).get(need.region) if need.region else None
+        local = region.name if region is not None and region.currency != region.price_list else None
+        return answers.where_to_rent(self.engine, names, t.lang, china=china, need=need, count=count,
+                                     cheaper=cheaper, text=t.q.text, platforms=tuple(named), region=local)
 
     def _compare(self, t: Turn) -> Reply:
         s = self.session
@@ -1030,7 +1034,8 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: answers.empty_input(t.lang)),
     Rule("unusable-money", _acts(), lambda c, t: t.q.rejected_money is not None and t.q.need.budget is None,
          lambda c, t: answers.unusable_budget(c.engine, t.q.rejected_money, t.lang)),
-    Rule("language", _acts("language"), lambda c, t: t.q.need.is_empty(), lambda c, t: answers.language_set(t.lang)),
+    Rule("language", _acts("language"), lambda c, t: t.q.need.is_empty(), lambda c, t: answers.language_set(
+        t.lang, context.script_request(normalise(t.text)) if t.lang == "zh" else None)),
     Rule("reset", _acts("reset"), lambda c, t: t.short, lambda c, t: c._reset(t)),
     Rule("help", _acts("help"), lambda c, t: t.q.need.is_empty() or _says(t.text, "about_the_bot"),
          lambda c, t: answers.help_reply(t.lang)),

@@ -97,3 +97,47 @@ CHART = {
                     "相对速度与价格——本次回答的显卡为红色，价位相近的其他显卡为灰色（◆ 为二手价）。"),
     "no_data": Text("No price or speed data for these GPUs", "这些显卡没有价格或性能数据"),
 }
+
+
+# How a source is labelled where a reply cites it: the label of our own making around the card, model or workload it
+# is about (a cited document keeps its own title). Chinese is written in Simplified; a Traditional reply converts it.
+SOURCE_LABELS = {
+    "specs": Text("{name} — specs", "{name} — 规格"),
+    "specs_price": Text("{name} — specs / price", "{name} — 规格 / 价格"),
+    "specifications": Text("{name} — specifications", "{name} — 规格参数"),
+    "availability": Text("{name} — availability", "{name} — 销售情况"),
+    "memory_guidance": Text("Memory guidance: {name}", "显存建议：{name}"),
+    "benchmarks": Text("Lambda — deep learning GPU benchmarks", "Lambda — 深度学习 GPU 基准测试"),
+    "memory_anatomy": Text("Hugging Face — model memory anatomy", "Hugging Face — 模型训练的显存构成"),
+    "transformer_math": Text("EleutherAI — Transformer math 101", "EleutherAI — Transformer 计算入门"),
+    "model_config": Text("{name} — config", "{name} — 模型配置"),
+    "quant_bits": Text("llama.cpp quantize — bits per weight", "llama.cpp 量化 — 每个权重的位数"),
+}
+
+
+def source_title(key: str, lang: str, **names: str) -> str:
+    """A source's label in `lang`: SOURCE_LABELS[key] with the names filled in."""
+    return SOURCE_LABELS[key].get(lang).format(**names)
+
+
+# Which prices a ratio of speed per money was computed on (it differs between markets), by price-list currency.
+PRICE_BASIS = {"CNY": Text("on mainland-China prices", "按中国大陆价格计算"),
+               "USD": Text("on US prices", "按美国价格计算")}
+
+
+# A price list as a reply names it, by its currency: where a card not sold in the user's market is priced instead.
+PRICE_LIST = {"CNY": Text("mainland-China price", "中国大陆价格"), "USD": Text("US price", "美国价格")}
+CURRENCY_NAMES = {"CNY": Text("CNY", "人民币"), "USD": Text("USD", "美元")}
+MARKET_WHERE = {"cn": Text("in mainland China", "中国大陆"), "global": Text("outside mainland China", "中国大陆以外")}
+
+
+def price_basis(currency: str, lang: str) -> str:
+    """'on US prices' / '按中国大陆价格计算'; '' for a currency with no price list of its own."""
+    basis = PRICE_BASIS.get(currency)
+    return basis.get(lang) if basis else ""
+
+
+# What the advisor says when `/lang` (or "用繁體中文回答") set the language: the script is named in that script (the
+# Chinese is written in Simplified and converted with the reply, so a Traditional chat reads 繁體).
+LANG_SET = {"en": "OK, I'll answer in English.", "zh": "好的，之后用中文回答。", "zh-cn": "好的，之后用简体中文回答。",
+            "zh-tw": "好的，之后用繁体中文回答。", "zh-hk": "好的，之后用繁体中文（香港用语）回答。"}

@@ -14,9 +14,9 @@ from pathlib import Path
 import yaml
 
 from bot.catalog import Catalog, parse_yaml
-from bot.i18n import SEGMENTS, Text, text_of
+from bot.i18n import SEGMENTS, Text, source_title, text_of
 
-DOCS_FORMAT = 3  # bump when the way passages are built changes: the index is rebuilt
+DOCS_FORMAT = 4  # bump when the way passages are built changes: the index is rebuilt
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,10 @@ class Section:
     keywords: dict[str, tuple[str, ...]]
     paragraphs: dict[str, tuple[str, ...]]  # lang -> paragraphs
     follow_up: str | None = None  # the act a bare follow-up to this section continues ("rent": "paid options?")
+    sources_zh: tuple[Source, ...] = ()  # the same sources as a Chinese reply labels them (`title_zh`, else `title`)
+
+    def sources_in(self, lang: str) -> tuple[Source, ...]:
+        return self.sources_zh if lang == "zh" and self.sources_zh else self.sources
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,7 @@ def parse_section(path: Path) -> Section:
     if meta.get("id") != path.stem:
         raise KnowledgeError(f"{path}: id '{meta.get('id')}' differs from the file name")
     sources = tuple(Source(str(s["title"]), str(s["url"])) for s in meta.get("sources") or ())
+    sources_zh = tuple(Source(str(s.get("title_zh") or s["title"]), str(s["url"])) for s in meta.get("sources") or ())
     if not sources:
         raise KnowledgeError(f"{path}: every section needs at least one source")
     return Section(
@@ -81,6 +86,7 @@ def parse_section(path: Path) -> Section:
         keywords={"zh": tuple(str(k) for k in meta.get("keywords_zh") or ()),
                   "en": tuple(str(k) for k in meta.get("keywords_en") or ())},
         paragraphs=paragraphs, follow_up=str(meta["follow_up"]) if meta.get("follow_up") else None,
+        sources_zh=sources_zh,
     )
 
 
@@ -105,7 +111,7 @@ def section_passages(section: Section) -> list[Passage]:
                 id=f"{section.id}#{lang}#{i}", section=section.id, lang=lang, kind="guide",
                 title=section.title[lang], text=para,
                 search_text=f"{section.title[lang]} / {section.title[other]}\n{keys}\n{para}",
-                sources=section.sources, position=i,
+                sources=section.sources_in(lang), position=i,
             ))
     return out
 
@@ -113,7 +119,6 @@ def section_passages(section: Section) -> list[Passage]:
 def _gpu_passages(catalog: Catalog) -> list[Passage]:
     out = []
     for g in catalog:
-        src = tuple(Source(f"{g.name} — specifications", u) for u in g.sources[:2])
         alias = ", ".join(g.aliases)
         tc_en = f"{g.tensor_fp16_tflops:g} TFLOPS FP16 tensor" if g.tensor_fp16_tflops else "no tensor cores"
         tc_zh = f"张量核心 FP16 {g.tensor_fp16_tflops:g} TFLOPS" if g.tensor_fp16_tflops else "没有张量核心"
@@ -124,6 +129,7 @@ def _gpu_passages(catalog: Catalog) -> list[Passage]:
               f"{g.vram_gb:g} GB，"
               f"带宽 {g.mem_bandwidth_gbs or '?'} GB/s，{tc_zh}，功耗 {g.tdp_w or '?'} W。")
         for lang, text in (("en", en), ("zh", zh)):
+            src = tuple(Source(source_title("specifications", lang, name=g.name), u) for u in g.sources[:2])
             out.append(Passage(f"gpu:{g.name}#{lang}", f"gpu:{g.name}", lang, "gpu", g.name, text,
                                f"{g.name} {alias} 显卡 GPU specs 参数\n{text}", src))
     return out
@@ -182,7 +188,6 @@ _REGION = {"china": Text("China", "国内"), "international": Text("internationa
 def _platform_passages(knowledge_dir: Path) -> list[Passage]:
     out = []
     for p in load_platforms(knowledge_dir):
-        src = tuple(Source(p.name, u) for u in (p.url, *p.sources)[:2] if u)
         region = _REGION.get(p.region, Text(p.region, p.region))
         en_parts = [f"{p.name} — {region.en} GPU platform.", f"GPUs: {p.gpus.en}." if p.gpus else "",
                     f"Free tier: {p.free_tier.en}." if p.free_tier else "",
@@ -196,6 +201,7 @@ def _platform_passages(knowledge_dir: Path) -> list[Passage]:
         zh = "".join(x for x in zh_parts if x)
         alias = " ".join(p.aliases)
         for lang, text in (("en", en), ("zh", zh)):
+            src = tuple(Source(p.label.get(lang), u) for u in (p.url, *p.sources)[:2] if u)
             out.append(Passage(f"platform:{p.name}#{lang}", f"platform:{p.name}", lang, "platform",
                                p.label.get(lang), text, f"{p.name} {alias}\n{text}", src))
     return out

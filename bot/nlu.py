@@ -136,7 +136,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     need = Need(budget=found.budget, workloads=workloads, model_size_b=size, finetune_method=method,
                 precision_bits=model.precision(masked), gpu_count=count, used=used,
                 vendor=vendor, as_of=as_of, min_vram_gb=min_vram, max_power_w=cap_w,
-                psu_w=psu_w, region=context.region(t), form_factor=hardware.form_factor(t), model=model_name,
+                psu_w=psu_w, region=context.region(mask(t, context.script_request_spans(t))), form_factor=hardware.form_factor(t), model=model_name,
                 quant=model.quant_format(masked), context_tokens=ctx, owned_gpus=hardware.owned_cards(n, catalog),
                 serving=True if "serving" in cues else None, kv_cache_bits=kv_bits)
     return Query(

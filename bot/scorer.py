@@ -10,9 +10,9 @@ from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
-from bot.catalog import GPU, Catalog, Price, parse_yaml
+from bot.catalog import GPU, Availability, Catalog, Price, parse_yaml
 from bot.fit import usable_memory_gb
-from bot.i18n import Text, money
+from bot.i18n import CURRENCY_NAMES, MARKET_WHERE, PRICE_BASIS, PRICE_LIST, Text, money
 from bot.need import LLM_WORKLOADS, PRICING_CURRENCIES, Budget, Need
 from bot.perf import PerfModel, load_perf_model
 from bot.vram import MemoryEstimate, estimate
@@ -236,6 +236,50 @@ def psu_for(tdp_w: float, count: int = 1) -> int:
     return int(math.ceil((tdp_w * count + SYSTEM_POWER_W) * PSU_HEADROOM / 50) * 50)
 
 
+@dataclass(frozen=True)
+class PriceElsewhere:
+    """A card not sold new where the user buys, priced in the market that sells it: that market's own price, and
+    the same in the user's currency as a conversion (knowledge/fx.csv at the price's date)."""
+
+    price: Price  # native, in the other market's currency
+    currency: str  # the user's currency
+    converted: float
+    rate_on: date | None  # the date of the exchange rate used
+    block: Availability  # the record that says it is not sold where the user buys
+
+    def price_text(self) -> Text:
+        """'no CNY price; US price $X (date), about ¥Y converted at the <date> exchange rate'."""
+        none, listed = CURRENCY_NAMES[self.currency], PRICE_LIST[self.price.currency]
+        rate = f" at the {self.rate_on:%Y-%m} exchange rate" if self.rate_on else ""
+        rate_zh = f"按 {self.rate_on:%Y-%m} 汇率" if self.rate_on else ""
+        conv = money(self.converted, self.currency)
+        return Text(f"no {none.en} price; {listed.en} {self.price} ({self.price.on:%Y-%m}), about {conv} converted{rate}",
+                    f"没有{none.zh}价格；{listed.zh} {self.price}（{self.price.on:%Y-%m}），{rate_zh}换算约 {conv}")
+
+    def text(self) -> Text:
+        """'not sold new in mainland China, so no CNY price; US price $X (date), about ¥Y converted at the <date>
+        exchange rate'."""
+        where, rest = MARKET_WHERE[self.block.market], self.price_text()
+        return Text(f"not sold new {where.en}, so {rest.en}", f"{where.zh}不销售新卡，{rest.zh}")
+
+
+def price_elsewhere(gpu: GPU, currency: str, on: date, catalog: Catalog) -> PriceElsewhere | None:
+    """For a card with no new price in `currency` because it is not sold new in that market (a flagship under US
+    export rules in mainland China, a China-only variant outside it): the other market's native new price, converted;
+    None otherwise."""
+    if currency not in ("CNY", "USD"):
+        return None
+    block = gpu.not_sold_in("cn" if currency == "CNY" else "global", on)
+    if block is None or gpu.price(currency, "new", on) is not None:  # (no fx: a native price only)
+        return None
+    native = gpu.price("USD" if currency == "CNY" else "CNY", "new", on)
+    if native is None or catalog.fx is None:
+        return None
+    rate = catalog.fx.rate("CNY", native.on)
+    return PriceElsewhere(native, currency, catalog.fx.convert(native.amount, native.currency, currency, native.on),
+                          rate.on if rate else None, block)
+
+
 def price_for(gpu: GPU, currency: str, used_ok: bool | None, on: date, catalog: Catalog) -> Price | None:
     """The price the user would pay on `on`: new, or used when they allow it and it is cheaper."""
     new = gpu.price(currency, "new", on, catalog.fx)
@@ -325,8 +369,12 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
             c = Candidate(g, price, n, perf, price.amount * n)
             if block is not None:
                 where = MARKET_NAMES[market]
-                not_sold.append((c, Text(f"not sold new in {where.en} since {block.since:%Y-%m}: {block.note.en}",
-                                         f"{block.since:%Y-%m} 起{where.zh}不再有新卡销售：{block.note.zh}")))
+                e = price_elsewhere(g, currency, on, catalog)
+                there = e.price_text() if e else Text("", "")
+                there = Text(f" ({there.en})", f"（{there.zh}）") if e else there
+                not_sold.append((c, Text(f"not sold new in {where.en} since {block.since:%Y-%m}{there.en}: "
+                                         f"{block.note.en}",
+                                         f"{block.since:%Y-%m} 起{where.zh}不再有新卡销售{there.zh}：{block.note.zh}")))
             elif holds < per_card[n]:
                 too_small.append(c)
             elif budget and c.total > budget.amount:
@@ -525,11 +573,13 @@ def _used_market_note(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: P
     setup = f"{c.count}× {c.gpu.name}" if c.count > 1 else c.gpu.name
     each = f" ({money(c.price.amount, c.price.currency)} each)" if c.count > 1 else ""
     each_zh = f"（每张 {money(c.price.amount, c.price.currency)}）" if c.count > 1 else ""
+    on = PRICE_BASIS.get(c.price.currency)  # the ratio differs between markets: say whose prices it is on
+    basis = Text(f" ({on.en})", f"（{on.zh}）") if on else Text("", "")
     return (Text(f"On the used market: {setup} for about {money(c.total, c.price.currency)}{each}, used prices of "
                  f"{c.price.on:%Y-%m}: relative speed {c.perf:.2f}, {c.value / best_new:.1f}× the speed per money of "
-                 "the new picks. Say \"used is fine\" to rank used cards.",
+                 f"the new picks{basis.en}. Say \"used is fine\" to rank used cards.",
                  f"二手市场：{setup} 约 {money(c.total, c.price.currency)}{each_zh}（{c.price.on:%Y-%m} 的二手价），"
-                 f"相对速度 {c.perf:.2f}，性价比是新卡推荐的 {c.value / best_new:.1f} 倍。说“二手也行”就按二手一起排。"),)
+                 f"相对速度 {c.perf:.2f}，性价比是新卡推荐的 {c.value / best_new:.1f} 倍{basis.zh}。说“二手也行”就按二手一起排。"),)
 
 
 def candidate_for(catalog: Catalog, r: Ranking, name: str, knowledge_dir: Path) -> Candidate | None:

@@ -168,11 +168,40 @@ def test_the_check_catches_an_english_fragment(knowledge_dir):
                          "约 35 tokens/s；https://vast.ai/pricing", knowledge_dir) == []
 
 
+@lru_cache(maxsize=1)
+def cited_titles(knowledge_dir: Path) -> frozenset[str]:
+    """Documents a Chinese reply cites by their own titles (as a Chinese text cites an English paper): the guide's
+    sources as a Chinese reply labels them (`title_zh` where the label is ours to translate)."""
+    from bot.knowledge import load_sections
+
+    return frozenset(x.title for s in load_sections(knowledge_dir) for x in s.sources_in("zh"))
+
+
+def source_words(reply: Reply, knowledge_dir: Path) -> list[str]:
+    """The English words of a Chinese reply's source labels ("specs/price", "Memory guidance for …"), but for the
+    titles of the documents it cites."""
+    cited = cited_titles(knowledge_dir)
+    return [w for x in reply.sources if x.title not in cited and zhconv.convert(x.title, "zh-cn") not in cited
+            for w in english_words(x.title, knowledge_dir)]
+
+
+def test_the_source_check_catches_an_english_label(knowledge_dir):
+    """Issue 15: "GeForce RTX 5090 — specs/price" and "Memory guidance for llm_finetune" in a Chinese reply."""
+    from bot.knowledge import Source
+
+    reply = Reply("gpu", "zh", sources=(Source("GeForce RTX 5090 — specs/price", "https://x"),
+                                        Source("Memory guidance for llm_finetune", "https://y"),
+                                        Source("GeForce RTX 5090 — 规格 / 价格", "https://x")))
+    assert source_words(reply, knowledge_dir) == ["specs", "price", "Memory", "guidance", "for"]
+
+
 def _assert_chinese(reply: Reply, knowledge_dir: Path, said: str) -> None:
     if reply.lang != "zh":
         return
     words = english_words(shown(reply), knowledge_dir)
     assert not words, f"{said!r} -> English in a Chinese reply: {sorted(set(words))}\n{shown(reply)}"
+    words = source_words(reply, knowledge_dir)
+    assert not words, f"{said!r} -> English in a Chinese reply's sources: {sorted(set(words))}\n{plain(reply)}"
 
 
 def test_labelled_chinese_questions_are_answered_in_chinese(engine, knowledge_dir):
@@ -293,3 +322,129 @@ def test_every_platform_asked_about_carries_the_same_facts_in_both_languages(eng
     for build in builds:
         zh, en = build("zh"), build("en")
         assert _facts(zh) == _facts(en), f"--- zh\n{plain(zh)}\n--- en\n{plain(en)}"
+
+
+# --- what a Chinese reply says where the English one has a fact of another market ------------------------------
+
+def _not_sold_in_china(engine) -> list:
+    """(card, its price elsewhere) for every card the data says is not sold new in mainland China while it has a US
+    price (the 5090): a Chinese reply, priced in yuan, has no price of its own for it."""
+    from bot.scorer import price_elsewhere
+
+    return [(g, e) for g in engine.catalog if (e := price_elsewhere(g, "CNY", engine.today, engine.catalog))]
+
+
+def test_a_card_not_sold_in_mainland_china_shows_its_us_price_and_a_marked_conversion(engine):
+    """Issue 15: the English reply said "$2,699", the Chinese one "no price". Every reply kind that shows prices (the
+    card's sheet, a comparison, where to buy, why it is not picked) gives the US price with its date, says it is not
+    sold in mainland China, and the yuan figure as a conversion; the same in English for a user in mainland China."""
+    from bot.i18n import money
+    from bot.scorer import rank_or_used
+
+    cards = _not_sold_in_china(engine)
+    assert cards, "the data has no card sold abroad only: nothing to check"
+    need = Need(region="cn")
+    other = next(g for g in engine.catalog if g.price("CNY", "new", engine.today) is not None)
+    ranking = rank_or_used(engine.catalog, Need(region="cn", budget=None, workloads=("cnn",)), engine.knowledge_dir,
+                           engine.today, lang="zh")
+    for g, e in cards:
+        usd, cny = str(e.price), money(e.converted, "CNY")
+        for lang, words in (("zh", ("中国大陆不销售新卡", "换算")), ("en", ("not sold new in mainland China", "converted"))):
+            for reply in (answers.gpu_card(engine, need, g.name, lang),
+                          answers.compare(engine, need, [g.name, other.name], lang),
+                          answers.where_to_buy(engine, g.name, "cn", lang),
+                          answers.why_not(engine, ranking, [], g.name, lang)):
+                text = plain(reply)
+                assert usd in text and f"{e.price.on:%Y-%m}" in text and cny in text, f"{g.name} {lang}\n{text}"
+                assert all(w in text for w in words[1:]), f"{g.name} {lang}\n{text}"
+        card = plain(answers.gpu_card(engine, need, g.name, "zh"))
+        assert "中国大陆不销售新卡" in card and "美国价格" in card and "已停售或未知" not in card
+
+
+def test_is_it_worth_it_for_a_card_not_sold_in_mainland_china_gives_its_us_price(engine):
+    """"L40S 值得买吗" in Chinese said "no current price" where the English answer priced it: it says the card is not
+    sold new in mainland China and gives the US price and its conversion, in both languages for a user there."""
+    from bot.i18n import money
+
+    need = Need(region="cn")
+    for g, e in _not_sold_in_china(engine):
+        for lang, words in (("zh", "中国大陆不销售新卡"), ("en", "not sold new in mainland China")):
+            reply = answers.worth_it(engine, need, g.name, lang)
+            lead = reply.paragraphs[1] if len(reply.paragraphs) > 1 else reply.paragraphs[0]
+            assert words in lead and str(e.price) in lead and money(e.converted, "CNY") in lead, plain(reply)
+
+
+def test_a_recommendation_names_the_us_price_of_a_faster_card_not_sold_in_china(engine):
+    """"没选 X：中国大陆不再有新卡销售" carries the price the English reply would show, and the conversion."""
+    from bot.i18n import money
+
+    g, e = max(((g, e) for g, e in _not_sold_in_china(engine) if g.segment == "consumer"), key=lambda x: x[1].converted)
+    budget = f"预算{int(e.converted * 1.5)}元训练大模型"
+    for text, script in ((budget, None), (zhconv.convert(budget, "zh-tw"), "zh-tw")):
+        reply = Conversation(engine).turn(text)
+        said = plain(reply)
+        assert str(e.price) in said and money(e.converted, "CNY") in said, said
+        if script:
+            assert "美國價格" in said and "換算" in said
+
+
+def test_the_same_card_in_traditional_carries_the_us_price(engine):
+    g, e = _not_sold_in_china(engine)[0]
+    said = plain(Conversation(engine).turn(f"{g.name} 多少錢？"))
+    assert str(e.price) in said and "中國大陸不銷售新卡" in said, said
+
+
+# --- ratios of speed per money say whose prices they are on ------------------------------------------------------
+
+def test_a_value_ratio_says_which_markets_prices_it_is_on(engine):
+    """Issue 15: "3.6×" in Chinese against "2.1×" in English for the same two cards, because mainland-China and US
+    prices differ: the verdict says the prices it was computed on, in the reply's language and script."""
+    both = [g for g in engine.catalog if g.price("CNY", "new", engine.today) and g.price("USD", "new", engine.today)
+            and g.vendor == "NVIDIA" and g.segment == "consumer"][:2]
+    assert len(both) == 2
+    names = [g.name for g in both]
+    zh = plain(answers.compare(engine, Need(region="cn"), names, "zh"))
+    en = plain(answers.compare(engine, Need(region="us"), names, "en"))
+    assert "结论" in zh and "按中国大陆价格计算" in zh, zh
+    assert "Verdict" in en and "on US prices" in en, en
+    assert "on mainland-China prices" in plain(answers.compare(engine, Need(region="cn"), names, "en"))
+    hant = plain(Conversation(engine).turn(f"對比 {names[0]} 和 {names[1]}"))
+    assert "按中國大陸價格計算" in hant, hant
+
+
+def test_the_used_market_note_says_which_prices_its_ratio_is_on(engine):
+    """"2× the speed per money of the new picks" is a ratio of one market's prices: the note says whose."""
+    text = "预算8000训练大模型LoRA"
+    chats = {lang: Conversation(engine, Session(lang=lang, lang_locked=lang, need=Need(region="cn")))
+             for lang in ("zh", "en")}
+    zh, en = plain(chats["zh"].turn(text)), plain(chats["en"].turn(text))
+    [note] = [line for line in zh.splitlines() if "性价比是新卡推荐的" in line]
+    assert "按中国大陆价格计算" in note, zh
+    [note] = [line for line in en.splitlines() if "the speed per money of the new picks" in line]
+    assert "on mainland-China prices" in note, en
+
+
+# --- renting from Taiwan or Hong Kong ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, place", [("我在台灣，哪裡可以租4090？", "臺灣"), ("我喺香港，邊度租4090平啲？", "香港"),
+                                         ("我在台灣，哪裡可以租GPU？", "臺灣")])
+def test_renting_from_taiwan_or_hong_kong_says_there_is_no_local_platform_data(engine, text, place):
+    """No platform in the data is based in Taiwan or Hong Kong: the reply says so, in Traditional, and shows the
+    international platforms in USD, not the mainland-only ones as if they were local."""
+    from bot.knowledge import load_platforms
+
+    reply = Conversation(engine).turn(text)
+    said = plain(reply)
+    assert reply.intent == "rent" and reply.script in ("zh-tw", "zh-hk"), said
+    assert f"沒有{place}本地" in said and "國際平台" in said and "$" in said, said
+    china = [p for p in load_platforms(engine.knowledge_dir) if p.region == "china"]
+    shown = [r[0] for r in reply.table.rows]
+    assert not [p for p in china if zhconv.convert(p.label.zh, "zh-tw") in shown or p.name in shown], said
+    assert "¥" not in said, said
+
+
+def test_renting_in_mainland_china_or_the_us_is_unchanged(engine):
+    cn = plain(Conversation(engine).turn("哪里可以租4090？"))
+    assert "本地" not in cn and "¥" in cn
+    us = plain(Conversation(engine).turn("where can I rent a 4090?"))
+    assert "no rental platforms based" not in us

@@ -192,4 +192,5 @@ def test_piped_chat_takes_lang_commands_as_typed_ones_do():
     assert p.returncode == 0, p.stderr
     hant, reply, en, english = [json.loads(line) for line in p.stdout.splitlines()]
     assert hant["intent"] != "out_of_scope" and reply["script"] == "zh-tw" and "預算" in reply["reply"]
+    assert "繁體" in hant["reply"] and "English" in en["reply"]  # the confirmation names the script, in that script
     assert en["lang"] == "en" and english["lang"] == "en"

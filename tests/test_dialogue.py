@@ -334,3 +334,47 @@ def test_a_traditional_reply_uses_the_regions_words_not_only_its_characters(scor
     _, (r,) = talk(scorer_engine, text)
     out = plain(r)
     assert r.script == script and all(w in out for w in want) and not any(w in out for w in not_want), out[:400]
+
+
+@pytest.mark.parametrize("said, script, name", [
+    ("/lang zh-Hant", "zh-tw", "繁體"), ("/lang zh-hk", "zh-hk", "繁體"), ("/lang zh-Hans", "zh-cn", "简体"),
+    ("/lang en", None, "English")])
+def test_the_language_confirmation_names_the_script_in_that_script(scorer_engine, said, script, name):
+    """Issue 15: `/lang zh-Hant` (the CLI chat, piped chat and Telegram send it as the user's words) confirms in
+    Traditional and says 繁體; zh-Hans says 简体; en says English. A place in the wording ("香港繁體") is no region."""
+    from bot.chat import as_words
+
+    conv = Conversation(scorer_engine)
+    reply = conv.turn(as_words(conv, said))
+    assert reply.intent == "help" and name in plain(reply), plain(reply)
+    assert reply.script == (None if script == "zh-cn" else script) and conv.session.need.region is None
+    if script in ("zh-tw", "zh-hk"):
+        assert "繁体" not in plain(reply) and "简" not in plain(reply)
+
+
+@pytest.mark.parametrize("text", ["大模型用咩卡好", "4090 值唔值得入手", "佢哋话5090好快，真係咁快？", "乜嘢卡跑LoRA最抵"])
+def test_cantonese_particles_lean_traditional(scorer_engine, text):
+    """Issue 15: Cantonese written without distinctly Traditional characters (咩, 嘅, 唔, 佢, 啲…: the same in both
+    scripts) is read as Hong Kong writing: the reply is in Traditional with Hong Kong wording. The particles are data
+    (knowledge/lexicon/slots.yaml `cantonese`)."""
+    from bot.slots.lexicon import words
+    from bot.slots.text import chinese_script
+
+    assert chinese_script(text) == "zh-hk"
+    assert {"咩", "嘅", "唔", "佢", "啲", "冇", "乜嘢"} <= set(words("slots", "cantonese"))
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.lang != "zh" or reply.script == "zh-hk", plain(reply)
+
+
+def test_simplified_cantonese_with_more_simplified_characters_stays_simplified():
+    from bot.slots.text import chinese_script
+
+    assert chinese_script("我想买4090，边度买啲平") == "zh-cn"  # 买买边 (Simplified) outweigh one 啲
+    assert chinese_script("训练CNN用什么卡") == "zh-cn" and chinese_script("訓練CNN用什麼卡") == "zh-tw"
+
+
+@pytest.mark.parametrize("text", ["點解5090喺大陸買唔到？", "点解5090喺大陆买唔到", "4090D喺香港有冇得賣？"])
+def test_cantonese_cant_buy_asks_where_to_buy(scorer_engine, text):
+    """"買唔到" (can't buy), "冇得賣" (not sold) ask what "why can't I buy a 5090 in China?" asks: where it is sold."""
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "where_to_buy", (reply.query.get("rule"), plain(reply))

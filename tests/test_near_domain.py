@@ -123,7 +123,9 @@ def test_a_card_not_sold_in_china_gets_no_converted_yuan_price(scorer_engine, ca
     other = "GeForce RTX 4090 D"
     reply = Conversation(scorer_engine).turn(f"{card.name} 和 {other} 哪个好")
     row = next(r for r in reply.table.rows if r[0].startswith("价格（新）"))
-    assert row[1] == "—", row
+    # no yuan price as if it were sold there: it says so, gives the US price, and the yuan figure only as a conversion
+    assert not row[1].startswith("¥") and row[1].startswith("中国大陆不销售新卡"), row
+    assert str(card.price("USD", "new", TODAY)) in row[1] and "换算约 ¥" in row[1], row
     assert isinstance(TODAY, date)
 
 

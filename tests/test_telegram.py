@@ -1265,10 +1265,12 @@ async def test_lang_traditional_and_simplified(bot):
     from bot.slots.text import chinese_script
 
     chat = 561
-    await bot.say(chat, "/lang zh-Hant", language_code="zh")
+    [done] = await bot.say(chat, "/lang zh-Hant", language_code="zh")
+    assert "繁體" in done.text, done.text  # the confirmation names the script, in that script
     [r] = await bot.say(chat, "预算8000训练CNN", language_code="zh")
     assert chinese_script(r.text) == "zh-tw"
-    await bot.say(chat, "/lang zh-Hans", language_code="zh")
+    [done] = await bot.say(chat, "/lang zh-Hans", language_code="zh")
+    assert "简体" in done.text, done.text
     [r] = await bot.say(chat, "預算8000訓練CNN", language_code="zh")
     assert chinese_script(r.text) == "zh-cn"
 

@@ -155,6 +155,11 @@ def language_request(text: str) -> str | None:
     return None
 
 
+def script_request_spans(text: str) -> list[tuple[int, int]]:
+    """Where a message asks for a script ("用香港繁體回答"): its place name is a wording, not where the user buys."""
+    return [span for ws in words("slots", "script_request").values() for span in find_any(text, ws)]
+
+
 def script_request(text: str) -> str | None:
     """'用繁體中文回答' -> 'zh-tw', '用简体' -> 'zh-cn' (zhconv locales): the script a message asks replies to use."""
     for script, ws in words("slots", "script_request").items():

@@ -28,8 +28,6 @@ def is_traditional(text: str) -> bool:
     return zhconv.convert(text, "zh-cn") != text and zhconv.convert(text, "zh-tw") == text
 
 
-# Cantonese words: a Traditional message with them is written in Hong Kong (replies then use Hong Kong wording)
-_CANTONESE = re.compile(r"[嘅唔咩冇喺啲嗰佢哋嚟咗噉乜]")
 
 
 def chinese_script(text: str) -> str | None:
@@ -43,9 +41,19 @@ def chinese_script(text: str) -> str | None:
     simplified = _changed(text, zhconv.convert(text, "zh-hant"))
     # a Traditional-only character is strong evidence (a Simplified writer never types 灣, 雲, 費); some characters
     # count as Simplified-only though Taiwan writes them every day (台 in 平台/台灣), so a tie is Traditional
-    if traditional and traditional >= simplified:
-        return "zh-hk" if _CANTONESE.search(text) else "zh-tw"
+    # Cantonese particles (咩, 嘅, 唔…, knowledge/lexicon/slots.yaml `cantonese`) are the same in both scripts, but Hong
+    # Kong writes Traditional: each counts for it, and a message with them gets Hong Kong wording
+    cantonese = _cantonese(text)
+    if traditional + cantonese and traditional + cantonese >= simplified:
+        return "zh-hk" if cantonese else "zh-tw"
     return "zh-cn" if simplified > traditional else None
+
+
+def _cantonese(text: str) -> int:
+    """How many Cantonese particles and words `text` uses (as written)."""
+    from bot.slots.lexicon import words  # the lexicon reads text helpers: imported when first needed
+
+    return sum(text.count(w) for w in words("slots", "cantonese"))
 
 
 def _changed(a: str, b: str) -> int:
