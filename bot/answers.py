@@ -15,7 +15,19 @@ from bot.i18n import LANG_SET, SEGMENTS, Text, hourly, money, price_basis, sourc
 from bot.knowledge import Source
 from bot.need import Budget, Need
 from bot.reply import Recommendation, Reply, Table
-from bot.scorer import Candidate, Ranking, assumed_precision, price_elsewhere, price_for, psu_for, workload_spec
+from bot.scorer import (
+    PSU_HEADROOM,
+    SYSTEM_POWER_W,
+    Candidate,
+    Ranking,
+    assumed_precision,
+    price_elsewhere,
+    price_for,
+    psu_for,
+    workload_spec,
+)
+
+HEADROOM_PCT = round((PSU_HEADROOM - 1) * 100)
 
 if TYPE_CHECKING:
     from bot.catalog import GPU
@@ -23,7 +35,8 @@ if TYPE_CHECKING:
     from bot.knowledge import Platform
 
 _ROLE = {"best": Text("Best within budget", "预算内最强"), "value": Text("Best value", "性价比之选"),
-         "overall": Text("Best overall", "综合最佳"), "runner_up": Text("Runner-up", "备选")}
+         "overall": Text("Best overall", "综合最佳"), "roomy": Text("Comfortable memory", "显存从容之选"),
+         "runner_up": Text("Runner-up", "备选")}
 EXAMPLES = {
     "en": ("$1500, training CNNs", "$800 for learning deep learning", "$2000, LoRA on a 7B model",
            "Which cloud GPU platform should I use in China?"),
@@ -1882,8 +1895,10 @@ def power(engine: Engine, name: str, count: int, psu_w: float | None, lang: str)
     psu = psu_for(g.tdp_w, count)
     setup = f"{count}× {g.name}" if count > 1 else g.name
     paras = [_t(lang, f"{setup}: about {total:.0f} W for the card{'s' if count > 1 else ''}; plan a ~{psu} W PSU "
-                      "(the rest of the system plus 25% headroom for transient spikes).",
-                f"{setup}：显卡约 {total:.0f} W；电源建议约 {psu} W（加上整机其他部分，并为瞬时尖峰留 25% 余量）。")]
+                      f"(the rest of the system, about {SYSTEM_POWER_W} W, plus {HEADROOM_PCT}% headroom for transient "
+                      "spikes).",
+                f"{setup}：显卡约 {total:.0f} W；电源建议约 {psu} W（加上整机其他部分约 {SYSTEM_POWER_W} W，"
+                f"并为瞬时尖峰留 {HEADROOM_PCT}% 余量）。")]
     if psu_w:
         ok = psu_w >= psu
         paras.append(_t(lang, f"Your {psu_w:.0f} W PSU is {'enough' if ok else 'not enough'} for that.",

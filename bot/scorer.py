@@ -21,7 +21,8 @@ MODULE_FORM_FACTORS = ("SXM", "OAM", "Superchip")  # need a server board; a supe
 MULTI_CARD_COUNTS = (2, 4)  # setups tried when no single card holds an LLM job
 DEFAULT_WORKLOAD = "general"  # "deep learning" with nothing more specific
 SYSTEM_POWER_W = 250  # CPU, board, drives: what a PSU feeds besides the cards
-PSU_HEADROOM = 1.25  # a PSU sized 25% over the steady draw rides out the cards' transient spikes
+PSU_HEADROOM = 1.2  # 20% over the steady draw rides out transient spikes; it gives the PSU sizes GPU makers publish
+ONE_CARD_MAX_W = 700  # no single card draws more: a cap above this is for the whole machine ("4 cards, 1600 W")
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class Candidate:
 @dataclass(frozen=True)
 class Pick:
     candidate: Candidate
-    role: str  # "best" | "value" | "overall" | "runner_up"
+    role: str  # "best" | "value" | "overall" | "roomy" (best value with comfortable memory) | "runner_up"
     reasons: tuple[Text, ...]
     caveats: tuple[Text, ...]
 
@@ -224,7 +225,9 @@ def buyer_market(need: Need, currency: str) -> str:
 def power_cap_w(need: Need) -> float | None:
     """The most one card may draw: the user's own cap, or what their PSU can feed for the whole setup."""
     caps = []
-    if need.max_power_w:
+    if need.max_power_w and need.max_power_w > ONE_CARD_MAX_W:
+        caps.append((need.max_power_w - SYSTEM_POWER_W) / max(1, need.gpu_count or 1))  # the whole machine's draw
+    elif need.max_power_w:
         caps.append(need.max_power_w)
     if need.psu_w:
         caps.append((need.psu_w / PSU_HEADROOM - SYSTEM_POWER_W) / max(1, need.gpu_count or 1))
@@ -382,7 +385,8 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
             else:
                 candidates.append(c)
 
-    candidates.sort(key=lambda c: (-c.perf, c.total, c.gpu.name))
+    # equal speed (to the hundredth): more memory first, then the cheaper (a 16 GB card before its 8 GB twin)
+    candidates.sort(key=lambda c: (-round(c.perf, 2), -(c.gpu.vram_gb * c.count), c.total, c.gpu.name))
     speed = _speed_reason(need, est, knowledge_dir, catalog) if spec.name == "llm_inference" and est else None
     picks = _choose(candidates, budget, currency, spec, per_card, model.reference_gpu, speed)
     exclusions = _notable_exclusions(candidates, too_small, over_budget, needed, budget, not_sold)
@@ -606,12 +610,16 @@ def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: 
     if not cands:
         return []
     by_value = sorted(cands, key=lambda c: (-c.value, c.total, c.gpu.name))
+    roomy = [c for c in by_value if c.gpu.vram_gb + c.owned_gb >= max(spec.comfortable_vram_gb, per_card[c.count])]
     chosen: list[tuple[str, Candidate]] = []
     if budget:
         chosen.append(("best", cands[0]))
         chosen.append(("value", by_value[0]))
+        if by_value[0] not in roomy and (others := [c for c in cands if c in roomy and c is not cands[0]]):
+            # the best value is short of comfortable memory (8 GB for SDXL or a Whisper fine-tune): the fastest card
+            # that has it is the third pick, not the next fastest of all
+            chosen.append(("roomy", others[0]))
     else:
-        roomy = [c for c in by_value if c.gpu.vram_gb + c.owned_gb >= max(spec.comfortable_vram_gb, per_card[c.count])]
         if speed is not None:  # running an LLM: the overall pick must also generate at reading speed
             quick = [c for c in roomy if (e := speed.tokens_per_s(c)) and e.decode_tokens_per_s >= CHAT_SPEED_TOKENS_S]
             roomy = quick or roomy
@@ -619,7 +627,7 @@ def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: 
         chosen.append(("value", by_value[0]))
     taken = {c.gpu.name for _, c in chosen}
     # with a budget the runner-up is the next fastest that fits; without one, the next best value
-    for c in (cands if budget else by_value):
+    for c in (cands if budget else by_value) if len(taken) < 3 else ():
         if c.gpu.name not in taken:
             chosen.append(("runner_up", c))
             break
@@ -692,6 +700,11 @@ def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Can
         out.append(Text(f"best value: {c.value:.2f} relative speed per {money(1000, currency)} "
                         f"(#{rank_value} of {n})",
                         f"性价比最高：每 {money(1000, currency)} 换 {c.value:.2f} 的相对速度（{n} 个中第 {rank_value}）"))
+    elif role == "roomy":
+        out.append(Text(f"the fastest within budget with {max(spec.comfortable_vram_gb, need):g} GB or more "
+                        f"(comfortable for {spec.label.en}): {c.value:.2f} speed per {money(1000, currency)}",
+                        f"预算内显存 ≥ {max(spec.comfortable_vram_gb, need):g} GB（{spec.label.zh}较从容）的卡里最快："
+                        f"每 {money(1000, currency)} {c.value:.2f}"))
     elif role == "overall":
         out.append(Text(f"best value among cards with {max(spec.comfortable_vram_gb, need):g} GB or more "
                         f"(comfortable for {spec.label.en}): {c.value:.2f} speed per {money(1000, currency)}",

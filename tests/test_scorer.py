@@ -333,3 +333,38 @@ def test_when_two_limits_together_rule_everything_out_the_reply_says_which(score
     reply = Conversation(scorer_engine).turn(text)
     together = [b for b in reply.bullets if "No single limit" in b or "不是某一条" in b]
     assert not reply.recommendations and together and "450 W" in together[0] and "AMD" in together[0], plain(reply)
+
+
+# --- what a stranger's round found: machine-wide power caps, memory the job is comfortable with, PSU sizes ----------
+
+@pytest.mark.parametrize("currency, amount", [("USD", 10_000), ("CNY", 70_000)])
+def test_a_cap_above_any_one_card_is_for_the_whole_machine(catalog, currency, amount):
+    from bot.scorer import SYSTEM_POWER_W
+
+    need = replace(_need("transformer", currency), budget=Budget(amount, currency), gpu_count=4, max_power_w=1600)
+    r = rank(catalog, need, KNOWLEDGE, TODAY)
+    assert r.picks and all(p.gpu.tdp_w * 4 + SYSTEM_POWER_W <= 1600 for p in r.picks)
+
+
+@pytest.mark.parametrize("currency, amount", [("USD", 520), ("CNY", 4000)])
+def test_when_the_best_value_is_short_of_comfortable_memory_a_card_with_it_is_picked(catalog, currency, amount):
+    need = replace(_need("diffusion", currency), budget=Budget(amount, currency))
+    spec = workload_spec(KNOWLEDGE, need.workload, TODAY)
+    r = rank(catalog, need, KNOWLEDGE, TODAY)
+    roomy = [c for c in r.candidates if c.gpu.vram_gb >= spec.comfortable_vram_gb]
+    assert roomy, "the budget should reach a card with comfortable memory"
+    assert any(p.gpu.vram_gb >= spec.comfortable_vram_gb for p in r.picks), [p.gpu.name for p in r.picks]
+
+
+def test_at_equal_speed_the_card_with_more_memory_is_the_fastest_pick(catalog):
+    for currency, amount in (("USD", 3000), ("CNY", 20_000)):
+        r = rank(catalog, replace(_need("cnn", currency), budget=Budget(amount, currency)), KNOWLEDGE, TODAY)
+        for a, b in zip(r.candidates, r.candidates[1:]):
+            if round(a.perf, 2) == round(b.perf, 2) and a.count == b.count == 1:
+                assert a.gpu.vram_gb >= b.gpu.vram_gb, (a.gpu.name, b.gpu.name)
+
+
+def test_psu_sizes_match_what_makers_publish_for_their_top_cards():
+    from bot.scorer import psu_for
+
+    assert psu_for(450) == 850 and psu_for(575) == 1000  # NVIDIA's recommendations for its 450 W and 575 W cards
