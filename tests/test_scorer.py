@@ -359,7 +359,7 @@ def test_when_the_best_value_is_short_of_comfortable_memory_a_card_with_it_is_pi
 def test_at_equal_speed_the_card_with_more_memory_is_the_fastest_pick(catalog):
     for currency, amount in (("USD", 3000), ("CNY", 20_000)):
         r = rank(catalog, replace(_need("cnn", currency), budget=Budget(amount, currency)), KNOWLEDGE, TODAY)
-        for a, b in zip(r.candidates, r.candidates[1:]):
+        for a, b in zip(r.candidates, r.candidates[1:], strict=False):
             if round(a.perf, 2) == round(b.perf, 2) and a.count == b.count == 1:
                 assert a.gpu.vram_gb >= b.gpu.vram_gb, (a.gpu.name, b.gpu.name)
 
