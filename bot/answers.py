@@ -576,11 +576,17 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
             reasons.append(_t(lang, 'Ask "used?" to include second-hand prices.', "想看二手价可以问“二手的可以吗？”。"))
     elif price is None and (used := g.price(r.currency, "used", r.as_of, engine.catalog.fx)) is not None:
         over = r.budget is not None and used.amount * count > r.budget.amount
+        roomier = not over and top is not None and g.vram_gb > top.gpu.vram_gb
+        within = _t(lang, f" — within your budget of {r.budget}" if r.budget and not over else "",
+                    f"，在预算 {r.budget} 内" if r.budget and not over else "") + (_t(
+            lang, f", with {g.vram_gb:g} GB against the top pick's {top.gpu.vram_gb:g} GB",
+            f"，显存 {g.vram_gb:g} GB，比首选的 {top.gpu.vram_gb:g} GB 多") if roomier else "")
         reasons.append(_t(lang, f"It is no longer sold new; used it goes for about {used} ({_seen(used, lang)})"
                                 + (f", over your budget of {r.budget}." if over else
-                                   ". Say \"used?\" to rank it with the other used cards."),
+                                   f"{within}. Say \"used?\" to rank it with the other used cards."),
                           f"它已不再作为新卡销售；二手价约 {used}（{_seen(used, lang)}）"
-                          + (f"，超出预算 {r.budget}。" if over else "。想把它和其他二手卡一起比较，可以说“二手的可以吗？”。")))
+                          + (f"，超出预算 {r.budget}。" if over else
+                             f"{within}。想把它和其他二手卡一起比较，可以说“二手的可以吗？”。")))
     elif price is None:
         launch = min((p for p in g.prices if p.market == "new"), key=lambda p: p.on, default=None)
         if launch is not None and launch.currency != r.currency:
@@ -1089,12 +1095,35 @@ def memory_question(engine: Engine, q: Need, lang: str) -> Reply:
     if fitting:
         footer += (_t(lang, f"Smallest consumer NVIDIA card for the lightest option: {fitting[0]}.",
                       f"最省显存方案能用的最小消费级 NVIDIA 卡：{fitting[0]}。"),)
+    else:
+        footer += _cards_for(engine, need, on, lang)
     return Reply("memory", lang, title=_t(lang, "How much memory?", "需要多少显存？"), paragraphs=(para,),
                  table=Table(header, tuple(rows)), footer=footer,
                  sources=(Source(source_title("memory_anatomy", lang),
                                     "https://huggingface.co/docs/transformers/model_memory_anatomy"),
                           Source(source_title("transformer_math", lang), "https://blog.eleuther.ai/transformer-math/")),
                  suggestions=(_t(lang, f"$2000 to run a {q.model_size_b:g}B model", f"预算1万跑{q.model_size_b:g}B模型"),))
+
+
+def _cards_for(engine: Engine, need_gb: float, on: date, lang: str) -> tuple[str, ...]:
+    """More than any consumer card holds ("部署 671B 需要多少卡"): how many cards of the largest memory sizes on sale
+    the lightest option takes, split across them (each card also needs room for its share of the cache)."""
+    sizes = sorted({g.vram_gb for g in engine.catalog if g.vendor == "NVIDIA" and g.segment in ("consumer", "datacenter")
+                    and any(g.price(cur, m, on) for cur in ("USD", "CNY") for m in ("new", "used"))}, reverse=True)
+    consumer = max((g.vram_gb for g in engine.catalog if g.vendor == "NVIDIA" and g.segment == "consumer"
+                    and any(g.price(cur, "new", on) for cur in ("USD", "CNY"))), default=None)
+    big = [sz for sz in sizes if sz >= 80]  # the largest data-centre memory, and the common 80 GB class
+    picks = ([consumer] if consumer else []) + [sz for sz in big if sz == 80] + big[:1]
+    counts = [(math.ceil(need_gb / sz), sz) for sz in dict.fromkeys(picks) if sz]
+    if not counts:
+        return ()
+    each = [f"{n}× {sz:g} GB" for n, sz in counts]
+    return (_t(lang, f"No consumer card holds the lightest option (~{need_gb:g} GB). It takes about "
+                     f"{', '.join(each[:-1])} or {each[-1]} cards" if len(each) > 1 else
+                     f"No consumer card holds the lightest option (~{need_gb:g} GB). It takes about {each[0]} cards",
+               f"没有一张消费级卡装得下最省显存的方案（约 {need_gb:g} GB），大约需要 {'、'.join(each)} 的卡")
+            + _t(lang, "; several cards share the model (tensor or pipeline parallel), and more than 8 means several "
+                       "machines.", "（多张卡时把模型切分到各卡上：张量并行或流水线并行；超过 8 张就要多台机器）。"),)
 
 
 def _image_memory(engine: Engine, model, lang: str) -> Reply:

@@ -450,6 +450,9 @@ class Conversation:
                 (len(q.gpus) >= 2 and _says(q.text, "mixing_cards")) or
                 (not q.gpus and not q.need.workloads and _says(q.text, "mixing_different"))):
             return "question"  # "can I mix a 3090 and a 4090 in one machine?": running them together, not which to buy
+        if act in ("compare", "gpu_info", "recommend", "refine", "fit", "memory") and not need.budget and \
+                _says(q.text, "how_cards_connect"):
+            return "question"  # "does NVLink matter for 2x 3090 fine-tuning", "PCIe x8 够不够": the guide's answer
         if act == "compare" and not (q.gpus or q.ordinals or "pronoun" in q.cues) and _names_other_things(q.text):
             return "question"  # "lora vs qlora?", "spot vs on-demand", "A卡和N卡哪个好": the guide compares them
         if act in ("gpu_info", "recommend", "refine", "fit") and not q.need.budget and _asks_about_another_part(q.text) \
@@ -524,6 +527,8 @@ class Conversation:
         if not need.workloads and q.cues & {"finetune", "train_words"} and \
                 set(s.need.workloads) & set(LLM_WORKLOADS):
             need = replace(need, workloads=("llm_finetune",))  # "what about for fine-tuning?" of the LLM at hand
+        if need.workloads == ("inference",) and (set(s.need.workloads) & set(LLM_WORKLOADS) or s.need.model_size_b):
+            need = replace(need, workloads=("llm_inference",))  # "如果改成跑推理呢" of the LLM at hand: serving it
         return need
 
     def _turn(self, text: str) -> Reply:

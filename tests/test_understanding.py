@@ -813,3 +813,31 @@ def test_a_refinement_whose_slot_we_read_is_not_sent_to_the_guide(scorer_engine,
     opening = "$2000, LoRA on a 7B model" if follow_up.startswith("what") else "预算1.5万做7B模型LoRA微调"
     conv, (_, reply) = chat(scorer_engine, opening, follow_up)
     assert reply.intent == "recommend" and reply.query["act"] == "refine", (reply.query.get("rule"), plain(reply))
+
+
+@pytest.mark.parametrize("turns", [("想微调 Llama 8B，预算一万", "如果改成跑推理呢"),
+                                   ("$1500 for LoRA on a 7B model", "what about just inference?")])
+def test_inference_after_an_llm_job_means_running_that_llm(scorer_engine, turns):
+    conv, _ = chat(scorer_engine, *turns)
+    assert conv.session.need.workloads == ("llm_inference",)
+
+
+@pytest.mark.parametrize("text", ["does NVLink matter for 2x 3090 fine-tuning", "两张3090需要NVLink吗",
+                                  "will a pcie 4 x8 slot bottleneck my 4090"])
+def test_how_cards_are_linked_is_a_guide_question(engine, text):
+    conv, (reply,) = chat(engine, text)
+    assert reply.query["act"] == "question" and reply.sources, plain(reply)
+
+
+@pytest.mark.parametrize(("text", "says"), [("部署 deepseek-r1 671B 需要多少卡", "× 80 GB"),
+                                            ("how much vram for llama 70b", "× 80 GB")])
+def test_a_model_no_consumer_card_holds_is_counted_in_cards(scorer_engine, text, says):
+    conv, (reply,) = chat(scorer_engine, text)
+    assert reply.intent == "memory" and says in plain(reply), plain(reply)
+
+
+@pytest.mark.parametrize(("turns", "says"), [(("预算6000训练CNN", "为什么不推荐3090"), "在预算"),
+                                             (("$1000 for training CNNs", "why not the 3090?"), "within your budget")])
+def test_why_not_a_card_sold_only_used_says_the_used_price_fits(scorer_engine, turns, says):
+    _, (_, reply) = chat(scorer_engine, *turns)
+    assert says in plain(reply), plain(reply)
