@@ -178,15 +178,18 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
         paragraphs.append(spec.caveat.get(lang))
     if r.memory:
         paragraphs.append(_t(lang, f"Memory needed: about {r.memory.total_gb:g} GB in all"
-                                   f"{f', {r.required_vram_gb:g} GB per card' if r.count > 1 else ''} "
+                                   f"{f', {round(r.required_vram_gb, 1):g} GB per card' if r.count > 1 else ''} "
                                    f"— {r.memory.assumption_en}.",
                              f"显存需求：总共约 {r.memory.total_gb:g} GB"
-                             f"{f'，每张卡 {r.required_vram_gb:g} GB' if r.count > 1 else ''}"
+                             f"{f'，每张卡 {round(r.required_vram_gb, 1):g} GB' if r.count > 1 else ''}"
                              f"——{r.memory.assumption_zh}。"))
+    elif r.required_vram_gb >= spec.comfortable_vram_gb:
+        paragraphs.append(_t(lang, f"Memory: at least {round(r.required_vram_gb, 1):g} GB for {label.en}.",
+                             f"显存：{label.zh}至少 {round(r.required_vram_gb, 1):g} GB。"))
     else:
-        paragraphs.append(_t(lang, f"Memory: at least {r.required_vram_gb:g} GB for {label.en} "
+        paragraphs.append(_t(lang, f"Memory: at least {round(r.required_vram_gb, 1):g} GB for {label.en} "
                                    f"({spec.comfortable_vram_gb:g} GB is comfortable).",
-                             f"显存：{label.zh}至少 {r.required_vram_gb:g} GB（{spec.comfortable_vram_gb:g} GB 比较从容）。"))
+                             f"显存：{label.zh}至少 {round(r.required_vram_gb, 1):g} GB（{spec.comfortable_vram_gb:g} GB 比较从容）。"))
     ref = _ref_name(engine)
     if not r.picks:
         paragraphs.append(_t(lang, "Nothing in my catalog meets all of that.", "目录里没有同时满足这些条件的卡。"))
@@ -208,7 +211,8 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
             score=round(c.perf, 3), value=round(c.value, 3), reasons=tuple(x.get(lang) for x in p.reasons),
             caveats=tuple(x.get(lang) for x in p.caveats if x.get(lang))))
         rows.append((c.setup.get(lang), _ROLE[p.role].get(lang), _price_cell(c, lang),
-                     f"{c.gpu.vram_gb:g} GB", f"{c.perf:.2f}", p.reasons[0].get(lang)))
+                     f"{c.count}× {c.gpu.vram_gb:g} GB" if c.count > 1 else f"{c.gpu.vram_gb:g} GB", f"{c.perf:.2f}",
+                     p.reasons[0].get(lang)))
     header = tuple(_t(lang, *h) for h in (("GPU", "显卡"), ("Pick", "定位"), ("Price", "价格"), ("VRAM", "显存"),
                                             (f"Speed ({ref}=1)", f"速度（{ref}=1）"), ("Why", "理由")))
     bullets = []

@@ -870,6 +870,9 @@ class Conversation:
                 need = replace(need, min_vram_gb=spec.comfortable_vram_gb)
                 notes.append(Text(f"For fine-tuning: cards with at least {spec.comfortable_vram_gb:g} GB.",
                                   f"按微调来选：显存至少 {spec.comfortable_vram_gb:g} GB。"))
+        if need.workload is None and (need.model_size_b or 0) >= 1:
+            # "cheapest card for 70B", "a card for a 14B model": a size in billions of parameters is an LLM
+            need = replace(need, workloads=("llm_finetune" if need.finetune_method else "llm_inference",))
         s.need = need
         if need.workload is None and need.budget is None and need.min_vram_gb is None:
             s.awaiting = "budget"

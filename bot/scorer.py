@@ -717,11 +717,11 @@ def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Can
     if role != "best" and role != "runner_up":
         out.append(Text(f"relative speed {c.perf:.2f} ({ref} = 1.00)", f"相对速度 {c.perf:.2f}（{ref} = 1.00）"))
     if c.with_owned:
-        specs_en = [f"{g.vram_gb:g} GB VRAM, {g.vram_gb + c.owned_gb:g} GB with yours (needs ≥ {need:g} GB in all)"]
-        specs_zh = [f"{g.vram_gb:g} GB 显存，加上你现有的共 {g.vram_gb + c.owned_gb:g} GB（总共需要 ≥ {need:g} GB）"]
+        specs_en = [f"{g.vram_gb:g} GB VRAM, {g.vram_gb + c.owned_gb:g} GB with yours (needs ≥ {round(need, 1):g} GB in all)"]
+        specs_zh = [f"{g.vram_gb:g} GB 显存，加上你现有的共 {g.vram_gb + c.owned_gb:g} GB（总共需要 ≥ {round(need, 1):g} GB）"]
     else:
-        specs_en = [f"{g.vram_gb:g} GB VRAM (needs ≥ {need:g} GB)"]
-        specs_zh = [f"{g.vram_gb:g} GB 显存（需要 ≥ {need:g} GB）"]
+        specs_en = [f"{g.vram_gb:g} GB VRAM (needs ≥ {round(need, 1):g} GB)"]
+        specs_zh = [f"{g.vram_gb:g} GB 显存（需要 ≥ {round(need, 1):g} GB）"]
     if g.tensor_fp16_tflops:
         specs_en.append(f"{g.tensor_fp16_tflops:g} TFLOPS FP16 tensor")
         specs_zh.append(f"张量核心 FP16 {g.tensor_fp16_tflops:g} TFLOPS")
@@ -800,8 +800,8 @@ def _notable_exclusions(cands: list[Candidate], too_small: list[Candidate], over
             out.append(Exclusion(c.gpu, why))
     for c in sorted(too_small, key=lambda c: -c.perf)[:2]:
         if c.perf > top and (not budget or c.total <= budget.amount):
-            out.append(Exclusion(c.gpu, Text(f"{c.gpu.vram_gb:g} GB VRAM, below the {need:g} GB this job needs",
-                                             f"显存 {c.gpu.vram_gb:g} GB，低于所需的 {need:g} GB")))
+            out.append(Exclusion(c.gpu, Text(f"{c.gpu.vram_gb:g} GB VRAM, below the {round(need, 1):g} GB this job needs",
+                                             f"显存 {c.gpu.vram_gb:g} GB，低于所需的 {round(need, 1):g} GB")))
     for c in sorted(over_budget, key=lambda c: c.total)[:2]:
         n = f"{c.count}× for " if c.count > 1 else ""
         n_zh = f"{c.count} 张共 " if c.count > 1 else ""

@@ -841,3 +841,15 @@ def test_a_model_no_consumer_card_holds_is_counted_in_cards(scorer_engine, text,
 def test_why_not_a_card_sold_only_used_says_the_used_price_fits(scorer_engine, turns, says):
     _, (_, reply) = chat(scorer_engine, *turns)
     assert says in plain(reply), plain(reply)
+
+
+@pytest.mark.parametrize("text", ["cheapest card for 70B", "最便宜的能跑32B的卡", "card for a 14b model, 800 bucks"])
+def test_a_model_size_alone_is_an_llm_job_to_pick_cards_for(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.recommendations and reply.query["workloads"] == ["llm_inference"], plain(reply)
+
+
+def test_a_setup_of_several_cards_shows_their_memory_as_several(scorer_engine):
+    _, (reply,) = chat(scorer_engine, "cheapest card for 70B")
+    for rec, row in zip(reply.recommendations, reply.table.rows, strict=True):
+        assert (f"{rec.count}× " in row[3]) == (rec.count > 1), row
