@@ -528,9 +528,12 @@ def _used_is_better_value(catalog: Catalog, need: Need, r: Ranking, knowledge_di
 def _mac_note(catalog: Catalog, r: Ranking, knowledge_dir: Path) -> tuple[Text, ...]:
     """For running an LLM: the cheapest Mac whose unified memory holds the model (within the budget), with its speed:
     the usual third answer after used cards and one big card. Never for training (no CUDA)."""
-    if r.workload.name != "llm_inference" or not r.memory or not r.need.model_size_b or r.need.vendor or \
-            r.need.serving:
+    if r.workload.name != "llm_inference" or r.need.vendor or r.need.serving:
         return ()  # a Mac serves one person, not a vLLM deployment
+    if not r.need.model_size_b:
+        return _roomiest_mac(catalog, r)
+    if not r.memory:
+        return ()
     from bot.fit import estimate as fit_estimate
     from bot.fit import model_for, quant_for
 
@@ -556,6 +559,30 @@ def _mac_note(catalog: Catalog, r: Ranking, knowledge_dir: Path) -> tuple[Text, 
                  f"也可以考虑 Mac：{mac.name}，{money(price.amount, price.currency)}（{price.on:%Y-%m}"
                  f"{'，由 ' + conv + ' 换算' if conv else ''}），统一内存装得下 {model.label('zh')}，生成约 {tps} tokens/s"
                  f"（{how.zh}）；没有 CUDA：适合 llama.cpp/MLX 推理，不适合训练。"),)
+
+
+def _roomiest_mac(catalog: Catalog, r: Ranking) -> tuple[Text, ...]:
+    """No model named: the Mac with the most unified memory within the budget, when it holds more than every pick."""
+    options = []
+    for mac in catalog.systems:
+        price = mac.price(r.currency, "new", r.as_of, catalog.fx)
+        if price is not None and not (mac.release_date and mac.release_date > r.as_of) and \
+                not (r.budget and price.amount > r.budget.amount):
+            options.append((mac.vram_gb, -price.amount, mac, price))
+    most = max((p.gpu.vram_gb * p.candidate.count for p in r.picks), default=0.0)
+    if not options or max(options, key=lambda o: o[:2])[0] <= most:
+        return ()
+    gb, _, mac, price = max(options, key=lambda o: o[:2])
+    conv = price.converted_from
+    bw_en = f" ({mac.mem_bandwidth_gbs:g} GB/s)" if mac.mem_bandwidth_gbs else ""
+    bw_zh = f"（带宽 {mac.mem_bandwidth_gbs:g} GB/s）" if mac.mem_bandwidth_gbs else ""
+    return (Text(f"Or a Mac: {mac.name} at {money(price.amount, price.currency)} ({price.on:%Y-%m}"
+                 f"{', converted from ' + conv if conv else ''}) has {gb:g} GB of unified memory{bw_en}"
+                 f": bigger models fit than on the cards above, but it generates "
+                 "more slowly and has no CUDA (llama.cpp/MLX inference, not training).",
+                 f"也可以考虑 Mac：{mac.name}，{money(price.amount, price.currency)}（{price.on:%Y-%m}"
+                 f"{'，由 ' + conv + ' 换算' if conv else ''}），统一内存 {gb:g} GB{bw_zh}："
+                 "比上面的卡装得下更大的模型，但生成更慢，也没有 CUDA（适合 llama.cpp/MLX 推理，不适合训练）。"),)
 
 
 USED_VALUE_MARGIN = 1.3  # a used setup is worth a mention when it gives this much more speed per money

@@ -853,3 +853,10 @@ def test_a_setup_of_several_cards_shows_their_memory_as_several(scorer_engine):
     _, (reply,) = chat(scorer_engine, "cheapest card for 70B")
     for rec, row in zip(reply.recommendations, reply.table.rows, strict=True):
         assert (f"{rec.count}× " in row[3]) == (rec.count > 1), row
+
+
+@pytest.mark.parametrize("text", ["$4000 Mac vs PC for local LLMs", "预算3万 买mac studio还是pc跑本地大模型"])
+def test_a_mac_or_a_pc_puts_both_on_the_table(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.query["vendor"] is None and reply.recommendations, plain(reply)
+    assert any(r.vendor != "Apple" for r in reply.recommendations) and "Mac" in " ".join(reply.paragraphs), plain(reply)

@@ -174,6 +174,8 @@ def vendor(text: str) -> str | None:
         kept = [v for v in named if not any(turned_down.search(text[max(0, a - 8):a])
                                             for a, _ in find_any(text, words("slots", "vendor", v)))]
         named = kept if kept else named
+    if named == ["Apple"] and has_any(text, words("slots", "not_a_mac")):
+        return None  # "Mac vs PC for local LLMs", "买mac studio还是pc": both are on the table
     return named[0] if len(named) == 1 else None
 
 
