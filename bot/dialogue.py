@@ -784,7 +784,14 @@ class Conversation:
         s = self.session
         names = list(t.referred) or s.last_picks[:1]
         count = t.q.need.gpu_count or s.need.gpu_count or 1
-        reply = answers.power(self.engine, names[0], count, t.q.need.psu_w or s.need.psu_w, t.lang)
+        psu = t.q.need.psu_w or s.need.psu_w
+        if s.last_act == "compare" and len(s.compared) >= 2 and not (t.q.gpus or t.q.ordinals):
+            # "PSU?" after "3090 vs 4090": the power of each card compared, not of the first pick before it
+            each = [answers.power(self.engine, n, s.pick_counts.get(n, count) if n in s.pick_counts else count, psu,
+                                  t.lang) for n in s.compared[:3]]
+            return replace(each[0], paragraphs=tuple(p for r in each for p in r.paragraphs),
+                           sources=tuple(dict.fromkeys(x for r in each for x in r.sources)))
+        reply = answers.power(self.engine, names[0], count, psu, t.lang)
         if t.q.need.model_size_b or t.q.need.model:
             # "两张3090做QLoRA微调32B，可行吗，电源要多大": whether the setup does the job, then its power
             s.need = s.need.merge(replace(t.q.need, budget=None))

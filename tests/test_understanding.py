@@ -860,3 +860,9 @@ def test_a_mac_or_a_pc_puts_both_on_the_table(scorer_engine, text):
     _, (reply,) = chat(scorer_engine, text)
     assert reply.query["vendor"] is None and reply.recommendations, plain(reply)
     assert any(r.vendor != "Apple" for r in reply.recommendations) and "Mac" in " ".join(reply.paragraphs), plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("3090 vs 4090 for training", "PSU?"), ("3090和4090哪个好", "电源要多大")])
+def test_power_after_a_comparison_is_for_the_cards_compared(scorer_engine, turns):
+    conv, (first, reply) = chat(scorer_engine, *turns)
+    assert reply.intent == "power" and all(n in plain(reply) for n in conv.session.compared[:2]), plain(reply)
