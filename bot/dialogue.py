@@ -450,8 +450,10 @@ class Conversation:
                 (len(q.gpus) >= 2 and _says(q.text, "mixing_cards")) or
                 (not q.gpus and not q.need.workloads and _says(q.text, "mixing_different"))):
             return "question"  # "can I mix a 3090 and a 4090 in one machine?": running them together, not which to buy
-        if act in ("compare", "gpu_info", "recommend", "refine", "fit", "memory") and not need.budget and \
-                _says(q.text, "how_cards_connect"):
+        if act in ("compare", "gpu_info", "fit", "memory") and not need.budget and \
+                _says(q.text, "how_cards_connect") and not (len(q.gpus) == 1 and not q.need.gpu_count and
+                                                            _says(q.text, "has_feature")):
+            # (but "does the 3090 have nvlink" asks the card's sheet)
             return "question"  # "does NVLink matter for 2x 3090 fine-tuning", "PCIe x8 够不够": the guide's answer
         if act == "compare" and not (q.gpus or q.ordinals or "pronoun" in q.cues) and _names_other_things(q.text):
             return "question"  # "lora vs qlora?", "spot vs on-demand", "A卡和N卡哪个好": the guide compares them

@@ -866,3 +866,9 @@ def test_a_mac_or_a_pc_puts_both_on_the_table(scorer_engine, text):
 def test_power_after_a_comparison_is_for_the_cards_compared(scorer_engine, turns):
     conv, (first, reply) = chat(scorer_engine, *turns)
     assert reply.intent == "power" and all(n in plain(reply) for n in conv.session.compared[:2]), plain(reply)
+
+
+@pytest.mark.parametrize("text", ["does the 3090 have nvlink", "4090支持NVLink吗"])
+def test_whether_one_card_has_a_link_is_its_sheet(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.intent == "gpu", (reply.query.get("rule"), plain(reply))
