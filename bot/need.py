@@ -96,7 +96,9 @@ class Need:
         else:
             base = self
             if turn.workloads and turn.workloads != self.workloads:
-                llm_before = bool(set(self.workloads) & set(LLM_WORKLOADS))
+                # a size in billions with no job named was an LLM ("how much VRAM for 13B?", then "with QLoRA?")
+                llm_before = bool(set(self.workloads) & set(LLM_WORKLOADS)) or \
+                    (not self.workloads and (self.model_size_b or 0) >= 1)
                 llm_now = bool(set(turn.workloads) & set(LLM_WORKLOADS))
                 drop = {"vendor": None, "min_perf": None, "min_vram_gb": None}
                 if llm_before != llm_now:

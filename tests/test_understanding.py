@@ -872,3 +872,10 @@ def test_power_after_a_comparison_is_for_the_cards_compared(scorer_engine, turns
 def test_whether_one_card_has_a_link_is_its_sheet(scorer_engine, text):
     _, (reply,) = chat(scorer_engine, text)
     assert reply.intent == "gpu", (reply.query.get("rule"), plain(reply))
+
+
+@pytest.mark.parametrize("turns", [("how much VRAM for a 13B model?", "and for fine-tuning it with QLoRA?"),
+                                   ("14B模型要多少显存", "用QLoRA微调呢")])
+def test_a_method_after_a_memory_question_keeps_the_model_size(scorer_engine, turns):
+    conv, (_, reply) = chat(scorer_engine, *turns)
+    assert reply.intent == "memory" and conv.session.need.model_size_b in (13, 14), plain(reply)
