@@ -785,7 +785,8 @@ def test_a_request_about_something_else_after_picks_is_declined(scorer_engine, t
 
 @pytest.mark.parametrize(("text", "ordinals", "count"), [
     ("頭兩張比一比", (1, 2), None), ("這三張的差別幫我整理成表格", (1, 2, 3), None), ("these two side by side", (1, 2), None),
-    ("4090 laptop vs a desktop 4070 for DL", (), None), ("双卡4090", (), 2),
+    ("4090 laptop vs a desktop 4070 for DL", (), None), ("双卡4090", (), 2), ("剛剛第二張卡的顯存多大", (2,), None),
+    ("2张4090跑70b", (), 2),
 ])
 def test_a_group_of_the_list_is_positions_not_a_count(scorer_engine, text, ordinals, count):
     from bot.nlu import parse

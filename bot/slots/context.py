@@ -114,8 +114,9 @@ _WORD_NUM = {"one": 1, "two": 2, "three": 3}
 
 
 def group_spans(text: str) -> list[tuple[int, int]]:
-    """Where the text names a group of the list on screen ("头两张", "these three", "top 3"): positions, not a count."""
-    return [m.span() for m in _FIRST_N.finditer(text) if not re.search(r"第", text[max(0, m.start() - 1):m.start()])]
+    """Where the text names positions in the list on screen ("头两张", "these three", "top 3", "第二张"): not a count."""
+    return [m.span() for m in _FIRST_N.finditer(text) if not re.search(r"第", text[max(0, m.start() - 1):m.start()])] \
+        + [m.span() for m in _ORDINAL_ZH.finditer(text)]
 
 
 def ordinals(text: str) -> tuple[int, ...]:
