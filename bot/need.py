@@ -17,8 +17,9 @@ WORKLOADS = ("cnn", "transformer", "rnn", "llm_inference", "llm_finetune", "diff
              "recsys", "scientific", "kaggle", "learning", "inference", "general")
 LLM_WORKLOADS = ("llm_inference", "llm_finetune")
 # a generic workload that names the kind of job the conversation's workload already is: "tokens per second?" after a
-# 70B question is still running an LLM, not a new topic
-NARROWER = {"inference": frozenset({"llm_inference", "diffusion", "video", "speech"})}
+# 70B question is still running an LLM, not a new topic; "back to the ml stuff" after video generation is video again
+NARROWER = {"inference": frozenset({"llm_inference", "diffusion", "video", "speech"}),
+            "general": frozenset(WORKLOADS) - {"general"}}
 FINETUNE_METHODS = ("full", "lora", "qlora")
 DIRECTIONS = ("cheaper", "faster", "more_memory", "less_power")
 REGIONS = ("cn", "tw", "hk", "us", "eu", "uk", "jp")

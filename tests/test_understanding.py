@@ -880,3 +880,11 @@ def test_whether_one_card_has_a_link_is_its_sheet(scorer_engine, text):
 def test_a_method_after_a_memory_question_keeps_the_model_size(scorer_engine, turns):
     conv, (_, reply) = chat(scorer_engine, *turns)
     assert reply.intent == "memory" and conv.session.need.model_size_b in (13, 14), plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("best gpu for video generation research, money no object",
+                                    "back to the ml stuff — at least 80gb please"),
+                                   ("预算两万训练CNN", "深度学习用的话显存要大点的")])
+def test_a_generic_word_after_a_specific_job_keeps_the_job(scorer_engine, turns):
+    conv, (first, _) = chat(scorer_engine, *turns)
+    assert conv.session.need.workloads == tuple(first.query["workloads"]) != ("general",)
