@@ -139,3 +139,14 @@ def test_a_card_not_sold_in_china_gets_no_converted_yuan_price(scorer_engine, ca
 def test_a_service_to_use_is_declined_unless_hardware_is_the_question(scorer_engine, text, declined):
     reply = Conversation(scorer_engine).turn(text)
     assert (reply.intent == "out_of_scope") == declined, (text, reply.intent)
+
+
+@pytest.mark.parametrize("text", ["办公用的笔记本推荐一下，预算五千", "I have an interview at NVIDIA next week, any tips?",
+                                  "NVIDIA台灣有在徵人嗎", "ChatGPT API一百萬token多少錢", "chatgpt plus 一个月多少钱"])
+def test_office_laptops_jobs_and_api_prices_are_declined(scorer_engine, text):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "out_of_scope", (reply.query.get("rule"), reply.paragraphs)
+
+
+def test_asking_how_to_use_the_assistant_gets_help(scorer_engine):
+    assert Conversation(scorer_engine).turn("how am i supposed to use this").intent == "help"
