@@ -150,3 +150,13 @@ def test_office_laptops_jobs_and_api_prices_are_declined(scorer_engine, text):
 
 def test_asking_how_to_use_the_assistant_gets_help(scorer_engine):
     assert Conversation(scorer_engine).turn("how am i supposed to use this").intent == "help"
+
+
+@pytest.mark.parametrize(("text", "act"), [("good evening!", "greeting"), ("appreciate it!!", "greeting"),
+                                           ("from the top", "reset"), ("give me an example of what to ask", "help"),
+                                           ("best website to buy a gpu in the EU", "where_to_buy")])
+def test_small_talk_and_shop_questions_are_not_declined(scorer_engine, text, act):
+    conv = Conversation(scorer_engine)
+    conv.turn("$1500 for training CNNs")
+    reply = conv.turn(text)
+    assert reply.query["act"] == act and reply.intent != "out_of_scope", (reply.query.get("rule"), plain(reply))
