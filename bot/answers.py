@@ -422,14 +422,14 @@ def _compare_verdict(perfs: list, labels: list[str], prices: list[tuple], lang: 
         return f"{m}" + _market_word(m, lang)
     # value depends on the market's prices (a card costs more in one than the other): the verdict says whose
     basis = price_basis(fast[2].currency, lang)
-    on = _t(lang, f" ({basis})", f"（{basis}）") if basis else ""
+    on = _basis_note(fast[2].currency, lang)
     if fast is value or (fast[0] / fast[2].amount) >= 0.9 * (value[0] / value[2].amount):
         return _t(lang, f"Verdict: {fast[1]} — the fastest here ({cost(fast[2])}) and about as much speed per "
                         f"unit of money as any{on}.",
                   f"结论：选 {fast[1]}——这里最快（{cost(fast[2])}），每块钱换到的速度也不输其他{on}。"), fast[3]
     share, extra = value[0] / fast[0], fast[2].amount / value[2].amount
     return _t(lang, f"Verdict: {value[1]} is the better buy — {100 * share:.0f}% of {fast[1]}'s speed for "
-                    f"{cost(value[2])} against {cost(fast[2])} ({extra:.1f}× the price{on.replace(' (', ', ')[:-1] if on else ''}); "
+                    f"{cost(value[2])} against {cost(fast[2])} ({extra:.1f}× the price{', ' + basis if basis else ''}); "
                     f"{fast[1]} only if the extra {100 * (1 / share - 1):.0f}% speed is worth that to you.",
               f"结论：{value[1]} 更划算——速度是 {fast[1]} 的 {100 * share:.0f}%，价格 {cost(value[2])}，"
               f"对方 {cost(fast[2])}（{extra:.1f} 倍{'，' + basis if basis else ''}）；除非多出的 {100 * (1 / share - 1):.0f}% "
@@ -1962,9 +1962,7 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
     for cur, market, label in markets:
         p = g.price(cur, market, when)  # native prices only: a converted price says nothing about a market
         if p is not None:
-            conv = _t(lang, f"; about {money(there.converted, there.currency)} converted at the "
-                            f"{there.rate_on:%Y-%m} exchange rate",
-                      f"；按 {there.rate_on:%Y-%m} 汇率换算约 {money(there.converted, there.currency)}") \
+            conv = _t(lang, f"; {there.conversion_text().en}", f"；{there.conversion_text().zh}") \
                 if there and there.rate_on and there.price == p else ""
             rows.append((label, f"{p} ({_seen(p, lang)}{conv})"))
     paras = []

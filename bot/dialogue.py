@@ -38,7 +38,7 @@ MIN_GUESS_OVER_CUE = 0.7  # over a rule that found a word naming the act ("psu",
 SURE_SMALL_TALK = 0.5  # a greeting/help/reset guess on a message with no such word needs this much
 SHORT = 40  # characters: a message this short that carries a command word is that command
 COMMANDS = ("language", "reset", "help", "greeting")
-_SMALL_CUES = {"reset", "help", "greeting", "thanks", "bye"}
+_SMALL_CUES = context.SMALL_TALK_CUES
 
 
 @dataclass(frozen=True)
@@ -879,8 +879,7 @@ class Conversation:
                 need = replace(need, min_vram_gb=spec.comfortable_vram_gb)
                 notes.append(Text(f"For fine-tuning: cards with at least {spec.comfortable_vram_gb:g} GB.",
                                   f"按微调来选：显存至少 {spec.comfortable_vram_gb:g} GB。"))
-        if need.workload is None and (need.model_size_b or 0) >= 1:
-            # "cheapest card for 70B", "a card for a 14B model": a size in billions of parameters is an LLM
+        if need.size_names_an_llm:  # "cheapest card for 70B", "a card for a 14B model"
             need = replace(need, workloads=("llm_finetune" if need.finetune_method else "llm_inference",))
         s.need = need
         if need.workload is None and need.budget is None and need.min_vram_gb is None:

@@ -81,6 +81,12 @@ class Need:
         """The slots that hold a value."""
         return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) not in (None, ())}
 
+    @property
+    def size_names_an_llm(self) -> bool:
+        """A size in billions with no job named is an LLM: "cheapest card for 70B", "how much VRAM for 13B?" then
+        "with QLoRA?"."""
+        return not self.workloads and (self.model_size_b or 0) >= 1
+
     def merge(self, turn: Need) -> Need:
         """This conversation's need after a turn that states `turn`.
 
@@ -97,9 +103,7 @@ class Need:
         else:
             base = self
             if turn.workloads and turn.workloads != self.workloads:
-                # a size in billions with no job named was an LLM ("how much VRAM for 13B?", then "with QLoRA?")
-                llm_before = bool(set(self.workloads) & set(LLM_WORKLOADS)) or \
-                    (not self.workloads and (self.model_size_b or 0) >= 1)
+                llm_before = bool(set(self.workloads) & set(LLM_WORKLOADS)) or self.size_names_an_llm
                 llm_now = bool(set(turn.workloads) & set(LLM_WORKLOADS))
                 drop = {"vendor": None, "min_perf": None, "min_vram_gb": None}
                 if llm_before != llm_now:

@@ -69,7 +69,7 @@ class Candidate:
 @dataclass(frozen=True)
 class Pick:
     candidate: Candidate
-    role: str  # "best" | "value" | "overall" | "roomy" (best value with comfortable memory) | "runner_up"
+    role: str  # "best" | "value" | "overall" | "roomy" (fastest in budget with comfortable memory) | "runner_up"
     reasons: tuple[Text, ...]
     caveats: tuple[Text, ...]
 
@@ -250,14 +250,18 @@ class PriceElsewhere:
     rate_on: date | None  # the date of the exchange rate used
     block: Availability  # the record that says it is not sold where the user buys
 
-    def price_text(self) -> Text:
-        """'no CNY price; US price $X (date), about ¥Y converted at the <date> exchange rate'."""
-        none, listed = CURRENCY_NAMES[self.currency], PRICE_LIST[self.price.currency]
+    def conversion_text(self) -> Text:
+        """'about ¥Y converted at the <date> exchange rate' / '按 <date> 汇率换算约 ¥Y'."""
         rate = f" at the {self.rate_on:%Y-%m} exchange rate" if self.rate_on else ""
         rate_zh = f"按 {self.rate_on:%Y-%m} 汇率" if self.rate_on else ""
         conv = money(self.converted, self.currency)
-        return Text(f"no {none.en} price; {listed.en} {self.price} ({self.price.on:%Y-%m}), about {conv} converted{rate}",
-                    f"没有{none.zh}价格；{listed.zh} {self.price}（{self.price.on:%Y-%m}），{rate_zh}换算约 {conv}")
+        return Text(f"about {conv} converted{rate}", f"{rate_zh}换算约 {conv}")
+
+    def price_text(self) -> Text:
+        """'no CNY price; US price $X (date), about ¥Y converted at the <date> exchange rate'."""
+        none, listed, conv = CURRENCY_NAMES[self.currency], PRICE_LIST[self.price.currency], self.conversion_text()
+        return Text(f"no {none.en} price; {listed.en} {self.price} ({self.price.on:%Y-%m}), {conv.en}",
+                    f"没有{none.zh}价格；{listed.zh} {self.price}（{self.price.on:%Y-%m}），{conv.zh}")
 
     def text(self) -> Text:
         """'not sold new in mainland China, so no CNY price; US price $X (date), about ¥Y converted at the <date>
@@ -552,13 +556,20 @@ def _mac_note(catalog: Catalog, r: Ranking, knowledge_dir: Path) -> tuple[Text, 
         return ()
     _, mac, price, e = min(options, key=lambda o: o[0])
     tps, how = _tps_text(e.decode_tokens_per_s), _BASIS[e.basis]
+    mac_at = _mac_at(mac, price)
+    return (Text(f"{mac_at.en} holds {model.label('en')} in unified memory and generates ~{tps} tokens/s ({how.en}); "
+                 "no CUDA: good for llama.cpp/MLX inference, not for training.",
+                 f"{mac_at.zh}，统一内存装得下 {model.label('zh')}，生成约 {tps} tokens/s（{how.zh}）；没有 CUDA：适合 "
+                 "llama.cpp/MLX 推理，不适合训练。"),)
+
+
+def _mac_at(mac: GPU, price: Price) -> Text:
+    """'Or a Mac: Mac Studio … at $3,999 (2025-03)' / '也可以考虑 Mac：…，¥29,193（2025-03，由 USD 换算）'."""
     conv = price.converted_from
-    return (Text(f"Or a Mac: {mac.name} at {money(price.amount, price.currency)} ({price.on:%Y-%m}"
-                 f"{', converted from ' + conv if conv else ''}) holds {model.label('en')} in unified memory and "
-                 f"generates ~{tps} tokens/s ({how.en}); no CUDA: good for llama.cpp/MLX inference, not for training.",
-                 f"也可以考虑 Mac：{mac.name}，{money(price.amount, price.currency)}（{price.on:%Y-%m}"
-                 f"{'，由 ' + conv + ' 换算' if conv else ''}），统一内存装得下 {model.label('zh')}，生成约 {tps} tokens/s"
-                 f"（{how.zh}）；没有 CUDA：适合 llama.cpp/MLX 推理，不适合训练。"),)
+    return Text(f"Or a Mac: {mac.name} at {money(price.amount, price.currency)} ({price.on:%Y-%m}"
+                f"{', converted from ' + conv if conv else ''})",
+                f"也可以考虑 Mac：{mac.name}，{money(price.amount, price.currency)}（{price.on:%Y-%m}"
+                f"{'，由 ' + conv + ' 换算' if conv else ''}）")
 
 
 def _roomiest_mac(catalog: Catalog, r: Ranking) -> tuple[Text, ...]:
@@ -573,16 +584,13 @@ def _roomiest_mac(catalog: Catalog, r: Ranking) -> tuple[Text, ...]:
     if not options or max(options, key=lambda o: o[:2])[0] <= most:
         return ()
     gb, _, mac, price = max(options, key=lambda o: o[:2])
-    conv = price.converted_from
+    mac_at = _mac_at(mac, price)
     bw_en = f" ({mac.mem_bandwidth_gbs:g} GB/s)" if mac.mem_bandwidth_gbs else ""
     bw_zh = f"（带宽 {mac.mem_bandwidth_gbs:g} GB/s）" if mac.mem_bandwidth_gbs else ""
-    return (Text(f"Or a Mac: {mac.name} at {money(price.amount, price.currency)} ({price.on:%Y-%m}"
-                 f"{', converted from ' + conv if conv else ''}) has {gb:g} GB of unified memory{bw_en}"
-                 f": bigger models fit than on the cards above, but it generates "
-                 "more slowly and has no CUDA (llama.cpp/MLX inference, not training).",
-                 f"也可以考虑 Mac：{mac.name}，{money(price.amount, price.currency)}（{price.on:%Y-%m}"
-                 f"{'，由 ' + conv + ' 换算' if conv else ''}），统一内存 {gb:g} GB{bw_zh}："
-                 "比上面的卡装得下更大的模型，但生成更慢，也没有 CUDA（适合 llama.cpp/MLX 推理，不适合训练）。"),)
+    return (Text(f"{mac_at.en} has {gb:g} GB of unified memory{bw_en}: bigger models fit than on the cards above, but "
+                 "it generates more slowly and has no CUDA (llama.cpp/MLX inference, not training).",
+                 f"{mac_at.zh}，统一内存 {gb:g} GB{bw_zh}：比上面的卡装得下更大的模型，但生成更慢，也没有 CUDA（适合 "
+                 "llama.cpp/MLX 推理，不适合训练）。"),)
 
 
 USED_VALUE_MARGIN = 1.3  # a used setup is worth a mention when it gives this much more speed per money

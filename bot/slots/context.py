@@ -193,7 +193,7 @@ def _starts_with_word(text: str, w: str) -> bool:
     return text.startswith(w) and (not w.isascii() or len(text) == len(w) or not text[len(w)].isalnum())
 
 
-_SMALL_TALK_CUES = frozenset({"greeting", "help", "reset", "thanks", "bye"})
+SMALL_TALK_CUES = frozenset({"greeting", "help", "reset", "thanks", "bye"})  # cue names of small talk
 
 
 def cues(text: str, with_cards: str | None = None) -> frozenset[str]:
@@ -204,9 +204,9 @@ def cues(text: str, with_cards: str | None = None) -> frozenset[str]:
         with_cards = re.sub(r"@\w*\s*", "@ ", with_cards)  # "a @    run", "two @s run": one "@" and a space
     found = {name for name, ws in words("slots", "cues").items() if has_any(text, ws)
              or (with_cards and "@" in with_cards and has_any(with_cards, [w for w in ws if "@" in w]))}
-    for small in _SMALL_TALK_CUES & found:  # "很有帮助" thanks, it does not ask for help
+    for small in SMALL_TALK_CUES & found:  # "很有帮助" thanks, it does not ask for help
         spans = find_any(text, words("slots", "cues", small))
-        others = [sp for c in _SMALL_TALK_CUES - {small} for sp in find_any(text, words("slots", "cues", c))]
+        others = [sp for c in SMALL_TALK_CUES - {small} for sp in find_any(text, words("slots", "cues", c))]
         if spans and all(any(a <= x and y <= b and b - a > y - x for a, b in others) for x, y in spans):
             found.discard(small)
     if "offtopic" in found:  # "is it safe to buy a mining card": a used GPU, not crypto mining
