@@ -41,18 +41,22 @@ def main(argv=None) -> int:
     train = [u for u in acts.load_utterances(ROOT / "knowledge" / "intents") if u.split == "train"]
     random.Random(0).shuffle(train)
     contexts = {lang: ev.context_session(lang, engine).to_dict() for lang in ("zh", "en")}
+    vectors = acts.sentence_vectors(engine.index_dir, [u.text for u in train])  # None: no encoder, n-grams alone
     results = []
     for k in range(FOLDS):
-        fit = [u for i, u in enumerate(train) if i % FOLDS != k]
-        engine._acts = acts.train([acts.model_input(parse(u.text, engine.catalog)) for u in fit], [u.act for u in fit],
-                                  f"cv{k}")
+        fit = [i for i in range(len(train)) if i % FOLDS != k]
+        engine._acts = acts.train([acts.model_input(parse(train[i].text, engine.catalog)) for i in fit],
+                                  [train[i].act for i in fit], f"cv{k}",
+                                  None if vectors is None else [vectors[i] for i in fit])
         for u in (u for i, u in enumerate(train) if i % FOLDS == k):
             lang = "zh" if any("\u4e00" <= c <= "\u9fff" for c in u.text) else "en"
             turn = Conversation(engine, Session.from_dict(contexts[lang])).understand(u.text)
             reply = Conversation(engine, Session.from_dict(contexts[lang])).turn(u.text) if args.turns else None
             results.append((u, turn, reply))
     accuracy = sum(t.act == u.act for u, t, _ in results) / len(results)
-    print(f"{FOLDS}-fold CV on the train split ({len(results)} utterances): act accuracy {accuracy:.3f}")
+    consulted = sum(bool(t.guess and t.guess.read_the_sentence) for _, t, _ in results) / len(results)
+    print(f"{FOLDS}-fold CV on the train split ({len(results)} utterances): act accuracy {accuracy:.3f} "
+          f"(sentence vectors {'consulted for ' + format(consulted, '.0%') if vectors else 'unavailable'})")
     if args.turns:
         oos = [(u, r) for u, _, r in results if u.act == "out_of_scope"]
         inscope = [(u, r) for u, _, r in results if u.act != "out_of_scope"]

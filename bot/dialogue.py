@@ -135,7 +135,8 @@ def _about_something_else(q: Query) -> bool:
     words of its own ("best running shoes under $100", "is it going to rain in london this weekend")."""
     n = q.need
     if q.gpus or q.ordinals or q.direction or q.cues & _GPU_CUES or q.bare_number is not None or \
-            not replace(n, budget=None, region=None, as_of=None, vendor=None).is_empty():
+            not replace(n, budget=None, region=None, as_of=None, vendor=None).is_empty() or \
+            _says(q.text, "which_of_them"):  # "which one should I buy then": a choice among the cards on screen
         return False
     cue_words = words("slots", "cues")
     return len(q.text.strip()) > 12 and _words_besides(q.text, [cue_words[c] for c in q.cues if c in cue_words])
@@ -347,7 +348,7 @@ class Conversation:
         guess = None
         model = self.engine.acts if q.delexicalised else None
         if model is not None:
-            guess = model.predict(acts.model_input(q))
+            guess = model.predict(acts.model_input(q), lambda: self.engine.sentence_vector(text))
         act, strength = rule_act_and_strength(q, s)
         needed = {"command": 2.0, "cue": MIN_GUESS_OVER_CUE,
                   "default": MIN_GUESS_OVER_DEFAULT if act == "question" else MIN_ACT_CONFIDENCE}[strength]

@@ -28,6 +28,7 @@ class Engine:
     today: date | None = None
     _index: object = None
     _acts: object = None
+    _encoder: object = None  # the index's query encoder, loaded alone for the act model while the index is not
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -39,7 +40,7 @@ class Engine:
                     from bot import index as index_mod
 
                     self._index = _long_lived(index_mod.ensure(self.index_dir, self.knowledge_dir, self.catalog,
-                                                               self.model_path_fn()))
+                                                               self.model_path_fn(), query_encoder=self._encoder or None))
         return self._index
 
     @property
@@ -63,6 +64,18 @@ class Engine:
                         self._acts = False
         return self._acts or None
 
+    def sentence_vector(self, text: str):
+        """The message's sentence vector, for the act model when its n-grams leave it unsure: the index's encoder,
+        or the same encoder loaded alone (a fraction of the index's load) while the index is not in memory. None
+        when there is no encoder."""
+        if self._index is not None:
+            return self._index.embedder.embed_query(text)
+        if self._encoder is None:
+            with self._lock:
+                if self._encoder is None:
+                    self._encoder = _query_encoder(self.index_dir)
+        return self._encoder.embed_query(text) if self._encoder else None
+
     @classmethod
     def from_settings(cls, settings=None) -> Engine:
         from bot.catalog import load_catalog
@@ -71,6 +84,16 @@ class Engine:
         s = settings or get_settings()
         return cls(_long_lived(load_catalog(s.knowledge_dir, s.catalog)), s.knowledge_dir, s.index_dir, s.model_path,
                    s.min_relevance, s.max_input_chars)
+
+
+def _query_encoder(index_dir: Path):
+    from bot.encoder import ENCODER_DIR, OnnxEncoder
+
+    try:
+        return _long_lived(OnnxEncoder(index_dir / ENCODER_DIR))
+    except Exception as e:  # no index yet, or a damaged one (rebuilt when retrieval loads it): n-grams alone
+        log.warning("act model without sentence vectors: %s", e)
+        return False
 
 
 def _long_lived(value):

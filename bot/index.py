@@ -285,12 +285,13 @@ def load(index_dir: Path, knowledge_dir: Path, model_path: str, embedder=None) -
 
 
 def ensure(index_dir: Path, knowledge_dir: Path, catalog: Catalog, model_path: str,
-           progress: Callable[[str], None] | None = None, embedder=None) -> Index:
+           progress: Callable[[str], None] | None = None, embedder=None, query_encoder=None) -> Index:
     """Load the index, rebuilding it first when it is missing, stale or unreadable. Only a rebuild loads
-    sentence-transformers (and torch); a fresh index is queried through the ONNX encoder."""
+    sentence-transformers (and torch); a fresh index is queried through the ONNX encoder (`query_encoder`: one
+    already loaded from this index's files)."""
     if is_fresh(index_dir, knowledge_dir, model_path):
         try:
-            return load(index_dir, knowledge_dir, model_path, embedder)
+            return load(index_dir, knowledge_dir, model_path, embedder or query_encoder)
         except Exception as e:  # corrupt files: say so and rebuild
             log.warning("index at %s is unreadable (%s); rebuilding", index_dir, e)
             if progress:

@@ -19,7 +19,7 @@ ALLOWED: dict[str, set[str]] = {
     "i18n": {"need"},
     "slots": {"need", "slots", "catalog", "models"},  # money reads exchange rates, model names the model table
     "nlu": {"need", "slots", "catalog"},
-    "acts": {"nlu"},
+    "acts": {"nlu", "encoder"},  # the sentence vectors it is trained on (build time)
     "config": set(),
     "catalog": {"need", "config", "i18n"},  # table texts are Text values in both languages
     "perf": {"catalog"},
@@ -42,7 +42,7 @@ ALLOWED: dict[str, set[str]] = {
     "answers": {"scorer", "catalog", "knowledge", "retrieval", "vram", "perf", "need", "reply", "i18n", "slots", "fit",
                 "models", "rentals"},
     "session": {"need"},
-    "engine": {"acts", "catalog", "config", "index"},
+    "engine": {"acts", "catalog", "config", "index", "encoder"},
     "dialogue": {"answers", "acts", "engine", "features", "i18n", "need", "nlu", "regions", "reply", "scorer", "session",
                  "slots"},
     "render": {"reply", "knowledge", "i18n"},
