@@ -17,9 +17,9 @@ import logging
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import yaml
 
@@ -162,13 +162,14 @@ class ActModel:
         """The act of a model input (`model_input`); `sentence_vector` is asked for the message's vector only when
         the n-grams leave the model unsure (it may return None: no encoder)."""
         p = self.scores(text)
-        read = False
+        order, conf, read = p.argsort()[::-1], p, False
         if p.max() < ESCALATE_BELOW and self.reads_sentences and sentence_vector is not None:
             vector = sentence_vector()
             if vector is not None:
-                p, read = self.scores(text, vector), True
-        order = p.argsort()[::-1]
-        return ActGuess(self.classes[order[0]], float(p[order[0]]), self.classes[order[1]], float(p[order[1]]), read)
+                both = self.scores(text, vector)
+                order, conf, read = both.argsort()[::-1], both, True
+        return ActGuess(self.classes[order[0]], float(conf[order[0]]), self.classes[order[1]], float(conf[order[1]]),
+                        read)
 
     def save(self, path: Path) -> None:
         """`acts.json` (vocabulary, classes, data hash) and `acts.npz` (the weights, no pickle) side by side."""

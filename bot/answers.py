@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from bot.i18n import LANG_SET, SEGMENTS, Text, hourly, money, price_basis, source_title
 from bot.knowledge import Source
-from bot.need import Budget, Need
+from bot.need import Budget, Need, format_money
 from bot.reply import Recommendation, Reply, Table
 from bot.scorer import (
     PSU_HEADROOM,
@@ -23,7 +23,9 @@ from bot.scorer import (
     assumed_precision,
     price_elsewhere,
     price_for,
+    pricing,
     psu_for,
+    stated_pricing,
     workload_spec,
 )
 
@@ -157,7 +159,14 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
     when = "" if r.as_of == (engine.today or r.as_of) and r.need.as_of is None else \
         _t(lang, f" as of {r.as_of:%B %Y}", f"（以 {r.as_of.year} 年 {r.as_of.month} 月为准）")
     market = _t(lang, " (used allowed)", "（可二手）") if r.need.used else ""
-    if r.budget:
+    stated = stated_pricing(r.need, engine.catalog, r.as_of, lang)[1]
+    if r.budget and stated != r.budget:  # "cheaper?": under the last top pick, the budget as it was
+        below = format_money(r.budget.amount, r.budget.currency)
+        title = _t(lang, f"{label.en}, budget {r.need.budget}, under {below}{market}{when}" if r.need.budget else
+                   f"{label.en}, under {below}{market}{when}",
+                   f"{label.zh}，预算 {r.need.budget}，{below} 以下{market}{when}" if r.need.budget else
+                   f"{label.zh}，{below} 以下{market}{when}")
+    elif r.budget:
         shown = str(r.need.budget) if r.need.budget == r.budget else f"{r.need.budget} (≈ {r.budget})"
         title = _t(lang, f"{label.en}, budget {shown}{market}{when}", f"{label.zh}，预算 {shown}{market}{when}")
     else:
@@ -170,10 +179,10 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
                                    "memory-hungry, slightly better-quality options.",
                              f"按 {bits} 位量化估算（GGUF Q4_K_M / AWQ 一类），本地跑 {r.need.model_size_b:g}B 模型通常这样做；"
                              "想要更高精度可以说“8 位”或“16 位”（更吃显存）。"))
-    if r.budget and r.need.budget and r.need.budget.currency != r.budget.currency:
-        paragraphs.append(_t(lang, f"Your {r.need.budget} is about {r.budget} at the latest dated exchange rate in "
+    if stated and r.need.budget and r.need.budget.currency != stated.currency:
+        paragraphs.append(_t(lang, f"Your {r.need.budget} is about {stated} at the latest dated exchange rate in "
                                    f"my data; prices below are {r.currency} prices.",
-                             f"你的 {r.need.budget} 按我数据里最新的带日期汇率约合 {r.budget}；下面按 {r.currency} 价格比较。"))
+                             f"你的 {r.need.budget} 按我数据里最新的带日期汇率约合 {stated}；下面按 {r.currency} 价格比较。"))
     if spec.caveat:
         paragraphs.append(spec.caveat.get(lang))
     if r.memory:
@@ -1130,6 +1139,34 @@ def _cards_for(engine: Engine, need_gb: float, on: date, lang: str) -> tuple[str
                        "machines.", "（多张卡时把模型切分到各卡上：张量并行或流水线并行；超过 8 张就要多台机器）。"),)
 
 
+def workload_memory(engine: Engine, need: Need, lang: str) -> Reply:
+    """How much memory a kind of job needs ("视频生成显存要多大才够", "how much vram for speech models"): the
+    workload's published minimum and comfortable sizes, and the smallest cards on sale that have them."""
+    on = need.as_of or engine.today or date.today()
+    spec = workload_spec(engine.knowledge_dir, need.workload, on)
+    currency = pricing(need, engine.catalog, on, lang)[0]  # cards on sale where the user buys
+    label = spec.label.get(lang)
+    para = _t(lang, f"{label}: at least {spec.min_vram_gb:g} GB to get started; {spec.comfortable_vram_gb:g} GB is "
+                    "comfortable (bigger models and batches without workarounds).",
+              f"{label}：入门至少 {spec.min_vram_gb:g} GB；{spec.comfortable_vram_gb:g} GB 比较宽裕（更大的模型和 batch 不用将就）。")
+    bullets = []
+    for gb, what in ((spec.min_vram_gb, _t(lang, "to get started", "入门")),
+                     (spec.comfortable_vram_gb, _t(lang, "comfortable", "宽裕"))):
+        card = next((g for g in sorted(engine.catalog, key=lambda g: (g.vram_gb, -(g.release_date or date.min).toordinal()))
+                     if g.vram_gb >= gb and g.vendor == "NVIDIA" and g.segment == "consumer"
+                     and g.price(currency, "new", on)), None)
+        if card is not None:
+            bullets.append(_t(lang, f"Smallest new consumer NVIDIA card with {gb:g} GB ({what}): {card.name} "
+                                    f"({card.vram_gb:g} GB).",
+                              f"有 {gb:g} GB 的最小在售消费级 NVIDIA 卡（{what}）：{card.name}（{card.vram_gb:g} GB）。"))
+    if spec.caveat:
+        bullets.append(spec.caveat.get(lang))
+    return Reply("memory", lang, title=_t(lang, "How much memory?", "需要多少显存？"), paragraphs=(para,),
+                 bullets=tuple(bullets),
+                 sources=(Source(source_title("memory_guidance", lang, name=label), spec.memory_source),),
+                 suggestions=(_t(lang, f"$1500 for {label}", f"预算1万做{label}"),))
+
+
 def _image_memory(engine: Engine, model, lang: str) -> Reply:
     """How much memory an image or video model needs: the published figures of the model table."""
     rows = [(_t(lang, "inference, 16-bit", "推理，16 位"), f"~{model.image_infer_gb:g} GB")]
@@ -1425,7 +1462,6 @@ def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, la
     from bot.fit import fit as estimate_fit
     from bot.fit import quant_for
     from bot.models import load_models
-    from bot.scorer import pricing
 
     model = _model_of(engine, need)
     table = load_models(engine.knowledge_dir)
@@ -1501,7 +1537,6 @@ def typical_card(engine: Engine, gb: float, need: Need, lang: str) -> str | None
 
 def worth_for_llm(engine: Engine, name: str, need: Need, lang: str) -> Reply:
     """"Is the P40 still worth it for LLMs?": what it runs and how fast, what it costs now, and what holds it back."""
-    from bot.scorer import pricing
 
     g = engine.catalog.get(name)
     if g is None:
@@ -1822,7 +1857,8 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
                           f"许可：{model.licence}" + ("（需在 Hugging Face 上同意条款后下载）" if model.gated else "")))
     sources = [Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]]
     sources += [Source(source_title("model_config", lang, name=model.name), u) for u in model.sources[:1]]
-    sources += [Source(f"{m.gpu} {m.model} {m.quant} — {m.test}", m.url) for m in c.measured[:2]]
+    sources += [Source(source_title(f"measured_{m.test}", lang, name=f"{m.gpu} {m.model} {m.quant}"), m.url)
+                for m in c.measured[:2]]
     sources.append(Source(source_title("quant_bits", lang), q.source))
     data = c.to_json(lang) | {"ladder": [e.to_json(lang) for e in ans.ladder], "cards_needed": ans.cards_needed}
     return Reply("fit", lang, title=_t(lang, f"{setup} × {name_en}: will it run?", f"{setup} 跑 {name_zh} 行吗？"),

@@ -35,6 +35,7 @@ __all__ = ["POLICY", "Conversation", "Engine", "Rule", "Session", "Turn", "rule_
 MIN_ACT_CONFIDENCE = 0.35  # over a rule that only guessed from what is stated ("refine" when slots appear)
 MIN_GUESS_OVER_DEFAULT = 0.25  # over the rules' catch-all "question"
 MIN_GUESS_OVER_CUE = 0.7  # over a rule that found a word naming the act ("psu", "why not", "compare", "rent")
+MIN_REFUSAL_CONFIDENCE = 0.4  # an out-of-scope guess with no words of another topic: a refusal needs this much
 SURE_SMALL_TALK = 0.5  # a greeting/help/reset guess on a message with no such word needs this much
 SHORT = 40  # characters: a message this short that carries a command word is that command
 COMMANDS = ("language", "reset", "help", "greeting")
@@ -159,8 +160,8 @@ def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool
     if follow_up and confidence >= 0.7 and "pick_request" in q.cues and not (q.gpus or q.ordinals or q.direction):
         follow_up = False  # "2000块的游戏显卡推荐" after picks: a new request, for something else, not a refinement
     if follow_up and ((not n.is_empty() and (not weak or len(q.text.strip()) <= 15)) or q.gpus or q.direction
-                      or q.ordinals):
-        return True  # "nevermind, show me nvidia again" after picks
+                      or q.ordinals or (q.bare_number is not None and len(q.text.strip()) <= 15)):
+        return True  # "nevermind, show me nvidia again", "再多五百" after picks
     return confidence < 0.6 and bool(q.gpus or n.budget or n.gpu_count or q.direction)
 
 
@@ -355,10 +356,18 @@ class Conversation:
         if guess and guess.act == "out_of_scope" and "offtopic" in q.cues and not _states_a_need(q, 1.0) and \
                 strength != "command":
             needed = min(needed, MIN_GUESS_OVER_DEFAULT)  # words of another topic back the guess
+        elif guess and guess.act == "out_of_scope":
+            needed = max(needed, MIN_REFUSAL_CONFIDENCE)
         # "ok, and 8000?": small talk states nothing, so a message that does is not small talk, however sure the guess
         content = guess is not None and guess.act in _SMALL_TALK_ACTS and _any_content(q)
         if guess is not None and guess.act in _SMALL_TALK_ACTS and strength == "default" and not q.cues & _SMALL_CUES:
             needed = max(needed, SURE_SMALL_TALK)  # "梅西拿过几次金球奖": a weak "help" guess is no reason to answer with help
+        if guess and guess.read_the_sentence and strength == "cue":
+            needed = 2.0  # a word naming the act ("psu", "rent", "it" with a job) over n-grams that were unsure
+        if guess and ((guess.act == "rent" and "rent" not in q.cues and s.follow_up != "rent") or
+                      (guess.act == "language" and not q.lang_request)):
+            needed = 2.0  # asked in words: renting (rent, hourly, cloud, a platform; "cheapest card for 70B" buys),
+            # a language ("in English please"; "怎样才能提高英语口语" is not one)
         if guess and guess.confidence >= needed and not content:
             # "hi", "start over", "help", "in English" (a short message with only that word) are never overruled
             if guess.act != "out_of_scope" or not _states_a_need(q, guess.confidence, bool(s.last_picks)):
@@ -438,7 +447,7 @@ class Conversation:
             and not (q.need.workloads or q.need.model_size_b)
         if s.follow_up == "rent" and (act in ("refine", "recommend", "question") or
                                       (act == "out_of_scope" and rent_words)) and \
-                not (q.gpus or q.ordinals or q.need.budget) and \
+                not (q.gpus or q.ordinals or q.need.budget or "pick_request" in q.cues) and \
                 (((q.direction or _says(q.text, "platform_follow_up")) and not (q.need.workloads or q.need.model_size_b))
                  or q.direction == "cheaper" or _says(q.text, "which_of_them") or rent_words):
             # "what about paid options?", "cheaper?", "还有别的吗", "which one is cheapest for fine-tuning a 70B?",
@@ -472,6 +481,9 @@ class Conversation:
             act = "gpu_info"  # "how much memory does it have?"
         if act == "power" and need.psu_w and (need.budget or need.workloads or "pick_request" in q.cues):
             act = "recommend"  # "I have a 650 W PSU and $1000 for CV": a need with a power limit
+        if s.last_act == "power" and act in ("recommend", "refine", "gpu_info") and q.gpus and not (
+                q.need.budget or q.need.workloads or q.need.model_size_b or q.cues & {"pick_request", "more_info"}):
+            return "power"  # "那换成两张4090呢" after "两张3090要多大的电源": the same question of other cards
         if act == "power" and s.last_picks and (q.need.psu_w or q.need.max_power_w) and not (q.gpus or q.ordinals) \
                 and not _asks(q.text):
             return "refine"  # "我电源只有650W", "功耗别超过300W", "keep it under 200 watts": the picks again
@@ -592,6 +604,7 @@ class Conversation:
         s = self.session
         n = s.need
         out = {"budget": asdict(n.budget) if n.budget else None,
+               "max_price": asdict(n.max_price) if n.max_price else None,  # "cheaper?": under the last top pick
                "currency": n.budget.currency if n.budget else None,
                "workload": n.workload, "workloads": list(n.workloads), "model_size_b": n.model_size_b,
                "finetune_method": n.finetune_method, "precision_bits": n.precision_bits, "gpu_count": n.gpu_count,
@@ -823,10 +836,12 @@ class Conversation:
         need = s.need.merge(turn_need)
         notes: list[Text] = []
         d = q.direction
+        if d and d != "cheaper":  # "more memory?" after "cheaper?": the ceiling was for that list
+            need = replace(need, max_price=None)
         if previous is not None and turn_need.budget is None:
             top = previous
             if d == "cheaper":
-                need = replace(need, budget=Budget(top.total - 0.01, top.price.currency), min_perf=None)
+                need = replace(need, max_price=Budget(top.total - 0.01, top.price.currency), min_perf=None)
                 if "same_memory" in q.cues:  # "cheaper alternative with the same VRAM"
                     need = replace(need, min_vram_gb=max(need.min_vram_gb or 0, top.gpu.vram_gb))
                 paid = format_money(top.total, top.price.currency)
@@ -887,7 +902,8 @@ class Conversation:
             s.awaiting = "budget"
             return answers.ask_budget_and_workload(lang)
         if need.workload is None and need.min_vram_gb is None and not _says_generic(q) and \
-                not (s.last_picks and need.budget) and not _asks_for_a_pick_in_context(t, need, s):
+                not (s.last_picks and need.budget) and not _asks_for_a_pick_in_context(t, need, s) and \
+                s.awaiting != "workload":  # asked once and answered with something else: assume, never ask twice
             s.awaiting = "workload"
             return answers.ask_workload(lang, need)
         assumed = need.workload is None
@@ -988,15 +1004,18 @@ def _unchanged(before: Need, need: Need, turn: Need, q: Query) -> Text | None:
 
 
 def _says_generic(q: Query) -> bool:
-    return "general" in q.need.workloads
+    """Deep learning with nothing more specific: "for ML", a framework ("best card for PyTorch under $700"), or
+    training with no model named ("a 4-GPU workstation for training, $10k")."""
+    return "general" in q.need.workloads or _says(q.text, "frameworks") or "train_words" in q.cues
 
 
 def _asks_for_a_pick_in_context(t: Turn, need: Need, s: Session) -> bool:
-    """"Which AMD card is best for $1000?" after a question about deep learning, or with a vendor chosen: a budget in
-    a request for a pick is enough to answer for general deep learning (the reply says so and offers the workloads as
+    """"Which AMD card is best for $1000?" after a question about deep learning, or with a vendor chosen, or "recommend
+    me the best card, $1000": a budget in a request for a pick is enough to answer for general deep learning (the reply says so and offers the workloads as
     next steps) instead of asking what it is for."""
     asks = t.act == "recommend" or "pick_request" in t.q.cues
-    return bool(need.budget) and asks and bool(need.vendor or s.last_act in ("question", "rent"))
+    return bool(need.budget) and asks and bool(need.vendor or s.last_act in ("question", "rent", "power", "gpu_info") or
+                                               "pick_request" in t.q.cues)
 
 
 def _has_a_job(c: Conversation, t: Turn) -> bool:
@@ -1105,6 +1124,9 @@ POLICY: tuple[Rule, ...] = (
     Rule("memory", _acts("memory", "fit"),
          lambda c, t: bool(t.need.model_size_b or c.session.need.model_size_b or t.need.model) and not t.need.budget,
          lambda c, t: answers.memory_question(c.engine, c.session.need, t.lang)),
+    Rule("workload-memory", _acts("memory"), lambda c, t: bool(t.q.need.workloads) and not t.q.gpus and
+         not t.need.budget and t.need.workload not in LLM_WORKLOADS and t.need.workload != "general",
+         lambda c, t: answers.workload_memory(c.engine, c.session.need, t.lang)),  # "视频生成显存要多大才够"
     Rule("card-in-context", _acts("refine", "recommend"), lambda c, t: len(t.q.gpus) == 1 and t.need.is_empty() and
          bool(c.session.last_picks) and bool(c.session.need.workload) and not t.cue("compare"),
          lambda c, t: c._why_not(t, asked="what_about")),  # "4090呢？" after picks: that card against this need

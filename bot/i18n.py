@@ -112,6 +112,8 @@ SOURCE_LABELS = {
     "transformer_math": Text("EleutherAI — Transformer math 101", "EleutherAI — Transformer 计算入门"),
     "model_config": Text("{name} — config", "{name} — 模型配置"),
     "quant_bits": Text("llama.cpp quantize — bits per weight", "llama.cpp 量化 — 每个权重的位数"),
+    "measured_decode": Text("{name} — measured generation speed", "{name} — 实测生成速度"),
+    "measured_prefill": Text("{name} — measured prompt speed", "{name} — 实测读入提示词速度"),
 }
 
 

@@ -62,6 +62,7 @@ class Need:
     region: str | None = None
     form_factor: str | None = None
     min_perf: float | None = None  # strictly faster than this relative speed ("faster?" after a pick)
+    max_price: Budget | None = None  # strictly cheaper than this ("cheaper?" after a pick); the budget stays as said
     model: str | None = None  # a model of knowledge/models.csv, by its canonical name
     quant: str | None = None  # a quantisation format code of knowledge/quants.csv ("Q4_K_M")
     context_tokens: int | None = None
@@ -92,14 +93,21 @@ class Need:
 
         What the turn states wins. A turn that states a budget and a workload together is a new need: only where
         the user is (region) and the date asked about (as_of: "back in 2020", `--as-of`) carry over. A new workload drops what belonged to the old one (model size, method,
-        precision, memory asked for it) and the vendor filter; a new budget drops a 'faster than' floor."""
+        precision, memory asked for it) and the vendor filter; a new budget drops a 'faster than' floor. Anything
+        stated drops a 'cheaper than' ceiling: it was for the list it was asked of ("cheaper?" then "AMD?" looks at
+        AMD cards within the budget)."""
         if turn.is_empty():
             return self
+        if turn.max_price is None:
+            self = replace(self, max_price=None)
         if len(turn.workloads) == 1 and self.workloads and \
                 set(self.workloads) <= NARROWER.get(turn.workloads[0], frozenset()):
             turn = replace(turn, workloads=self.workloads)
         if turn.budget is not None and turn.workloads:
             base = Need(region=self.region, as_of=self.as_of)
+            if set(turn.workloads) == set(self.workloads):  # "ok, which card for the LoRA case, under $1000?"
+                base = replace(base, model_size_b=self.model_size_b, model=self.model, quant=self.quant,
+                               precision_bits=self.precision_bits, context_tokens=self.context_tokens)
         else:
             base = self
             if turn.workloads and turn.workloads != self.workloads:
@@ -132,8 +140,9 @@ class Need:
     def from_dict(cls, d: dict | None) -> Need:
         known = {f.name for f in fields(cls)}
         d = {k: v for k, v in (d or {}).items() if k in known}
-        if d.get("budget"):
-            d["budget"] = Budget(**d["budget"])
+        for k in ("budget", "max_price"):
+            if d.get(k):
+                d[k] = Budget(**d[k])
         if d.get("as_of"):
             d["as_of"] = date.fromisoformat(d["as_of"])
         d["workloads"] = tuple(d.get("workloads") or ())

@@ -200,13 +200,27 @@ def assumed_precision(need: Need, knowledge_dir: Path, on: date) -> int | None:
 
 def pricing(need: Need, catalog: Catalog, on: date, lang: str = "en") -> tuple[str, Budget | None]:
     """The currency prices are compared in, and the budget in it: a CNY or USD budget as it is; another currency
-    (EUR, JPY, …) converted at the dated rate — to CNY for a buyer in mainland China, else to USD."""
-    b = need.budget
+    (EUR, JPY, …) converted at the dated rate — to CNY for a buyer in mainland China, else to USD; lowered to a
+    'cheaper than' ceiling when there is one."""
+    cur, budget = stated_pricing(need, catalog, on, lang)
+    ceiling = need.max_price
+    if ceiling is not None:  # "cheaper?": below the last top pick, within the budget
+        amount = ceiling.amount if ceiling.currency == cur else round(
+            catalog.fx.convert(ceiling.amount, ceiling.currency, cur, on), 2)
+        if budget is None or amount < budget.amount:
+            low = budget.low if budget and budget.low and budget.low < amount else None
+            budget = Budget(amount, cur, low=low)
+    return cur, budget
+
+
+def stated_pricing(need: Need, catalog: Catalog, on: date, lang: str = "en") -> tuple[str, Budget | None]:
+    """`pricing` without the 'cheaper than' ceiling: the budget as the user stated it, in the pricing currency."""
+    b, region = need.budget, need.region
     if b is None:
-        return ("CNY" if need.region == "cn" or (need.region is None and lang == "zh") else "USD"), None
+        return ("CNY" if region == "cn" or (region is None and lang == "zh") else "USD"), None
     if b.currency in PRICING_CURRENCIES:
         return b.currency, b
-    cur = "CNY" if need.region == "cn" else "USD"
+    cur = "CNY" if region == "cn" else "USD"
     conv = catalog.fx.convert
     return cur, Budget(round(conv(b.amount, b.currency, cur, on), 2), cur,
                        low=round(conv(b.low, b.currency, cur, on), 2) if b.low else None, approximate=True)
@@ -410,6 +424,14 @@ _QLORA_NOTE = Text("LoRA on this model does not fit the budget, so these are for
                    "这个模型做 LoRA 在预算内装不下，下面按 QLoRA（4 位基座权重，稍慢，效果接近）推荐。")
 
 
+_FULL_NOTE = Text("Full fine-tuning of this model does not fit the budget (every weight also needs its gradient and the "
+                  "optimiser's state: about 16 bytes a parameter before activations), so these are for LoRA, which "
+                  "trains small adapters on the frozen model and keeps most of the quality; for full fine-tuning, "
+                  "rent multi-GPU 80 GB machines by the hour.",
+                  "这个模型全参微调在预算内装不下（每个权重还要存梯度和优化器状态：激活之外约每参数 16 字节），下面按 LoRA 推荐："
+                  "冻结原模型、只训练小的适配器，效果大部分保留；真要全参微调，建议按小时租多卡 80 GB 的机器。")
+
+
 _LAB_NOTE = Text("A budget this size buys a machine, not a card: these are 4- and 8-card setups (the most of each card the "
                  "budget buys). Training spreads over the cards (data parallel: each doubling gives 1.5–1.9×, Lambda's "
                  "measurements); cards without NVLink talk over PCIe.",
@@ -425,7 +447,8 @@ def _split_note(n: int) -> Text:
 
 def _alternatives(need: Need):
     """What an expert tries, in order, when nothing meets the need as asked: the used market, QLoRA instead of LoRA,
-    the model split over two or four identical cards. Each with the note the reply makes of it."""
+    the model split over two or four identical cards, LoRA (then QLoRA) instead of full fine-tuning. Each with the
+    note the reply makes of it."""
     markets = (need.used,) if need.used is not None else (None, True)
     for used in markets:
         yield replace(need, used=used), ()
@@ -437,6 +460,12 @@ def _alternatives(need: Need):
         for n in MULTI_CARD_COUNTS:
             for used in markets:
                 yield replace(need, gpu_count=n, used=used), (_split_note(n),)
+    # full fine-tuning holds every weight's gradient and optimiser state: when no setup in budget holds that, what
+    # an expert offers is LoRA, then QLoRA, saying so
+    if need.workload == "llm_finetune" and need.finetune_method == "full" and need.model_size_b:
+        for method, notes in (("lora", (_FULL_NOTE,)), ("qlora", (_FULL_NOTE, _QLORA_NOTE))):
+            for used in markets:
+                yield replace(need, finetune_method=method, used=used), notes
 
 
 def rank_or_used(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None = None,

@@ -282,7 +282,7 @@ def test_a_second_job_is_named_in_the_answer(scorer_engine, text, labels):
     (("预算1万左右，想跑本地大模型推理，主要是qwen 14b", "加一张呢"), "recommend",
      lambda r: r.query["gpu_count"] == 2),
     (("which gpu for LLM inference, 2 grand", "ok forget gaming. cheaper?"), "recommend",
-     lambda r: r.query["budget"]["amount"] < 2000),
+     lambda r: r.query["budget"]["amount"] == 2000 and r.query["max_price"]["amount"] < 2000),
     (("what's the best card under 1000 dollars for ML", "in china how much is that"), "recommend",
      lambda r: r.query["budget"]["currency"] == "CNY"),
     (("what's the best card under 1000 dollars for ML", "what about buying one in HK"), "recommend",

@@ -747,7 +747,7 @@ def test_kill_9_between_question_and_follow_up_loses_nothing(tmp_path):
         assert f"在上次首选 {top1}" in follow.text, follow.text
         assert _prices(follow.text)[0] < price1
         # the question was not answered twice: the restarted bot went on from the stored state
-        assert not [c for c in fake.calls_of("sendMessage", 1201, mark) if "预算 ¥8,000" in c.text]
+        assert not [c for c in fake.calls_of("sendMessage", 1201, mark) if "预算 ¥8,000</b>" in c.text]
     finally:
         bot.stop()
         fake.stop()
