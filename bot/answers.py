@@ -577,6 +577,12 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
     if g.name in last_picks:
         i = last_picks.index(g.name) + 1
         reasons.append(_t(lang, f"{g.name} is in the list: pick #{i}.", f"{g.name} 在推荐里：第 {i} 个。"))
+    elif cand is not None and top is not None and top.gpu.name == g.name:  # asked after a comparison, not a list
+        reasons.append(_t(lang, f"For this need it would be my first pick: relative speed {cand.perf:.2f}, "
+                                f"{cand.value:.2f} per {money(1000, cand.price.currency)} at {money(cand.total, cand.price.currency)}"
+                                " — it simply wasn't among the cards you asked me to compare.",
+                          f"按这个需求它正是我的首选：相对速度 {cand.perf:.2f}，{money(cand.total, cand.price.currency)} 下每 "
+                          f"{money(1000, cand.price.currency)} {cand.value:.2f}——只是不在你让我对比的卡里。"))
     elif g.release_date and g.release_date > r.as_of:
         reasons.append(_t(lang, f"It was not out yet ({g.release_date}).", f"当时还没发布（{g.release_date}）。"))
     elif g.vendor not in vendors and r.need.vendor is None and g.vendor != "NVIDIA":

@@ -116,7 +116,7 @@ def _off_topic_gate(q: Query, act: str, guess: ActGuess | None) -> str:
         about_a_card = bool(q.gpus) and act in ("power", "where_to_buy", "memory", "fit", "rent")
         sure_question = act == "question" and "domain" in q.cues and guess is not None and \
             guess.act == "question" and guess.confidence >= 0.8
-        if act in ("recommend", "refine") or (guess and "out_of_scope" in (guess.act, guess.runner_up)
+        if act in ("recommend", "refine", "gpu_info") or (guess and "out_of_scope" in (guess.act, guess.runner_up)
                                                and not (about_a_card or sure_question)):
             return "out_of_scope"
     if act == "refine" and q.need.is_empty() and q.bare_number is None and not q.direction and not q.cues - {
@@ -345,7 +345,9 @@ class Conversation:
         q = parse(text, self.engine.catalog, self.engine.today)
         has_letters = any(c.isalpha() for c in text)
         lang = q.lang_request if q.lang_request and len(text.strip()) <= SHORT else None
-        lang = lang or s.lang_locked or (q.lang if has_letters else (s.lang or q.lang))
+        mixed = any("\u4e00" <= c <= "\u9fff" for c in text) and any(c.isascii() and c.isalpha() for c in text)
+        # "more vram 呢" in a Chinese chat: a message in both scripts keeps the chat's language
+        lang = lang or s.lang_locked or (q.lang if has_letters and not (mixed and s.lang) else (s.lang or q.lang))
         guess = None
         model = self.engine.acts if q.delexicalised else None
         if model is not None:
@@ -370,7 +372,8 @@ class Conversation:
             # a language ("in English please"; "怎样才能提高英语口语" is not one)
         if guess and guess.confidence >= needed and not content:
             # "hi", "start over", "help", "in English" (a short message with only that word) are never overruled
-            if guess.act != "out_of_scope" or not _states_a_need(q, guess.confidence, bool(s.last_picks)):
+            if guess.act != "out_of_scope" or not (_states_a_need(q, guess.confidence, bool(s.last_picks)) or
+                                                   (q.gpus and _ml_evidence(q))):  # "3090 for gaming and pytorch"
                 act = guess.act  # an out-of-scope guess never refuses a message that states a GPU need
         if guess is not None and guess.act == "out_of_scope" and act not in COMMANDS and _about_something_else(q):
             act = "out_of_scope"  # "best running shoes under $100", "推荐几部好看的美剧": nothing of GPUs or ML in it

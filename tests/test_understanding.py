@@ -888,3 +888,78 @@ def test_a_method_after_a_memory_question_keeps_the_model_size(scorer_engine, tu
 def test_a_generic_word_after_a_specific_job_keeps_the_job(scorer_engine, turns):
     conv, (first, _) = chat(scorer_engine, *turns)
     assert conv.session.need.workloads == tuple(first.query["workloads"]) != ("general",)
+
+
+# --- patterns from the third stranger round (2026-12-02) -------------------------------------------------------------
+
+@pytest.mark.parametrize(("turns", "currency"), [(("HK$12000 for training CNNs", "cheaper"), "HKD"),
+                                                 (("預算台幣三萬，想學深度學習", "有沒有更便宜的"), "TWD"),
+                                                 (("预算6000，训练CNN", "便宜点的呢"), "CNY")])
+def test_cheaper_is_a_ceiling_beside_the_budget_which_stays_as_said(scorer_engine, turns, currency):
+    conv, (first, cheaper) = chat(scorer_engine, *turns)
+    assert cheaper.query["budget"] == first.query["budget"] and cheaper.query["budget"]["currency"] == currency
+    assert cheaper.recommendations and all(r.price < first.recommendations[0].price for r in cheaper.recommendations)
+    amd = conv.turn("AMD?" if cheaper.lang == "en" else "A卡呢")
+    assert amd.query["max_price"] is None and amd.query["budget"] == first.query["budget"], plain(amd)
+
+
+@pytest.mark.parametrize("text", ["想全量微调一个Llama 8B，预算三万", "full fine-tune of a 7B model, $2000"])
+def test_full_fine_tuning_that_fits_nothing_falls_back_to_lora_and_says_so(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.recommendations and ("LoRA" in plain(reply)), plain(reply)
+    assert "全参微调在预算内装不下" in plain(reply) or "Full fine-tuning of this model does not fit" in plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("what's the best card for PyTorch under $700?",),
+                                   ("building a 4-GPU workstation for training, ~$10k for the cards",),
+                                   ("预算5000", "最多200瓦")])
+def test_a_generic_job_or_a_second_answer_without_one_gets_picks_not_the_same_question(scorer_engine, turns):
+    _, replies = chat(scorer_engine, *turns)
+    assert replies[-1].recommendations, plain(replies[-1])
+
+
+@pytest.mark.parametrize("text", ["视频生成显存要多大才够", "how much vram do i need for speech recognition training"])
+def test_the_memory_a_kind_of_job_needs(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.intent == "memory" and "GB" in reply.paragraphs[0], plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("两张3090要多大的电源", "那换成两张4090呢"), ("PSU for two 3090s?", "and two 4090s?")])
+def test_the_same_power_question_of_other_cards(scorer_engine, turns):
+    _, (_, reply) = chat(scorer_engine, *turns)
+    assert reply.intent == "power" and "4090" in plain(reply), plain(reply)
+
+
+@pytest.mark.parametrize("text", ["thanks, that helps", "that helped a lot!", "super helpful, cheers"])
+def test_thanks_that_mention_help_are_thanks(scorer_engine, text):
+    _, (_, reply) = chat(scorer_engine, "$1000 for CNNs", text)
+    assert reply.query["act"] == "greeting", plain(reply)
+
+
+def test_a_message_in_both_scripts_keeps_the_chats_language(scorer_engine):
+    _, (_, reply) = chat(scorer_engine, "帮我推荐一张卡，预算一万五，做diffusion训练", "more vram 呢")
+    assert reply.lang == "zh", plain(reply)
+
+
+@pytest.mark.parametrize(("text", "declined"), [("is now a good time to mine ethereum with a 3090", True),
+                                                ("3090拿来挖以太坊还能回本吗", True),
+                                                ("is the 3090 good for gaming and pytorch", False),
+                                                ("is a used mining 3090 ok for deep learning", False)])
+def test_crypto_mining_with_a_card_is_declined_but_a_card_for_ml_is_not(scorer_engine, text, declined):
+    _, (reply,) = chat(scorer_engine, text)
+    assert (reply.intent == "out_of_scope") == declined, plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("4090和5090对比一下，做LoRA微调", "为什么不选3090"),
+                                   ("compare the 4090 and 5090 for LoRA fine-tuning", "why not the 3090?")])
+def test_why_not_a_card_that_would_be_the_top_pick_says_so(scorer_engine, turns):
+    _, (_, reply) = chat(scorer_engine, *turns)
+    text = plain(reply)
+    assert "首选" in text or "first pick" in text, text
+    assert not re.search(r"(\d\.\d\d) (?:vs|对) \1", text), text
+
+
+@pytest.mark.parametrize("text", ["cheapest card for 70B", "怎样才能提高英语口语？"])
+def test_rent_and_language_are_asked_in_words(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.query["act"] not in ("rent", "language"), plain(reply)
