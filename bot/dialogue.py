@@ -413,6 +413,9 @@ class Conversation:
         question about a named card is about that card, a bare modifier after a fit or memory answer continues
         it, and a need message starts or refines a recommendation."""
         s = self.session
+        if q.gpus and "speed" in q.cues and (s.need.model_size_b or s.need.model) and not q.need.budget and \
+                act in ("power", "gpu_info", "refine", "recommend") and "power" not in q.cues:
+            return "fit"  # "ok and two 3090s, how fast" with a 70B model on the table
         if act not in COMMANDS and act != "out_of_scope" and self._another_card_same_question(q):
             return s.last_act or act
         if s.focus and (s.need.model_size_b or s.need.model) and _says(q.text, "enough_question") and \
@@ -446,6 +449,10 @@ class Conversation:
         if s.last_act in ("fit", "recommend", "refine", "compare") and "speed" in q.cues and not q.gpus and \
                 not q.need.budget and not q.need.model_size_b and not q.need.model and s.need.model_size_b and s.focus:
             return "fit"  # "how fast?", "速度多少" after a fit or a pick: the setup on the table, its speed
+        if s.follow_up == "rent" and q.gpus and act in ("refine", "recommend", "gpu_info") and \
+                len(q.text.strip()) <= SHORT and not (q.need.budget or q.need.workloads or q.need.model_size_b or
+                                                      q.cues & {"pick_request", "compare"}):
+            return "rent"  # "what about H100 instead" after a rental answer: renting that card
         rent_words = (q.need.gpu_count or q.need.region or _says(q.text, "abroad") or _says(q.text, "rent_time")) \
             and not (q.need.workloads or q.need.model_size_b)
         if s.follow_up == "rent" and (act in ("refine", "recommend", "question") or

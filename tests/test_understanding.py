@@ -963,3 +963,19 @@ def test_why_not_a_card_that_would_be_the_top_pick_says_so(scorer_engine, turns)
 def test_rent_and_language_are_asked_in_words(scorer_engine, text):
     _, (reply,) = chat(scorer_engine, text)
     assert reply.query["act"] not in ("rent", "language"), plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("rent vs buy: i need about 200 hours of A100 time", "what about H100 instead",
+                                    "cheapest platform?"),
+                                   ("租卡还是买卡划算，我要用A100跑200小时", "那H100呢", "哪个平台最便宜")])
+def test_a_card_or_a_platform_question_after_a_rental_answer_stays_a_rental(scorer_engine, turns):
+    _, (_, card, cheapest) = chat(scorer_engine, *turns)
+    assert card.intent == "rent" and "H100" in plain(card), plain(card)
+    assert cheapest.intent == "rent", plain(cheapest)
+
+
+@pytest.mark.parametrize("turns", [("I want to run 70b models locally, what should i get", "ok and two 3090s, how fast"),
+                                   ("想本地跑70B的模型，买什么卡", "两张3090速度多少")])
+def test_how_fast_on_named_cards_with_a_model_on_the_table_is_a_fit_question(scorer_engine, turns):
+    _, (_, reply) = chat(scorer_engine, *turns)
+    assert reply.intent == "fit" and ("tokens/s" in plain(reply)), plain(reply)
