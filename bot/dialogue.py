@@ -463,8 +463,8 @@ class Conversation:
             # "what about paid options?", "cheaper?", "还有别的吗", "which one is cheapest for fine-tuning a 70B?",
             # "那8张呢", "and in China?", "国外呢", "for 3 months?" after a platform answer
             return "rent"
-        if act in ("recommend", "refine") and len(q.gpus) >= 2 and not need.model_size_b and \
-                _says(q.text, "choice_between"):
+        if act in ("recommend", "refine", "where_to_buy", "gpu_info") and len(q.gpus) >= 2 and not need.model_size_b \
+                and _says(q.text, "choice_between") and "buy_where" not in q.cues:
             return "compare"  # "预算两万做微调，4090还是5090D": two cards offered as the choice are weighed, not re-listed
         if act in ("compare", "gpu_info", "recommend", "refine") and not q.need.budget and (
                 (len(q.gpus) >= 2 and _says(q.text, "mixing_cards")) or
@@ -487,6 +487,9 @@ class Conversation:
             return "question"  # "rent or buy?", "租卡平台数据安全吗": the guide's judgement, not a price table
         if act == "fit" and not referred:
             act = "recommend"  # "I want to run Llama 3 70B at home": what to buy for it
+        if act in ("power", "fit", "memory", "gpu_info") and _says(q.text, "power_limit", "words") and \
+                _says(q.text, "power_limit", "cost"):
+            return "question"  # "功耗限制到300W会慢多少": the guide's advice on power limiting
         if act == "memory" and referred and not need.model_size_b:
             act = "gpu_info"  # "how much memory does it have?"
         if act == "power" and need.psu_w and (need.budget or need.workloads or "pick_request" in q.cues):
@@ -584,7 +587,7 @@ class Conversation:
             note = Text(f"(Your message was longer than {self.engine.max_input_chars:,} characters; I read the "
                         "beginning.)", f"（消息超过 {self.engine.max_input_chars:,} 个字符，我只读了开头部分。）").get(t.lang)
             reply = replace(reply, footer=(note,) + reply.footer)
-        self.session.last_act = t.act
+        self.session.last_act = "compare" if reply.intent == "compare" else t.act  # a verdict shown is a comparison
         self.session.last_rule = rule.name
         return replace(reply, query=self._query_json(t, rule.name))
 

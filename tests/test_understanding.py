@@ -979,3 +979,21 @@ def test_a_card_or_a_platform_question_after_a_rental_answer_stays_a_rental(scor
 def test_how_fast_on_named_cards_with_a_model_on_the_table_is_a_fit_question(scorer_engine, turns):
     _, (_, reply) = chat(scorer_engine, *turns)
     assert reply.intent == "fit" and ("tokens/s" in plain(reply)), plain(reply)
+
+
+@pytest.mark.parametrize("text", ["should i buy a used 3090 or a new 4070 ti super", "二手3090还是全新4070 Ti Super，买哪个"])
+def test_two_cards_offered_as_a_choice_are_compared(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.intent == "compare", plain(reply)
+
+
+def test_a_job_after_a_comparisons_verdict_compares_again(scorer_engine):
+    _, (*_, reply) = chat(scorer_engine, "compare 4070 ti super and 3090 for deep learning", "which one for LLMs?",
+                          "and for stable diffusion training")
+    assert reply.intent == "compare", plain(reply)
+
+
+@pytest.mark.parametrize("text", ["功耗限制到300W会慢多少", "how much slower is a 4090 power limited to 300W"])
+def test_the_cost_of_a_power_limit_is_the_guides_advice_not_a_psu_size(engine, text):
+    _, (reply,) = chat(engine, text)
+    assert reply.intent == "question" and reply.topic == "power-and-cooling", plain(reply)
