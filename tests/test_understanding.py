@@ -997,3 +997,13 @@ def test_a_job_after_a_comparisons_verdict_compares_again(scorer_engine):
 def test_the_cost_of_a_power_limit_is_the_guides_advice_not_a_psu_size(engine, text):
     _, (reply,) = chat(engine, text)
     assert reply.intent == "question" and reply.topic == "power-and-cooling", plain(reply)
+
+
+@pytest.mark.parametrize(("text", "workloads"), [("rtx 3080 10gb enough for finetuning bert?", ("transformer",)),
+                                                 ("3080 10G微调BERT够吗", ("transformer",)),
+                                                 ("微调gpt模型", ("llm_finetune",)),
+                                                 ("fine-tune whisper", ("speech",))])
+def test_a_fine_tune_is_of_the_model_family_named(engine, text, workloads):
+    from bot.nlu import parse
+
+    assert parse(text, engine.catalog).need.workloads == workloads

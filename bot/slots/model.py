@@ -93,10 +93,14 @@ def workloads(text: str, size: float | None, method: str | None, named_llm: bool
     found: dict[str, int] = {}
     first = min(at.values(), default=0)
     generic = has_any(text, _GENERIC_FINETUNE)
-    if (method or "llm_finetune" in at) and (llm or domains or generic):
+    # a transformer named by a word that is no LLM's ("fine-tuning BERT", "微调T5") is the domain a fine-tune is of
+    named_transformer = "transformer" in at and not llm and _first_match(
+        text, tuple(w for w in lex["transformer"] if w not in words("slots", "llm_words"))) is not None
+    tuned = domains or (["transformer"] if named_transformer else [])
+    if (method or "llm_finetune" in at) and (llm or tuned or generic):
         # a method alone ("改成LoRA", "5090训练LoRA") names no job: the conversation's workload stands; "LoRA微调"
         # with no other domain is an LLM fine-tune
-        found["llm_finetune" if llm or not domains else domains[0]] = at.get("llm_finetune", first)
+        found["llm_finetune" if llm or not tuned else tuned[0]] = at.get("llm_finetune", first)
     strong_inference = has_any(text, words("slots", "cues", "inference_strong"))
     if "llm_inference" in at and "llm_finetune" in found and not strong_inference:
         del at["llm_inference"]  # "跑大模型微调": running a fine-tune, not serving a model
