@@ -6,7 +6,7 @@ plain JSON next to it. Predicting needs numpy only: no scikit-learn import on th
 
 When the n-grams leave it unsure (under `ESCALATE_BELOW`), a second classifier that also reads the message's sentence
 vector (the index's ONNX encoder) decides: phrasings the labelled set never had still land near ones it had. Five-fold
-CV on the train split: 0.929 → 0.939, with 14 % of messages consulting the vector; a budget answer that is sure of its
+CV on the train split, the model alone: 0.929 → 0.940, with 14 % of messages consulting the vector; a budget answer that is sure of its
 act never loads the encoder (cold start)."""
 
 from __future__ import annotations

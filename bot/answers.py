@@ -32,6 +32,8 @@ from bot.scorer import (
 HEADROOM_PCT = round((PSU_HEADROOM - 1) * 100)
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from bot.catalog import GPU
     from bot.engine import Engine
     from bot.knowledge import Platform
@@ -1097,14 +1099,11 @@ def memory_question(engine: Engine, q: Need, lang: str) -> Reply:
         e = estimate(q.model_size_b, m, q.precision_bits, engine.knowledge_dir)
         label = {"full": _t(lang, "full fine-tune", "全参微调"), "lora": "LoRA", "qlora": "QLoRA"}[m]
         rows.append((label, f"~{e.total_gb:g} GB", e.assumption_en if lang == "en" else e.assumption_zh))
-    fitting = []
     need = min(float(r[1].strip("~ GB")) for r in rows)
     on = q.as_of or engine.today or date.today()
-    for g in sorted(engine.catalog, key=lambda g: (g.vram_gb, -(g.release_date or date.min).toordinal())):
-        on_sale = any(g.price(cur, market, on) for cur in ("USD", "CNY") for market in ("new", "used"))
-        if g.vram_gb >= need and g.vendor == "NVIDIA" and g.segment == "consumer" and on_sale:
-            fitting.append(g.name)  # the smallest card still sold (new or used), not a long-gone TITAN
-            break
+    smallest = _smallest_card(engine, need, lambda g: any(g.price(cur, market, on) for cur in ("USD", "CNY")
+                                                          for market in ("new", "used")))
+    fitting = [smallest.name] if smallest else []  # the smallest card still sold (new or used), not a long-gone TITAN
     header = tuple(_t(lang, *h) for h in (("Job", "任务"), ("Memory", "显存"), ("Assumption", "假设")))
     para = _t(lang, f"Memory for a {q.model_size_b:g}B-parameter model:", f"{q.model_size_b:g}B 参数模型需要的显存：")
     footer = (_t(lang, "Estimates: weights + KV cache + runtime for inference (sizes in GiB, as cards are labelled); "
@@ -1145,6 +1144,12 @@ def _cards_for(engine: Engine, need_gb: float, on: date, lang: str) -> tuple[str
                        "machines.", "（多张卡时把模型切分到各卡上：张量并行或流水线并行；超过 8 张就要多台机器）。"),)
 
 
+def _smallest_card(engine: Engine, gb: float, on_sale: Callable[[GPU], bool]) -> GPU | None:
+    """The consumer NVIDIA card with the least memory that still has `gb`, the newest of equals, among those on sale."""
+    return next((g for g in sorted(engine.catalog, key=lambda g: (g.vram_gb, -(g.release_date or date.min).toordinal()))
+                 if g.vram_gb >= gb and g.vendor == "NVIDIA" and g.segment == "consumer" and on_sale(g)), None)
+
+
 def workload_memory(engine: Engine, need: Need, lang: str) -> Reply:
     """How much memory a kind of job needs ("视频生成显存要多大才够", "how much vram for speech models"): the
     workload's published minimum and comfortable sizes, and the smallest cards on sale that have them."""
@@ -1158,9 +1163,7 @@ def workload_memory(engine: Engine, need: Need, lang: str) -> Reply:
     bullets = []
     for gb, what in ((spec.min_vram_gb, _t(lang, "to get started", "入门")),
                      (spec.comfortable_vram_gb, _t(lang, "comfortable", "宽裕"))):
-        card = next((g for g in sorted(engine.catalog, key=lambda g: (g.vram_gb, -(g.release_date or date.min).toordinal()))
-                     if g.vram_gb >= gb and g.vendor == "NVIDIA" and g.segment == "consumer"
-                     and g.price(currency, "new", on)), None)
+        card = _smallest_card(engine, gb, lambda g: g.price(currency, "new", on) is not None)
         if card is not None:
             bullets.append(_t(lang, f"Smallest new consumer NVIDIA card with {gb:g} GB ({what}): {card.name} "
                                     f"({card.vram_gb:g} GB).",

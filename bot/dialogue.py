@@ -35,6 +35,7 @@ __all__ = ["POLICY", "Conversation", "Engine", "Rule", "Session", "Turn", "rule_
 MIN_ACT_CONFIDENCE = 0.35  # over a rule that only guessed from what is stated ("refine" when slots appear)
 MIN_GUESS_OVER_DEFAULT = 0.25  # over the rules' catch-all "question"
 MIN_GUESS_OVER_CUE = 0.7  # over a rule that found a word naming the act ("psu", "why not", "compare", "rent")
+NEVER = 2.0  # above any probability: the guess does not overrule the rules
 MIN_REFUSAL_CONFIDENCE = 0.4  # an out-of-scope guess with no words of another topic: a refusal needs this much
 SURE_SMALL_TALK = 0.5  # a greeting/help/reset guess on a message with no such word needs this much
 SHORT = 40  # characters: a message this short that carries a command word is that command
@@ -353,7 +354,7 @@ class Conversation:
         if model is not None:
             guess = model.predict(acts.model_input(q), lambda: self.engine.sentence_vector(text))
         act, strength = rule_act_and_strength(q, s)
-        needed = {"command": 2.0, "cue": MIN_GUESS_OVER_CUE,
+        needed = {"command": NEVER, "cue": MIN_GUESS_OVER_CUE,
                   "default": MIN_GUESS_OVER_DEFAULT if act == "question" else MIN_ACT_CONFIDENCE}[strength]
         if guess and guess.act == "out_of_scope" and "offtopic" in q.cues and not _states_a_need(q, 1.0) and \
                 strength != "command":
@@ -365,10 +366,10 @@ class Conversation:
         if guess is not None and guess.act in _SMALL_TALK_ACTS and strength == "default" and not q.cues & _SMALL_CUES:
             needed = max(needed, SURE_SMALL_TALK)  # "梅西拿过几次金球奖": a weak "help" guess is no reason to answer with help
         if guess and guess.read_the_sentence and strength == "cue":
-            needed = 2.0  # a word naming the act ("psu", "rent", "it" with a job) over n-grams that were unsure
+            needed = NEVER  # a word naming the act ("psu", "rent", "it" with a job) over n-grams that were unsure
         if guess and ((guess.act == "rent" and "rent" not in q.cues and s.follow_up != "rent") or
                       (guess.act == "language" and not q.lang_request)):
-            needed = 2.0  # asked in words: renting (rent, hourly, cloud, a platform; "cheapest card for 70B" buys),
+            needed = NEVER  # asked in words: renting (rent, hourly, cloud, a platform; "cheapest card for 70B" buys),
             # a language ("in English please"; "怎样才能提高英语口语" is not one)
         if guess and guess.confidence >= needed and not content:
             # "hi", "start over", "help", "in English" (a short message with only that word) are never overruled
