@@ -1418,6 +1418,8 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str) -> Reply:
         return card
     new, used = _current_price(engine, need, g, lang)
     price = new or used
+    if price is None and g.reference:
+        return card  # a card outside the catalog: its sheet already says it has no price here
     if price is None:  # what can be said (memory for the job) first, then why the price verdict is missing
         there = price_elsewhere(g, _price_currency(need, lang), need.as_of or engine.today or date.today(),
                                 engine.catalog)

