@@ -250,6 +250,11 @@ CASES = [
     ("€99,000,000", rejected("too_large", 99e6)),  # over $100M's worth
     ("¥200,000,000", rejected("too_large", 2e8)),
     ("预算1亿", budget(1e8, CNY)),  # the ceiling itself is still a (silly) budget
+    # what an amount buys makes it a budget
+    ("what can 800 buy me for ML", budget(800, USD)),
+    ("what gpu does 1200 get me", budget(1200, USD)),
+    ("1500能买什么显卡", budget(1500, CNY)),
+    ("3000可以買啥卡", budget(3000, CNY)),
 ]
 
 
