@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import replace
+from datetime import date
 
 import pytest
 
@@ -135,6 +136,20 @@ def test_a_price_past_18_months_is_shown_as_possibly_out_of_date(scorer_engine, 
                          (f"{stale.name} 的参数和价格", "可能已过时")):
         reply = Conversation(scorer_engine).turn(text)
         assert phrase in plain(reply), plain(reply)
+
+
+def test_a_system_builders_price_is_labelled_where_a_card_is_priced(catalog, settings):
+    """Lambda's per-GPU prices inside its servers are no shop price: the card's sheet and where-to-buy say so (the
+    cards' notes no longer do)."""
+    from bot.dialogue import Engine
+
+    then = date(2024, 6, 1)
+    g = next(g for g in catalog if (p := g.price("USD", "new", then)) is not None and p.market == "system")
+    e = Engine(catalog, KNOWLEDGE, settings.index_dir, settings.model_path, settings.min_relevance,
+               settings.max_input_chars, today=then)
+    for lang, phrase in (("en", "a system builder's per-GPU price, not retail"), ("zh", "整机厂商的单卡折算价，非零售价")):
+        assert phrase in plain(answers.gpu_card(e, Need(as_of=then), g.name, lang)), g.name
+        assert phrase in plain(answers.where_to_buy(e, g.name, "global", lang)), g.name
 
 
 def test_typo_tables_out_of_date_with_the_guide_are_a_problem(copy):
