@@ -95,7 +95,8 @@ def test_more_budget_never_gives_a_worse_top_pick(catalog, needs, a, b, on):
     if r_low.picks:
         assert r_high.picks
         assert r_low.picks[0].role == r_high.picks[0].role == "best"
-        assert r_high.picks[0].candidate.perf >= r_low.picks[0].candidate.perf
+        # speeds equal to the hundredth rank more memory first (a 8 GB card at 0.248 over a 6 GB one at 0.253)
+        assert round(r_high.picks[0].candidate.perf, 2) >= round(r_low.picks[0].candidate.perf, 2)
         assert len(r_high.candidates) >= len(r_low.candidates)
 
 
