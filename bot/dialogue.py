@@ -38,6 +38,7 @@ MIN_GUESS_OVER_CUE = 0.7  # over a rule that found a word naming the act ("psu",
 NEVER = 2.0  # above any probability: the guess does not overrule the rules
 MIN_REFUSAL_CONFIDENCE = 0.4  # an out-of-scope guess with no words of another topic: a refusal needs this much
 SURE_SMALL_TALK = 0.5  # a greeting/help/reset guess on a message with no such word needs this much
+SURE_OUT_OF_SCOPE = 0.8  # an out-of-scope guess this sure is not overruled by a place, a date or a vendor alone
 SHORT = 40  # characters: a message this short that carries a command word is that command
 COMMANDS = ("language", "reset", "help", "greeting")
 _SMALL_CUES = context.SMALL_TALK_CUES
@@ -136,8 +137,10 @@ def _about_something_else(q: Query) -> bool:
     position or direction in the list on screen), and it says more than a follow-up would: a budget or a place beside
     words of its own ("best running shoes under $100", "is it going to rain in london this weekend")."""
     n = q.need
+    beginner = set(n.workloads) <= {"learning", "general"}  # "books for learning stoicism": no GPU job by itself
     if q.gpus or q.ordinals or q.direction or q.cues & _GPU_CUES or q.bare_number is not None or \
-            not replace(n, budget=None, region=None, as_of=None, vendor=None).is_empty() or \
+            not replace(n, budget=None, region=None, as_of=None, vendor=None,
+                        workloads=() if beginner else n.workloads).is_empty() or \
             _says(q.text, "which_of_them"):  # "which one should I buy then": a choice among the cards on screen
         return False
     cue_words = words("slots", "cues")
@@ -147,7 +150,7 @@ def _about_something_else(q: Query) -> bool:
 def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool:
     """The message states something only a deep-learning GPU question would: a workload, a model size, a method.
     A card, a budget or a count alone ("4090 for Cyberpunk?", "phone under $800") counts only when the classifier
-    is unsure."""
+    is unsure (`confidence`: how sure it is that the message is out of scope)."""
     n = q.need
     if n.workloads and n.workloads != ("general",) or n.model_size_b or n.finetune_method:
         return True
@@ -160,6 +163,8 @@ def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool
     weak = replace(n, region=None, as_of=None, form_factor=None, vendor=None).is_empty()
     if follow_up and confidence >= 0.7 and "pick_request" in q.cues and not (q.gpus or q.ordinals or q.direction):
         follow_up = False  # "2000块的游戏显卡推荐" after picks: a new request, for something else, not a refinement
+    if follow_up and weak and confidence >= SURE_OUT_OF_SCOPE and not n.budget:
+        follow_up = False  # "北京到上海多远", "旺角有咩好嘢食" after picks: a place in a sentence about something else
     if follow_up and ((not n.is_empty() and (not weak or len(q.text.strip()) <= 15)) or q.gpus or q.direction
                       or q.ordinals or (q.bare_number is not None and len(q.text.strip()) <= 15)):
         return True  # "nevermind, show me nvidia again", "再多五百" after picks

@@ -160,3 +160,33 @@ def test_small_talk_and_shop_questions_are_not_declined(scorer_engine, text, act
     conv.turn("$1500 for training CNNs")
     reply = conv.turn(text)
     assert reply.query["act"] == act and reply.intent != "out_of_scope", (reply.query.get("rule"), plain(reply))
+
+
+@pytest.mark.parametrize("context, text, intent", [
+    # a place inside a sentence about something else is no refinement of the picks on screen
+    ("$1500 for training CNNs", "what's the weather like in berlin this weekend", "out_of_scope"),
+    ("预算8000训练CNN", "北京到上海多远", "out_of_scope"),
+    ("預算八千訓練CNN", "旺角有咩好嘢食", "out_of_scope"),
+    # ...while a place said as a follow-up is one
+    ("$1500 for training CNNs", "in the UK?", "recommend"),
+    ("$1500 for training CNNs", "what about in germany", "recommend"),
+    ("预算8000训练CNN", "国内呢", "recommend"),
+    ("預算八千訓練CNN", "喺香港買呢", "recommend"),
+])
+def test_a_place_refines_only_as_a_follow_up(scorer_engine, context, text, intent):
+    conv = Conversation(scorer_engine)
+    assert conv.turn(context).recommendations
+    reply = conv.turn(text)
+    assert reply.intent == intent, plain(reply)
+
+
+@pytest.mark.parametrize("text, intent", [
+    ("what are good books for learning stoicism", "out_of_scope"),
+    ("best laptop for learning python", "out_of_scope"),
+    ("健身入门应该怎么练", "out_of_scope"),
+    ("a cheap gpu for learning", "recommend"),
+    ("something for learning, $400", "recommend"),
+    ("入门深度学习买什么显卡", "recommend"),
+])
+def test_learning_something_else_is_not_a_first_gpu(scorer_engine, text, intent):
+    assert Conversation(scorer_engine).turn(text).intent == intent
