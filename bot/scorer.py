@@ -488,6 +488,7 @@ def rank_or_used(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
                                        + _mac_note(catalog, used, knowledge_dir), used_fallback=True,
                                        used_why="better_value")
                 notes += _used_market_note(catalog, alt, r, knowledge_dir, as_of, lang)
+            notes += _split_route_note(catalog, need, r, knowledge_dir, as_of, lang)
             notes += _mac_note(catalog, r, knowledge_dir)
             fell_back = bool(alt.used) and need.used is None
             return replace(r, notes=r.notes + notes, used_fallback=fell_back, used_why="no_new" if fell_back else None)
@@ -648,6 +649,45 @@ def _used_market_note(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: P
                  f"the new picks{basis.en}. Say \"used is fine\" to rank used cards.",
                  f"二手市场：{setup} 约 {money(c.total, c.price.currency)}{each_zh}（{c.price.on:%Y-%m} 的二手价），"
                  f"相对速度 {c.perf:.2f}，性价比是新卡推荐的 {c.value / best_new:.1f} 倍{basis.zh}。说“二手也行”就按二手一起排。"),)
+
+
+SPLIT_ROUTE_SAVING = 0.75  # several cards are worth naming when they cost at most this share of the one-card pick
+# jobs whose memory can add up over cards (an LLM split by layers, sharded training); an image pipeline or a CNN's
+# data-parallel copies need the whole amount on each card
+_SPLITTABLE = ("general", "llm_inference", "llm_finetune", "transformer")
+
+
+def _split_route_note(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: Path, as_of: date | None,
+                      lang: str) -> tuple[Text, ...]:
+    """"I need 48 GB", "cheapest way to get 48GB of VRAM": when one card with that memory is the pick and two or four
+    cheaper cards add up to it for much less (two used 24 GB cards), name them, and say when memory adds up."""
+    if not need.min_vram_gb or need.gpu_count or r.count != 1 or not r.picks or \
+            (need.workload or "general") not in _SPLITTABLE:
+        return ()
+    top = r.picks[0].candidate
+    best = None
+    for n in MULTI_CARD_COUNTS:  # the fewest cards that save enough: two cards fit a desktop, four hardly
+        per_card = max(r.workload.min_vram_gb, need.min_vram_gb / n)
+        split = rank(catalog, replace(need, gpu_count=n, min_vram_gb=per_card, budget=None,
+                                      used=need.used if need.used is not None else True), knowledge_dir, as_of,
+                     lang=lang)
+        cheap = [c for c in split.candidates if c.gpu.vram_gb * n >= need.min_vram_gb and
+                 c.price.currency == top.price.currency and c.total <= SPLIT_ROUTE_SAVING * top.total]
+        if cheap:
+            best = min(cheap, key=lambda c: (c.total, -c.perf))
+            break
+    if best is None:
+        return ()
+    used_en, used_zh = (" used", "二手") if best.price.market == "used" else ("", "")
+    total, gb = money(best.total, best.price.currency), f"{best.gpu.vram_gb * best.count:g}"
+    one = money(top.total, top.price.currency)
+    return (Text(f"Cheaper route to {need.min_vram_gb:g} GB: {best.count}× {best.gpu.name}{used_en} ({gb} GB in all) for "
+                 f"about {total} against {one} for one card. Memory adds up only when the job splits across the cards "
+                 "(an LLM by layers, sharded training with FSDP or DeepSpeed); a model or batch that must sit on one "
+                 f"card needs the single {need.min_vram_gb:g} GB card.",
+                 f"凑够 {need.min_vram_gb:g} GB 更便宜的办法：{best.count} 张{used_zh} {best.gpu.name}（共 {gb} GB），约 {total}，"
+                 f"一张卡的方案要 {one}。只有任务能拆到多张卡上时显存才相加（大模型按层切分、FSDP 或 DeepSpeed 分片训练）；"
+                 f"必须放在一张卡上的模型或 batch 还是要那张 {need.min_vram_gb:g} GB 的卡。"),)
 
 
 def candidate_for(catalog: Catalog, r: Ranking, name: str, knowledge_dir: Path) -> Candidate | None:

@@ -369,3 +369,30 @@ def test_psu_sizes_match_what_makers_publish_for_their_top_cards():
     from bot.scorer import psu_for
 
     assert psu_for(450) == 850 and psu_for(575) == 1000  # NVIDIA's recommendations for its 450 W and 575 W cards
+
+
+@pytest.mark.parametrize("currency, budget", [("USD", 3000), ("CNY", 25000), ("USD", None)])
+def test_a_stated_memory_names_the_cheaper_split_route(catalog, currency, budget):
+    """'I need 48 GB': beside the one card with 48 GB, the fewest cheaper cards that add up to it, and when that works."""
+    from bot.scorer import SPLIT_ROUTE_SAVING, rank_or_used
+
+    need = _need("general", currency, min_vram_gb=48, budget=Budget(budget, currency) if budget else None)
+    r = rank_or_used(catalog, need, KNOWLEDGE, as_of=TODAY)
+    top = r.picks[0].candidate
+    assert top.count == 1 and top.gpu.vram_gb >= 48
+    route = [n for n in r.notes if "Cheaper route to 48 GB" in n.en]
+    assert len(route) == 1 and "凑够 48 GB" in route[0].zh and "FSDP" in route[0].en
+    m = re.search(r"(\d)× (.+?)(?: used)? \((\d+) GB in all\) for about \D*([\d,]+)", route[0].en)
+    count, card, total_gb, total = int(m[1]), catalog.get(m[2]), int(m[3]), float(m[4].replace(",", ""))
+    assert count * card.vram_gb == total_gb >= 48 and card.vram_gb < 48
+    assert total <= SPLIT_ROUTE_SAVING * top.total
+
+
+@pytest.mark.parametrize("kw", [dict(workload="diffusion"), dict(gpu_count=1), dict(min_vram_gb=None)])
+def test_no_split_route_where_memory_does_not_add_up_or_was_not_asked(catalog, kw):
+    from bot.scorer import rank_or_used
+
+    base = dict(min_vram_gb=48, budget=Budget(3000, "USD"))
+    workload = kw.pop("workload", "general")
+    r = rank_or_used(catalog, _need(workload, "USD", **{**base, **kw}), KNOWLEDGE, as_of=TODAY)
+    assert not [n for n in r.notes if "Cheaper route" in n.en]
