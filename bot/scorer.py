@@ -651,6 +651,7 @@ def _used_market_note(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: P
                  f"相对速度 {c.perf:.2f}，性价比是新卡推荐的 {c.value / best_new:.1f} 倍{basis.zh}。说“二手也行”就按二手一起排。"),)
 
 
+SPLIT_ROUTE_FROM_GB = 32  # memory beyond the common 24 GB cards, where adding cards up is what experts suggest
 SPLIT_ROUTE_SAVING = 0.75  # several cards are worth naming when they cost at most this share of the one-card pick
 # jobs whose memory can add up over cards (an LLM split by layers, sharded training); an image pipeline or a CNN's
 # data-parallel copies need the whole amount on each card
@@ -661,14 +662,16 @@ def _split_route_note(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: P
                       lang: str) -> tuple[Text, ...]:
     """"I need 48 GB", "cheapest way to get 48GB of VRAM": when one card with that memory is the pick and two or four
     cheaper cards add up to it for much less (two used 24 GB cards), name them, and say when memory adds up."""
-    if not need.min_vram_gb or need.gpu_count or r.count != 1 or not r.picks or \
-            (need.workload or "general") not in _SPLITTABLE:
-        return ()
+    if not need.min_vram_gb or need.min_vram_gb < SPLIT_ROUTE_FROM_GB or not float(need.min_vram_gb).is_integer() \
+            or need.gpu_count or r.count != 1 or not r.picks or (need.workload or "general") not in _SPLITTABLE:
+        return ()  # (a 'more than 24 GB' step after "more memory?" is 24.5 GB: a step up from a pick, no amount)
     top = r.picks[0].candidate
     best = None
     for n in MULTI_CARD_COUNTS:  # the fewest cards that save enough: two cards fit a desktop, four hardly
         per_card = max(r.workload.min_vram_gb, need.min_vram_gb / n)
-        split = rank(catalog, replace(need, gpu_count=n, min_vram_gb=per_card, budget=None,
+        # priced as the one-card pick was (its currency), within the saving that makes the route worth naming
+        ceiling = Budget(round(SPLIT_ROUTE_SAVING * top.total, 2), r.currency)
+        split = rank(catalog, replace(need, gpu_count=n, min_vram_gb=per_card, budget=ceiling, max_price=None,
                                       used=need.used if need.used is not None else True), knowledge_dir, as_of,
                      lang=lang)
         cheap = [c for c in split.candidates if c.gpu.vram_gb * n >= need.min_vram_gb and
@@ -683,10 +686,10 @@ def _split_route_note(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: P
     one = money(top.total, top.price.currency)
     return (Text(f"Cheaper route to {need.min_vram_gb:g} GB: {best.count}× {best.gpu.name}{used_en} ({gb} GB in all) for "
                  f"about {total} against {one} for one card. Memory adds up only when the job splits across the cards "
-                 "(an LLM by layers, sharded training with FSDP or DeepSpeed); a model or batch that must sit on one "
+                 "(an LLM by layers, sharded training with ZeRO/FSDP); a model or batch that must sit on one "
                  f"card needs the single {need.min_vram_gb:g} GB card.",
                  f"凑够 {need.min_vram_gb:g} GB 更便宜的办法：{best.count} 张{used_zh} {best.gpu.name}（共 {gb} GB），约 {total}，"
-                 f"一张卡的方案要 {one}。只有任务能拆到多张卡上时显存才相加（大模型按层切分、FSDP 或 DeepSpeed 分片训练）；"
+                 f"一张卡的方案要 {one}。只有任务能拆到多张卡上时显存才相加（大模型按层切分、ZeRO/FSDP 分片训练）；"
                  f"必须放在一张卡上的模型或 batch 还是要那张 {need.min_vram_gb:g} GB 的卡。"),)
 
 

@@ -187,7 +187,9 @@ def _candidates(path: Path, signature) -> re.Pattern[str]:
         with open(path, encoding="utf-8", newline="") as f:
             names = [row[0] for row in csv.reader(f)][1:]
     words = "|".join(re.escape(b) for b in sorted(_brand_words(names), key=len, reverse=True)) or "(?!)"
-    return re.compile(rf"(?<![a-z0-9])((?:(?:{words})[\s\-]*){{0,3}}){_MODEL}{_SUFFIX}(?![a-z0-9])", re.IGNORECASE)
+    # not inside a written number ('$2,500', '1.5'): a thousands separator or decimal point before the digits
+    return re.compile(rf"(?<![a-z0-9])(?<!\d[,.])((?:(?:{words})[\s\-]*){{0,3}}){_MODEL}{_SUFFIX}(?![a-z0-9])",
+                      re.IGNORECASE)
 
 
 def lookup(idx: SpecIndex, text: str) -> SpecSheet | None:
@@ -217,11 +219,10 @@ _SUFFIX = r"(?:[\s\-]*(?:ti|super|xtx|xt|gre|max[\s\-]?q|mobile|laptop(?:\s+gpu)
 
 
 # A bare model number is a card only beside a word that says so: '1650显卡', 'my 1650', '1650 Ti', or a question of
-# what it can do ('1650能训练yolo吗', '1650 enough for…'). '1650能买什么' and '7900 budget' stay money.
+# what it runs ('1650能训练yolo吗', 'can my 970 run…'). Not 'enough' or 'for deep learning': '6500够不够' and '750 for
+# deep learning' are budgets as often as cards.
 _CARD_AFTER = re.compile(r"\s*(?:显卡|顯卡|卡(?!路里)|gpu|card|graphics|能跑|能不能跑|能训|能訓|能不能训|可以跑|可以训|跑得|"
-                         r"跑不|够不够|夠不夠|够用|夠用|行不行|能用|can (?:it |i |you )?(?:run|train|handle|do)|"
-                         r"(?:is )?(?:good|enough) for|runs?\b|for (?:training|inference|deep learning|ml\b|ai\b))",
-                         re.IGNORECASE)
+                         r"跑不|can (?:it |i |you )?(?:run|train|handle)|runs?\b)", re.IGNORECASE)
 _CARD_BEFORE = re.compile(r"(?:\bmy|\ban?|我的|我这张|我那张|手上的|手里的|家里的|一张|一块|张|块)\s*$", re.IGNORECASE)
 
 

@@ -44,6 +44,7 @@ def test_names_people_type(catalog, text, name):
 @pytest.mark.parametrize("text", [
     "budget a 100 dollars", "32k context window", "at least 16gb vram, $600", "预算7900", "i7 13700k with 64gb ram",
     "yolov8 or yolov5?", "llama 70b at q4", "sd1.5 or sdxl", "gpt4 api pricing", "7B模型要多少显存", "3000块的卡",
+    "budget $2,500 for deep learning", "750 for deep learning", "6500够不够", "2,060 dollars",
 ])
 def test_no_card_in_other_numbers(catalog, text):
     assert not [g for g in gpus(text, catalog)[0] if catalog.get(g).reference]
