@@ -404,7 +404,11 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
             paragraphs.append(_t(lang, f"{big.name} has more memory ({big.vram_gb:g} vs {small.vram_gb:g} GB), which "
                                        "decides which models fit at all.",
                                  f"{big.name} 显存更大（{big.vram_gb:g} 对 {small.vram_gb:g} GB），这决定了能不能装下模型。"))
-        verdict = _compare_verdict(perfs[spec.family], label, prices, lang)
+        verdict = _compare_verdict(perfs[spec.family], label, prices, lang,
+                                   roomy=[g.vram_gb * n >= spec.comfortable_vram_gb for g, n in zip(gpus, n_of,
+                                                                                                  strict=True)],
+                                   job=(spec.label, spec.comfortable_vram_gb) if need.workloads else None,
+                                   vram=[g.vram_gb * n for g, n in zip(gpus, n_of, strict=True)])
         if verdict:
             paragraphs.insert(0, verdict[0])
             chosen = gpus[verdict[1]].name
@@ -419,18 +423,51 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                               _t(lang, "where can I rent them?", "去哪租？")))
 
 
-def _compare_verdict(perfs: list, labels: list[str], prices: list[tuple], lang: str) -> tuple[str, int] | None:
+def _unpriced_verdict(perfs: list, labels: list[str], vram: list[float], roomy: list[bool] | None,
+                      job: tuple[Text, float] | None, lang: str) -> tuple[str, int] | None:
+    """Without today's prices for both: the fastest card when it also has the most memory, or when every card has
+    the memory the stated job is comfortable with (then speed decides)."""
+    if len(perfs) < 2 or not all(perfs):
+        return None
+    best = max(range(len(perfs)), key=lambda i: perfs[i])
+    if sum(p == perfs[best] for p in perfs) > 1:
+        return None
+    if vram[best] >= max(vram):
+        why = Text("faster and at least as much memory", "更快，显存也不少")
+    elif job is not None and roomy and all(roomy):
+        why = Text(f"faster, and both have the {job[1]:g} GB {job[0].en} is comfortable with",
+                   f"更快，两张卡都有{job[0].zh}比较从容的 {job[1]:g} GB")
+    else:
+        return None
+    return _t(lang, f"Verdict: {labels[best]} — {why.en}. I don't have current prices for both, so weigh what each "
+                    "costs you.",
+              f"结论：{labels[best]}——{why.zh}。我没有两张卡的当前价格，价钱请自己比较。"), best
+
+
+def _compare_verdict(perfs: list, labels: list[str], prices: list[tuple], lang: str, roomy: list[bool] | None = None,
+                     job: tuple[Text, float] | None = None, vram: list[float] | None = None
+                     ) -> tuple[str, int] | None:
     """Which to buy, on what each costs today (new, else used): the faster one when it is also the better value or
-    costs little more per unit of speed; otherwise the better value, with what the extra money buys. With the index
-    of the card chosen: what "it" means next."""
+    costs little more per unit of speed; otherwise the better value, with what the extra money buys. For a stated job,
+    a card short of the memory the job is comfortable with (`roomy` false) loses to one that has it: memory decides
+    what runs at all. With the index of the card chosen: what "it" means next."""
     priced = [(p, x, pr[0] or pr[1], i) for i, (p, x, pr) in enumerate(zip(perfs, labels, prices, strict=True))
               if p and (pr[0] or pr[1])]
     if len(priced) < 2 or len({m.currency for _, _, m, _ in priced}) != 1:
-        return None
-    fast = max(priced, key=lambda x: x[0])
-    value = max(priced, key=lambda x: x[0] / x[2].amount)
+        return _unpriced_verdict(perfs, labels, vram, roomy, job, lang) if vram else None
     def cost(m) -> str:
         return f"{m}" + _market_word(m, lang)
+    if job is not None and roomy is not None and any(roomy[i] for *_, i in priced) and \
+            not all(roomy[i] for *_, i in priced):
+        (what, gb), tight = job, [x for x in priced if not roomy[x[3]]]
+        pick = max((x for x in priced if roomy[x[3]]), key=lambda x: x[0] / x[2].amount)
+        other = max(tight, key=lambda x: x[0] / x[2].amount)
+        return _t(lang, f"Verdict: {pick[1]} ({cost(pick[2])}) — it has the {gb:g} GB {what.en} is comfortable with; "
+                        f"{other[1]} ({cost(other[2])}) is cheaper but tight on memory for it.",
+                  f"结论：选 {pick[1]}（{cost(pick[2])}）——它有{what.zh}比较从容的 {gb:g} GB 显存；{other[1]}"
+                  f"（{cost(other[2])}）便宜，但显存偏紧。"), pick[3]
+    fast = max(priced, key=lambda x: x[0])
+    value = max(priced, key=lambda x: x[0] / x[2].amount)
     # value depends on the market's prices (a card costs more in one than the other): the verdict says whose
     basis = price_basis(fast[2].currency, lang)
     on = _basis_note(fast[2].currency, lang)

@@ -396,3 +396,19 @@ def test_no_split_route_where_memory_does_not_add_up_or_was_not_asked(catalog, k
     workload = kw.pop("workload", "general")
     r = rank_or_used(catalog, _need(workload, "USD", **{**base, **kw}), KNOWLEDGE, as_of=TODAY)
     assert not [n for n in r.notes if "Cheaper route" in n.en]
+
+
+@pytest.mark.parametrize("text, chosen, why", [
+    # a stated job whose comfortable memory only one card has: memory decides, whatever the speed per money
+    ("5060 vs 5060 ti 16gb for SDXL", "GeForce RTX 5060 Ti 16GB", "comfortable"),
+    ("5060 和 5060 ti 16g 跑 SDXL 选哪个", "GeForce RTX 5060 Ti 16GB", "从容"),
+    # no current price for both: the fastest with the most memory, or the fastest when both have the job's memory
+    ("3090 vs 4080 for llms", "GeForce RTX 3090", "at least as much memory"),
+    ("4060 ti 16g 和 4070 跑sd哪个好", "GeForce RTX 4070", "从容"),
+])
+def test_a_comparison_verdict_weighs_the_jobs_memory(conversation, text, chosen, why):
+    from bot.render import plain
+
+    reply = conversation.turn(text)
+    lead = reply.paragraphs[0]
+    assert lead.startswith(("Verdict", "结论")) and chosen in lead.split("—")[0] and why in lead, plain(reply)
