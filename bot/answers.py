@@ -417,7 +417,7 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                  paragraphs=tuple(paragraphs), table=Table(header, tuple(rows)),
                  footer=(_t(lang, f"Speed relative to one {_ref_name(engine)} (= 1.00), from specs.",
                             f"速度以一张 {_ref_name(engine)} 为 1.00，按规格估算。"),),
-                 sources=sources, chart_gpus=tuple(g.name for g in gpus), topic="compare",
+                 sources=sources, chart_gpus=tuple(g.name for g in gpus), chart_counts=tuple(n_of), topic="compare",
                  focus=chosen,
                  suggestions=(_t(lang, "which is better value?", "哪个性价比高？"),
                               _t(lang, "where can I rent them?", "去哪租？")))
@@ -1566,7 +1566,7 @@ def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, la
                                            f"{' 对比 '.join(r[0] for r in results)}：跑 {name_zh}"),
                  paragraphs=(verdict,), table=Table(header, tuple(rows)), footer=footer,
                  sources=tuple(Source(f"{m.gpu} {m.model} {m.quant}", m.url) for r in results for m in r[1].measured[:1]),
-                 chart_gpus=tuple(name for name, _ in setups))
+                 chart_gpus=tuple(name for name, _ in setups), chart_counts=tuple(n for _, n in setups))
 
 
 def typical_card(engine: Engine, gb: float, need: Need, lang: str) -> str | None:

@@ -255,6 +255,11 @@ def _cue_for(act: str, q: Query) -> bool:
         (act == "gpu_info" and bool(q.cues & {"memory_question", "more_info"} or len(q.ordinals) == 1))
 
 
+def _on_screen(s: Session) -> list[str]:
+    """The list 'the first two' counts in: the cards just compared, else the last picks."""
+    return s.compared if s.last_act == "compare" and s.compared else s.last_picks
+
+
 def _rule_act(q: Query, s: Session) -> str:
     n, t = q.need, normalise(q.text)
     pronoun = has_any(t, words("slots", "cues", "pronoun")) and bool(s.focus or s.last_picks)
@@ -280,8 +285,8 @@ def _rule_act(q: Query, s: Session) -> str:
             replace(n, workloads=tuple(w for w in n.workloads if w not in ("general", "learning")), vendor=None,
                     region=None).is_empty():
         return "question"  # "为什么深度学习都推荐N卡": why people choose something, not a request for picks
-    if ("compare" in q.cues and (len(q.gpus) >= 2 or len(q.ordinals) >= 2 or s.last_picks)) or \
-            (len(q.ordinals) >= 2 and s.last_picks):
+    if ("compare" in q.cues and (len(q.gpus) >= 2 or len(q.ordinals) >= 2 or _on_screen(s))) or \
+            (len(q.ordinals) >= 2 and _on_screen(s)):
         return "compare"
     if "rent" in q.cues:
         return "rent"
@@ -616,6 +621,7 @@ class Conversation:
         s.follow_up = reply.follow_up if reply.intent in ("question", "rent") else None
         if reply.intent == "compare":
             s.compared = list(reply.chart_gpus[:4])
+            s.compared_counts = {g: n for g, n in zip(reply.chart_gpus, reply.chart_counts, strict=False) if n > 1}
         elif reply.focus and not reply.recommendations and reply.focus not in s.discussed:
             s.discussed = (s.discussed + [reply.focus])[-4:]
 
@@ -642,8 +648,8 @@ class Conversation:
         out = list(q.gpus)
         # "first or second?" after asking about two other cards one by one: those two, not the picks before them
         listed = s.discussed if len(s.discussed) >= 2 and set(s.discussed) - set(s.last_picks) and \
-            max(q.ordinals, default=0) <= len(s.discussed) and s.last_act not in ("recommend", "refine") \
-            else s.last_picks
+            max(q.ordinals, default=0) <= len(s.discussed) and s.last_act not in ("recommend", "refine", "compare") \
+            else _on_screen(s)
         for o in q.ordinals:
             if listed:
                 i = len(listed) - 1 if o == -1 else o - 1
@@ -715,6 +721,15 @@ class Conversation:
         if s.need.model_size_b and s.need.workload in (None, "llm_inference", "general"):
             return self._compare_setups(t, names, s.need, {})
         return answers.compare(self.engine, s.need, names, t.lang)
+
+    def _compare_counted(self, t: Turn) -> Reply:
+        """The cards just compared, as setups of the count this message names ("买两张呢" after "3090和4090对比")."""
+        s = self.session
+        n = t.q.need.gpu_count
+        names = list(s.compared)
+        if s.need.model_size_b and s.need.workload in (None, "llm_inference", "general"):
+            return self._compare_setups(t, names, s.need, {name: n for name in names})
+        return answers.compare(self.engine, s.need, names, t.lang, counts={name: n for name in names})
 
     def _compare_setups(self, t: Turn, names: list[str], need: Need, counts: dict[str, int] | None = None) -> Reply:
         counts = t.q.card_counts if counts is None else counts
@@ -822,7 +837,7 @@ class Conversation:
         psu = t.q.need.psu_w or s.need.psu_w
         if s.last_act == "compare" and len(s.compared) >= 2 and not (t.q.gpus or t.q.ordinals):
             # "PSU?" after "3090 vs 4090": the power of each card compared, not of the first pick before it
-            each = [answers.power(self.engine, n, s.pick_counts.get(n, count) if n in s.pick_counts else count, psu,
+            each = [answers.power(self.engine, n, s.compared_counts.get(n) or s.pick_counts.get(n) or count, psu,
                                   t.lang) for n in s.compared[:3]]
             return replace(each[0], paragraphs=tuple(p for r in each for p in r.paragraphs),
                            sources=tuple(dict.fromkeys(x for r in each for x in r.sources)))
@@ -1153,6 +1168,10 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
          not t.q.ordinals and replace(t.need, used=None).is_empty() and _says(t.text, "which_of_them"),
          lambda c, t: answers.compare(c.engine, c.session.need, c.session.compared, t.lang)),  # "which should I buy?"
+    Rule("count-after-a-comparison", _acts("recommend", "refine", "compare", "question"),
+         lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
+         not t.q.ordinals and bool(t.q.need.gpu_count) and replace(t.q.need, gpu_count=None).is_empty() and
+         len(t.text) <= SHORT, lambda c, t: c._compare_counted(t)),  # "买两张呢", "and for two of them?"
     Rule("job-after-a-comparison", _acts("recommend", "refine", "question", "fit", "memory"),
          lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
          not t.q.ordinals and not t.need.budget and bool(t.need.workloads or t.need.model_size_b) and

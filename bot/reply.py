@@ -51,6 +51,7 @@ class Reply:
     recommendations: tuple[Recommendation, ...] = ()
     suggestions: tuple[str, ...] = ()  # follow-ups a person might send next (keyboard buttons in Telegram)
     chart_gpus: tuple[str, ...] = ()  # candidates worth charting (speed vs price), picks first
+    chart_counts: tuple[int, ...] = ()  # a comparison of setups: how many of each charted card ("2× 3090 vs 2× 4090")
     focus: str | None = None  # the one card this reply is about: what "it" means next turn
     topic: str | None = None  # the guide section or card the reply drew on
     follow_up: str | None = None  # the act a bare follow-up continues ("rent" after a platform answer)

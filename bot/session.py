@@ -27,6 +27,7 @@ class Session:
     last_topic: str | None = None
     pick_counts: dict[str, int] = field(default_factory=dict)  # picks that were setups of several cards ("2× 3090")
     compared: list[str] = field(default_factory=list)  # the cards the last comparison was about
+    compared_counts: dict[str, int] = field(default_factory=dict)  # of those, the ones compared as setups ("2×")
     discussed: list[str] = field(default_factory=list)  # cards asked about one by one since the last list
     follow_up: str | None = None  # what the last answer's topic makes of a bare follow-up ("rent")
     rent_platforms: list[str] = field(default_factory=list)  # platforms the rental question named ("AutoDL 上 4090")

@@ -378,3 +378,21 @@ def test_cantonese_cant_buy_asks_where_to_buy(scorer_engine, text):
     """"買唔到" (can't buy), "冇得賣" (not sold) ask what "why can't I buy a 5090 in China?" asks: where it is sold."""
     reply = Conversation(scorer_engine).turn(text)
     assert reply.intent == "where_to_buy", (reply.query.get("rule"), plain(reply))
+
+
+@pytest.mark.parametrize("turns, cards, counts", [
+    (["Compare RTX 4090, RTX 5090 and RTX A6000 for training", "compare the first two"],
+     ["GeForce RTX 4090", "GeForce RTX 5090"], 1),
+    (["Compare RTX 4090, RTX 5090 and RTX A6000 for training", "and for two of them?"],
+     ["GeForce RTX 4090", "GeForce RTX 5090", "RTX A6000"], 2),
+    (["3090和4090对比一下", "买两张呢？"], ["GeForce RTX 3090", "GeForce RTX 4090"], 2),
+    (["3090 同 4090 比較一下", "買兩張呢"], ["GeForce RTX 3090", "GeForce RTX 4090"], 2),
+    (["5090 vs a6000", "what about 4 of each"], ["GeForce RTX 5090", "RTX A6000"], 4),
+])
+def test_after_a_comparison_positions_and_counts_mean_the_compared_cards(conversation, turns, cards, counts):
+    for text in turns:
+        reply = conversation.turn(text)
+    assert reply.intent == "compare" and list(reply.chart_gpus) == cards, plain(reply)
+    assert all(f"{counts}× {c}" in reply.title for c in cards) if counts > 1 else "×" not in reply.title
+    power = conversation.turn("what PSU would that need?" if turns[0][0].isascii() else "电源要多大")
+    assert all(f"{counts}× {c}" in plain(power) for c in cards) if counts > 1 else True, plain(power)
