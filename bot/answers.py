@@ -941,7 +941,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
 _PER = {"day": Text("a day", "每天"), "week": Text("a week", "每周"), "month": Text("a month", "每月")}
 
 
-def usage_label(u: Usage, lang: str) -> str:
+def _usage_label(u: Usage, lang: str) -> str:
     """The user's hours as they said them: "10 hours a week", "每周 10 小时", "about 8 hours a week" (read from words
     without a number), "200 GPU-hours in total"."""
     if u.per == "total":
@@ -960,11 +960,11 @@ def _per_month(u: Usage, lang: str) -> str:
 def _cost_of_usage(u: Usage, hour: float, cur: str, lang: str) -> str:
     """What the user's own hours cost at an hourly price (for all the GPUs priced)."""
     if u.per == "total":
-        return _t(lang, f"Your {usage_label(u, lang)}: about {money(hour * u.hours, cur)}.",
-                  f"按你说的{usage_label(u, lang)}：约 {money(hour * u.hours, cur)}。")
-    return _t(lang, f"At your {usage_label(u, lang)}{_per_month(u, lang)}: about "
+        return _t(lang, f"Your {_usage_label(u, lang)}: about {money(hour * u.hours, cur)}.",
+                  f"按你说的{_usage_label(u, lang)}：约 {money(hour * u.hours, cur)}。")
+    return _t(lang, f"At your {_usage_label(u, lang)}{_per_month(u, lang)}: about "
                     f"{money(hour * u.hours_per_month, cur)} a month.",
-              f"按你说的{usage_label(u, lang)}{_per_month(u, lang)}：每月约 {money(hour * u.hours_per_month, cur)}。")
+              f"按你说的{_usage_label(u, lang)}{_per_month(u, lang)}：每月约 {money(hour * u.hours_per_month, cur)}。")
 
 
 def _fine(amount: float, currency: str) -> str:
@@ -978,6 +978,13 @@ def comparison_card(engine: Engine) -> str:
     from bot.ownership import load_assumptions
 
     return load_assumptions(engine.knowledge_dir).comparison_card
+
+
+def _a(name: str) -> str:
+    """"a" or "an" before a card's name as it is said: an A100, an RTX 4090, an H100; a GeForce RTX 4090, an Arc B580."""
+    first = name.split()[0] if name.split() else name
+    spelled = first.isupper() or any(c.isdigit() for c in first)  # letters said one by one: "H" is "aitch"
+    return "an" if (first[:1] in "AEFHILMNORSX" if spelled else first[:1].lower() in "aeiou") else "a"
 
 
 def _duration(months: float, lang: str) -> str:
@@ -1029,7 +1036,7 @@ def rent_vs_buy(engine: Engine, names: list[str], need: Need, lang: str, china: 
         stand_in = None
         if offer is None and price is not None:  # no platform rents it: what renting its work costs
             stand_in = _rental_stand_in(engine, g, need, china, rate, today)
-            offer = stand_in[0] if stand_in else None
+            offer = stand_in.offer if stand_in else None
         if price is None or offer is None or tariff is None or not g.tdp_w:
             verdicts.append(_cannot_weigh(engine, g, price, offer, tariff, need.usage, cur, lang, today))
             if offer is not None:
@@ -1050,6 +1057,9 @@ def rent_vs_buy(engine: Engine, names: list[str], need: Need, lang: str, china: 
         paras.append(_t(lang, f"You didn't name a card, so this works it out for the {gpus[0].name}, the guide's "
                               "example; name the card you would buy for its numbers.",
                         f"你没说是哪张卡，这里按指南里举例的 {gpus[0].name} 来算；告诉我你想买哪张卡，可以换成它的数字。"))
+    if need.usage is not None and need.usage.approximate:
+        paras.append(_t(lang, f"I read your hours as {_usage_label(need.usage, lang)}; tell me the number for a sharper "
+                              "answer.", f"我把你的用量理解为{_usage_label(need.usage, lang)}；告诉我具体小时数可以算得更准。"))
     paras += numbers
     if weighed:
         paras.append(_LEAVES_OUT.get(lang))
@@ -1081,14 +1091,14 @@ def _weigh_one(engine: Engine, g: GPU, price, offer, stand_in, tariff, need: Nee
 
     usage = need.usage
     # an hour of this card's work, rented: on the card itself, or on its stand-in for the time that work takes there
-    hour_of_work = offer_rate * (stand_in[2] if stand_in else 1)
+    hour_of_work = offer_rate * (stand_in.share if stand_in else 1)
     be = break_even(g.name, g.tdp_w, price.amount, cur, hour_of_work, tariff, a,
                     lambda x, src, dst: engine.catalog.fx.convert(x, src, dst, today))
     verdict = [_break_even_verdict(be, g, usage, a, cur, lang)]
     listed = _t(lang, f"on {offer.platform}", f"在 {offer.platform}")
     if stand_in is not None:
-        card, share = stand_in[1], stand_in[2]
-        listed = _t(lang, f"as {share:.2f} h on a {card.name} at {offer.platform}",
+        card, share = stand_in.card, stand_in.share
+        listed = _t(lang, f"as {share:.2f} h on {_a(card.name)} {card.name} at {offer.platform}",
                     f"在 {offer.platform} 的 {card.name} 上做 {share:.2f} 小时")
         verdict.append(_t(lang, f"(No platform on file rents the {g.name}: renting here means the same work on the "
                                 f"rental where it costs least, among cards with at least its memory: the {card.name} at "
@@ -1107,12 +1117,12 @@ def _weigh_one(engine: Engine, g: GPU, price, offer, stand_in, tariff, need: Nee
     power, kwh = _fine(be.power_per_hour, cur), _fine(be.tariff_per_kwh, cur)
     pace, at_pace = "", "—"
     if usage is not None and be.hours is not None and usage.per != "total":
-        said, when = f"{usage_label(usage, lang)}{_per_month(usage, lang)}", _duration(be.months(usage), lang)
+        said, when = f"{_usage_label(usage, lang)}{_per_month(usage, lang)}", _duration(be.months(usage), lang)
         pace, at_pace = _t(lang, f"; at your {said} that is {when}", f"；按你说的{said}，需要{when}"), when
     elif usage is not None and be.hours is not None:
         rented, owned = money(be.renting(usage.hours), cur), money(be.owning(usage.hours), cur)
-        pace = _t(lang, f"; your {usage_label(usage, lang)} would cost {rented} rented, {owned} bought and run",
-                  f"；你说的{usage_label(usage, lang)}，租要 {rented}，买加电费要 {owned}")
+        pace = _t(lang, f"; your {_usage_label(usage, lang)} would cost {rented} rented, {owned} bought and run",
+                  f"；你说的{_usage_label(usage, lang)}，租要 {rented}，买加电费要 {owned}")
         at_pace = _t(lang, f"rent {rented} / buy {owned}", f"租 {rented} / 买 {owned}")
     paragraph = _t(
         lang,
@@ -1128,9 +1138,18 @@ def _weigh_one(engine: Engine, g: GPU, price, offer, stand_in, tariff, need: Nee
     return verdict, paragraph, row
 
 
-def _rental_stand_in(engine: Engine, g: GPU, need: Need, china: bool, rate, today: date):
+@dataclass(frozen=True)
+class _StandIn:
+    """The rental that stands in for a card no platform rents: where the same work costs least."""
+
+    offer: RentalOffer
+    card: GPU  # the card it rents
+    share: float  # hours it takes there for an hour of the other card's work
+
+
+def _rental_stand_in(engine: Engine, g: GPU, need: Need, china: bool, rate, today: date) -> _StandIn | None:
     """For a card no platform rents: the rental (in the user's market first) where its work costs least, among cards
-    with at least its memory, as (offer, that card, hours it takes for an hour of `g`'s work); None when none."""
+    with at least its memory; None when there is none."""
     from bot.ownership import cheapest_offer, cost_per_unit_of_work
     from bot.rentals import card_of, load_rentals
 
@@ -1145,41 +1164,41 @@ def _rental_stand_in(engine: Engine, g: GPU, need: Need, china: bool, rate, toda
         if speed and card.vram_gb >= g.vram_gb:
             speeds[o] = (card, speed)
     best = cheapest_offer(speeds, today, china, lambda o: cost_per_unit_of_work(rate(o), speeds[o][1]))
-    return (best, speeds[best][0], mine / speeds[best][1]) if best is not None else None
+    return _StandIn(best, speeds[best][0], mine / speeds[best][1]) if best is not None else None
 
 
 def _break_even_verdict(be, g: GPU, usage: Usage | None, a, cur: str, lang: str) -> str:
     """The verdict on one card, first: rent, buy, or close, at the user's pace."""
     name = g.name
     if be.hours is None:
-        return _t(lang, f"An hour of renting a {name} costs no more than the electricity to run your own: rent.",
+        return _t(lang, f"An hour of renting {_a(name)} {name} costs no more than the electricity to run your own: rent.",
                   f"租一张 {name} 每小时的钱还不到自己买来跑的电费：租。")
     if usage is None:  # "how many hours until buying pays off": the hours, and what they mean at a few paces
         paces = _t(lang, ", ", "，").join(f"{_duration(be.months(p), lang)}"
-                                         + _t(lang, f" at {usage_label(p, 'en')}", f"（{usage_label(p, 'zh')}）")
+                                         + _t(lang, f" at {_usage_label(p, 'en')}", f"（{_usage_label(p, 'zh')}）")
                                          for p in _PACES)
-        return _t(lang, f"Buying a {name} pays back after about {be.hours:,.0f} GPU-hours of use: {paces}. Tell me "
+        return _t(lang, f"Buying {_a(name)} {name} pays back after about {be.hours:,.0f} GPU-hours of use: {paces}. Tell me "
                         "roughly how many hours a week you'd use it for a verdict.",
                   f"买一张 {name} 大约用满 {be.hours:,.0f} 小时才回本：{paces}。告诉我你一周大概用多少小时，我给你结论。")
-    said = usage_label(usage, lang)
+    said = _usage_label(usage, lang)
     if usage.per == "total":
         rent, own = money(be.renting(usage.hours), cur), money(be.owning(usage.hours), cur)
         if be.verdict(usage, a) == "buy":
-            return _t(lang, f"For {said}, buying a {name} ({own} with its electricity) costs less than renting one "
+            return _t(lang, f"For {said}, buying {_a(name)} {name} ({own} with its electricity) costs less than renting one "
                             f"({rent}): buy, and you keep the card.",
                       f"按{said}算，买一张 {name}（连电费 {own}）比租（{rent}）便宜：买，卡还是你的。")
-        return _t(lang, f"For {said}, renting a {name} costs about {rent}, against {own} to buy and run one: rent.",
+        return _t(lang, f"For {said}, renting {_a(name)} {name} costs about {rent}, against {own} to buy and run one: rent.",
                   f"按{said}算，租 {name} 大约 {rent}，买来跑要 {own}：租。")
     months = be.months(usage)
     kind = be.verdict(usage, a)
     if kind == "rent":
-        return _t(lang, f"At {said}, renting a {name} stays cheaper for {_duration(months, lang)}: rent.",
+        return _t(lang, f"At {said}, renting {_a(name)} {name} stays cheaper for {_duration(months, lang)}: rent.",
                   f"按{said}，买一张 {name} 要{_duration(months, lang)}才回本，这段时间里租都更便宜：租。")
     if kind == "buy":
-        return _t(lang, f"At {said}, buying a {name} pays for itself in {_duration(months, lang)}: buy, if you'll keep "
+        return _t(lang, f"At {said}, buying {_a(name)} {name} pays for itself in {_duration(months, lang)}: buy, if you'll keep "
                         "up that pace.",
                   f"按{said}，买一张 {name} {_duration(months, lang)}就回本：买，前提是你能一直用这么多。")
-    return _t(lang, f"At {said}, buying a {name} pays back only after {_duration(months, lang)}: close. Buy if you'll "
+    return _t(lang, f"At {said}, buying {_a(name)} {name} pays back only after {_duration(months, lang)}: close. Buy if you'll "
                     "keep that pace that long and want the card at hand (reselling it later brings the break-even "
                     "closer); otherwise rent.",
               f"按{said}，买一张 {name} 要{_duration(months, lang)}才回本：差不多。如果你能一直保持这个用量、又希望卡随时在手边"
@@ -1323,7 +1342,7 @@ def rental_value(engine: Engine, names: list[str], need: Need, lang: str, china:
                             f"，前提是 {b.card.vram_gb:g} GB 显存够你的任务用")
             paras.append(_t(lang, f"{listed_b} on {b.offer.platform}: about {ratio:.1f}× cheaper per unit of {label} "
                                   f"than {listed_o} on {o.offer.platform}{memory} ({hourly(b.price, cur)} an hour at "
-                                  f"{b.speed:.2f}× a {ref}'s speed, against {hourly(o.price, cur)} at {o.speed:.2f}×).",
+                                  f"{b.speed:.2f}× {_a(ref)} {ref}'s speed, against {hourly(o.price, cur)} at {o.speed:.2f}×).",
                             f"{b.offer.platform} 的 {listed_b}：按每单位{label}的工作量算，比 {o.offer.platform} 的 "
                             f"{listed_o} 便宜约 {ratio:.1f} 倍{memory}（每小时 {hourly(b.price, cur)}、速度是 {ref} 的 "
                             f"{b.speed:.2f} 倍，对比每小时 {hourly(o.price, cur)}、{o.speed:.2f} 倍）。"))
@@ -1354,7 +1373,7 @@ def rental_value(engine: Engine, names: list[str], need: Need, lang: str, china:
                                             ("Per GPU-hour", "每卡每小时"), (f"Speed ({ref} = 1)", f"速度（{ref} = 1）"),
                                             ("Per unit of work", "每单位工作量"), ("Date", "日期")))
     footer = [_t(lang, f"Speed relative to one {ref}, estimated from specs for {label}; per unit of work = price per "
-                       f"GPU-hour ÷ speed: what the work of one hour on a {ref} costs on each. Estimates; rental "
+                       f"GPU-hour ÷ speed: what the work of one hour on {_a(ref)} {ref} costs on each. Estimates; rental "
                        "prices change often.",
                  f"速度以一张 {ref} 为 1，按规格估算（{label}）；每单位工作量成本 = 每卡每小时价格 ÷ 速度，"
                  f"即在各平台完成 {ref} 一小时工作量的花费。均为估算，租价变化频繁。")]
