@@ -1149,14 +1149,15 @@ def _rental_cards(c: Conversation, t: Turn) -> list[str]:
 
 
 def _weighs_rentals(c: Conversation, t: Turn) -> bool:
-    """Two cards (or more) weighed as rentals: named with a rental word, a platform or after a rental answer, and asked
-    which is better value or compared ("AutoDL 上 A100 和 4090 哪个划算", "renting: H100 vs A100?"); or, right after such
-    an answer, another card or another job ("and the H100?", "for LLM fine-tuning?")."""
+    """Two cards (or more) weighed as rentals: named with a rental word (a platform's name is one: "AutoDL 上 A100 和
+    4090 哪个划算") or after a rental answer, and asked which is better value or compared ("renting: H100 vs A100?");
+    or, right after such an answer, another card or another job ("and the H100?", "for LLM fine-tuning?"). (Not by
+    looking the platforms up: that loads retrieval, a tenth of a second of every cold "4090 vs 3090".)"""
     s, q = c.session, t.q
     if q.need.budget or "pick_request" in q.cues:
         return False
     if len(_rental_cards(c, t)) >= 2:
-        rental = "rent" in q.cues or s.follow_up == "rent" or bool(answers.platforms_named(c.engine, q.text))
+        rental = "rent" in q.cues or s.follow_up == "rent"
         return rental and (_says(t.text, "rental_value") or t.cue("compare") or _says(t.text, "which_of_them"))
     return s.last_rule == "rental-value" and t.short and not q.ordinals and (
         (len(q.gpus) == 1 and replace(t.need, usage=None).is_empty()) or
