@@ -298,3 +298,19 @@ def test_a_rental_price_answer_prices_the_users_own_hours(engine):
 @pytest.mark.parametrize("text", ["where can I rent a 4090 or a 3090?", "4090 vs 3090", "4090和3090哪个好"])
 def test_two_cards_without_a_rental_value_question_are_not_weighed_as_rentals(engine, text):
     assert Conversation(engine).turn(text).query["rule"] != "rental-value"
+
+
+@pytest.mark.parametrize("text, says", [("buy or rent, I only train on weekends", "I read your hours as about"),
+                                        ("周末用用，租还是买划算", "我把你的用量理解为大约")])
+def test_hours_read_from_words_without_a_number_are_said_to_be_a_reading(engine, text, says):
+    reply = Conversation(engine).turn(text)
+    assert reply.query["usage"]["approximate"] and any(says in p for p in reply.paragraphs), plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("AutoDL 上 A100 和 4090 哪个划算", "那H100呢"), ("租卡还是买卡划算，我要用A100跑200小时",),
+                                   ("预算8000训练CNN", "租还是买划算？一周大概用20小时")])
+def test_chinese_rent_answers_have_no_english_words(engine, knowledge_dir, turns):
+    conv = Conversation(engine)
+    for t in turns:
+        reply = conv.turn(t)
+    assert english_words(shown(reply), knowledge_dir) == [], shown(reply)
