@@ -7,13 +7,13 @@ from __future__ import annotations
 import math
 import re
 from collections import OrderedDict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING
 
-from bot.i18n import LANG_SET, SEGMENTS, Text, hourly, money, price_basis, source_title
+from bot.i18n import CURRENCY_NAMES, LANG_SET, SEGMENTS, Text, hourly, money, price_basis, source_title
 from bot.knowledge import Source
-from bot.need import Budget, Need, format_money
+from bot.need import CURRENCY_SYMBOLS, Budget, Need, Usage, format_money
 from bot.reply import Recommendation, Reply, Table
 from bot.scorer import (
     PSU_HEADROOM,
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from bot.catalog import GPU
     from bot.engine import Engine
     from bot.knowledge import Platform
+    from bot.rentals import RentalOffer
 
 _ROLE = {"best": Text("Best within budget", "预算内最强"), "value": Text("Best value", "性价比之选"),
          "overall": Text("Best overall", "综合最佳"), "roomy": Text("Comfortable memory", "显存从容之选"),
@@ -932,6 +933,8 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
                                 f"for a month of it (about {money(hour * 8 * 30, cur)} at 8 hours a day).",
                           f"按 {lead.platform} 的价格，{n}：每小时 {hourly(hour, cur)}，全天 24 小时 {money(hour * 24, cur)}，"
                           f"连续一个月约 {money(hour * 24 * 30, cur)}（每天 8 小时约 {money(hour * 8 * 30, cur)}）。"))
+        if need is not None and need.usage is not None:  # the hours the user said: what their own use costs
+            verdict.append(_cost_of_usage(need.usage, hour, cur, lang))
     for g in gpus:
         blocked = g.not_sold_in("cn", today) if china else None
         if blocked is not None:  # "H100 in China?": why China platforms rarely list it
@@ -971,6 +974,458 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     return Reply("rent", lang, title=_t(lang, f"Renting {names_txt} by the hour", f"按小时租 {names_txt}"),
                  paragraphs=tuple(paras), table=Table(header, tuple(rows)) if rows else None, footer=tuple(footer),
                  sources=sources, follow_up="rent", focus=gpus[0].name if len(gpus) == 1 else None)
+
+
+_PER = {"day": Text("a day", "每天"), "week": Text("a week", "每周"), "month": Text("a month", "每月")}
+
+
+def _usage_label(u: Usage, lang: str) -> str:
+    """The user's hours as they said them: "10 hours a week", "每周 10 小时", "about 8 hours a week" (read from words
+    without a number), "200 GPU-hours in total"."""
+    if u.per == "total":
+        return _t(lang, f"{u.hours:,g} GPU-hours in total", f"总共 {u.hours:,g} 小时")
+    about = _t(lang, "about ", "大约") if u.approximate else ""
+    return about + _t(lang, f"{u.hours:g} hours {_PER[u.per].en}", f"{_PER[u.per].zh} {u.hours:g} 小时")
+
+
+def _per_month(u: Usage, lang: str) -> str:
+    """"(≈43 hours a month)" beside a rate said per day or week; "" for a month or a total."""
+    if u.per in ("month", "total"):
+        return ""
+    return _t(lang, f" (≈{u.hours_per_month:,.0f} hours a month)", f"（每月约 {u.hours_per_month:,.0f} 小时）")
+
+
+def _cost_of_usage(u: Usage, hour: float, cur: str, lang: str) -> str:
+    """What the user's own hours cost at an hourly price (for all the GPUs priced)."""
+    if u.per == "total":
+        return _t(lang, f"Your {_usage_label(u, lang)}: about {money(hour * u.hours, cur)}.",
+                  f"按你说的{_usage_label(u, lang)}：约 {money(hour * u.hours, cur)}。")
+    return _t(lang, f"At your {_usage_label(u, lang)}{_per_month(u, lang)}: about "
+                    f"{money(hour * u.hours_per_month, cur)} a month.",
+              f"按你说的{_usage_label(u, lang)}{_per_month(u, lang)}：每月约 {money(hour * u.hours_per_month, cur)}。")
+
+
+def _fine(amount: float, currency: str) -> str:
+    """A small hourly amount to the tenth of a cent ("$0.096", "¥0.342"): electricity an hour, which a break-even
+    divides by, shown as precisely as it is used."""
+    return f"{CURRENCY_SYMBOLS.get(currency, currency + ' ')}{amount:,.3f}"
+
+
+def comparison_card(engine: Engine) -> str:
+    """The card a rent-or-buy answer works on when the conversation names none (knowledge/rent-vs-buy.yaml)."""
+    from bot.ownership import load_assumptions
+
+    return load_assumptions(engine.knowledge_dir).comparison_card
+
+
+def _a(name: str) -> str:
+    """"a" or "an" before a card's name as it is said: an A100, an RTX 4090, an H100; a GeForce RTX 4090, an Arc B580."""
+    first = name.split()[0] if name.split() else name
+    spelled = first.isupper() or any(c.isdigit() for c in first)  # letters said one by one: "H" is "aitch"
+    return "an" if (first[:1] in "AEFHILMNORSX" if spelled else first[:1].lower() in "aeiou") else "a"
+
+
+def _duration(months: float, lang: str) -> str:
+    """"about 8 months", "about 3.4 years", "more than 10 years"."""
+    if months > 120:
+        return _t(lang, "more than 10 years", "超过 10 年")
+    if months < 24:
+        return _t(lang, f"about {max(1, round(months))} months", f"约 {max(1, round(months))} 个月")
+    years = months / 12
+    return _t(lang, f"about {years:.1f} years", f"约 {years:.1f} 年")
+
+
+# example paces for a break-even asked without the user's hours
+_PACES = (Usage(10, "week"), Usage(8, "day"), Usage(24, "day"))
+_LEAVES_OUT = Text(
+    "What this leaves out: resale value (a card sold after a few years returns part of its price, which brings the "
+    "break-even closer); the rest of the PC if you don't have one (CPU, board, power supply, case); your time (looking "
+    "after a machine, against uploading data and setting up a cloud environment each time); and availability (rented "
+    "cards can be sold out and interruptible ones can stop mid-run; your own is always there).",
+    "这笔账没有算进去的：转卖价值（用几年后卖掉还能收回一部分钱，回本会更早）；如果你还没有主机，其他配件的钱（CPU、主板、"
+    "电源、机箱）；你的时间（自己维护机器，对比每次上传数据、配置云端环境）；以及可用性（租的卡可能被租光，可中断实例随时"
+    "可能停；自己的卡随时都在）。")
+
+
+def rent_vs_buy(engine: Engine, names: list[str], need: Need, lang: str, china: bool,
+                chosen_for_user: bool = False) -> Reply:
+    """Rent or buy worked out for the user's hours: each card's price (new, or used as the chat says or when no new
+    price is on file) against the cheapest dated rental of it in the user's market, with the electricity owning costs
+    at a dated household tariff: break-even GPU-hours and, at the user's pace, months. The verdict first, then the
+    numbers with their dates and sources, then what the arithmetic leaves out."""
+    from bot.ownership import cheapest_offer, load_assumptions, tariff_for
+    from bot.rentals import offers_for
+
+    kd, fx = engine.knowledge_dir, engine.catalog.fx
+    today = need.as_of or engine.today or date.today()
+    a = load_assumptions(kd)
+    cur = "CNY" if china else _price_currency(need, lang)
+    tariff = tariff_for(kd, need.region, china)
+    gpus = [g for g in (engine.catalog.get(n) for n in names) if g is not None]
+
+    def rate(o) -> float:
+        return fx.convert(o.price, o.currency, cur, today)
+
+    verdicts, numbers, rows, sources, weighed = [], [], [], [], 0
+    for g in gpus:
+        new, used = _current_price(engine, need, g, lang)
+        price = (used if need.used and used else None) or new or used
+        offer = cheapest_offer(offers_for(kd, [g.name]), today, china, rate)
+        stand_in = None
+        if offer is None and price is not None:  # no platform rents it: what renting its work costs
+            stand_in = _rental_stand_in(engine, g, need, china, rate, today)
+            offer = stand_in.offer if stand_in else None
+        if price is None or offer is None or tariff is None or not g.tdp_w:
+            verdicts.append(_cannot_weigh(engine, g, price, offer, tariff, need.usage, cur, lang, today))
+            if offer is not None:
+                sources.append(Source(f"{offer.platform} — {offer.gpu_listed.get(lang)} ({offer.on:%Y-%m})", offer.source))
+            continue
+        weighed += 1
+        verdict, paragraph, row = _weigh_one(engine, g, price, offer, stand_in, tariff, need, a, cur, rate(offer),
+                                             lang, today)
+        verdicts += verdict
+        numbers.append(paragraph)
+        rows.append(row)
+        sources += [Source(source_title("specs_price", lang, name=g.name), price.source or g.source_url),
+                    Source(f"{offer.platform} — {offer.gpu_listed.get(lang)} ({offer.on:%Y-%m})", offer.source)]
+    if weighed:
+        sources.append(Source(f"{tariff.name.get(lang)} ({tariff.on:%Y-%m})", tariff.source))
+    paras = [(" " if lang == "en" else "").join(verdicts)] if verdicts else []
+    if chosen_for_user and gpus:
+        paras.append(_t(lang, f"You didn't name a card, so this works it out for the {gpus[0].name}, the guide's "
+                              "example; name the card you would buy for its numbers.",
+                        f"你没说是哪张卡，这里按指南里举例的 {gpus[0].name} 来算；告诉我你想买哪张卡，可以换成它的数字。"))
+    if need.usage is not None and need.usage.approximate:
+        paras.append(_t(lang, f"I read your hours as {_usage_label(need.usage, lang)}; tell me the number for a sharper "
+                              "answer.", f"我把你的用量理解为{_usage_label(need.usage, lang)}；告诉我具体小时数可以算得更准。"))
+    paras += numbers
+    if weighed:
+        paras.append(_LEAVES_OUT.get(lang))
+    footer = [_t(lang, "Estimates from dated prices: rental prices change often and a shop's price is not always what "
+                       "you'll pay; check both before you decide.",
+                 "以上是按带日期的价格做的估算：租价变化频繁，店里的价格也未必是你最终的成交价，决定前请再核实。")]
+    if weighed and need.region and need.region not in tariff.regions:
+        footer.append(_t(lang, f"No household electricity price for your region on file: this uses the "
+                               f"{tariff.name.en}.", f"没有你所在地区的居民电价记录：这里用的是{tariff.name.zh}。"))
+    header = tuple(_t(lang, *h) for h in (("Card", "显卡"), ("Buy", "买价"), ("Rent from", "租价"),
+                                            ("Electricity an hour", "每小时电费"), ("Break-even GPU-hours", "回本小时数"),
+                                            ("At your pace", "按你的用量")))
+    suggestions = (_t(lang, "what if it's 40 hours a week?", "那一周用40小时呢"), _t(lang, "and around the clock?", "全天跑呢"),
+                   _t(lang, "where can I rent it?", "去哪租？"))
+    if need.usage is None:
+        suggestions = (_t(lang, "I'd use it about 10 hours a week", "我一周大概用10小时"),) + suggestions[1:]
+    title = ", ".join(g.name for g in gpus)
+    return Reply("rent", lang, title=_t(lang, f"Rent or buy: {title}", f"租还是买：{title}"), paragraphs=tuple(paras),
+                 table=Table(header, tuple(rows)) if rows else None, footer=tuple(footer),
+                 sources=tuple(OrderedDict.fromkeys(x for x in sources if x.url))[:6], suggestions=suggestions,
+                 focus=gpus[0].name if len(gpus) == 1 else None, topic="rent-vs-buy", follow_up="rent")
+
+
+def _weigh_one(engine: Engine, g: GPU, price, offer, stand_in, tariff, need: Need, a, cur: str, offer_rate: float,
+               lang: str, today: date) -> tuple[list[str], str, tuple[str, ...]]:
+    """One card bought against rented: its verdict (with what stood in for a card no platform rents), the numbers
+    with their dates, and its table row."""
+    from bot.ownership import break_even
+
+    usage = need.usage
+    # an hour of this card's work, rented: on the card itself, or on its stand-in for the time that work takes there
+    hour_of_work = offer_rate * (stand_in.share if stand_in else 1)
+    be = break_even(g.name, g.tdp_w, price.amount, cur, hour_of_work, tariff, a,
+                    lambda x, src, dst: engine.catalog.fx.convert(x, src, dst, today))
+    verdict = [_break_even_verdict(be, g, usage, a, cur, lang)]
+    listed = _t(lang, f"on {offer.platform}", f"在 {offer.platform}")
+    if stand_in is not None:
+        card, share = stand_in.card, stand_in.share
+        listed = _t(lang, f"as {share:.2f} h on {_a(card.name)} {card.name} at {offer.platform}",
+                    f"在 {offer.platform} 的 {card.name} 上做 {share:.2f} 小时")
+        verdict.append(_t(lang, f"(No platform on file rents the {g.name}: renting here means the same work on the "
+                                f"rental where it costs least, among cards with at least its memory: the {card.name} at "
+                                f"{hourly(offer_rate, cur)} an hour does an hour of the {g.name}'s work in {share:.2f} h.)",
+                          f"（没有平台出租 {g.name} 的记录：这里的“租”指在显存不少于它、做同样工作最便宜的租用卡上做："
+                          f"{card.name} 每小时 {hourly(offer_rate, cur)}，做完 {g.name} 一小时的工作量要 {share:.2f} 小时。）"))
+    market = _t(lang, "used", "二手") if price.market == "used" else _t(lang, "new", "新卡")
+    if price.market == "used" and not need.used:
+        market += _t(lang, ", no new price on file", "，暂无新卡价格")
+    if price.converted_from:
+        src = CURRENCY_NAMES.get(price.converted_from, Text(price.converted_from, price.converted_from))
+        market += _t(lang, f", converted from {src.en}", f"，由{src.zh}换算")
+    billing = _BILLING[offer.billing].get(lang)
+    hours = f"{be.hours:,.0f}" if be.hours is not None else "—"
+    rent = (_fine if stand_in else hourly)(be.rent_per_hour, cur)  # (a stand-in's share is no listed price)
+    power, kwh = _fine(be.power_per_hour, cur), _fine(be.tariff_per_kwh, cur)
+    pace, at_pace = "", "—"
+    if usage is not None and be.hours is not None and usage.per != "total":
+        said, when = f"{_usage_label(usage, lang)}{_per_month(usage, lang)}", _duration(be.months(usage), lang)
+        pace, at_pace = _t(lang, f"; at your {said} that is {when}", f"；按你说的{said}，需要{when}"), when
+    elif usage is not None and be.hours is not None:
+        rented, owned = money(be.renting(usage.hours), cur), money(be.owning(usage.hours), cur)
+        pace = _t(lang, f"; your {_usage_label(usage, lang)} would cost {rented} rented, {owned} bought and run",
+                  f"；你说的{_usage_label(usage, lang)}，租要 {rented}，买加电费要 {owned}")
+        at_pace = _t(lang, f"rent {rented} / buy {owned}", f"租 {rented} / 买 {owned}")
+    paragraph = _t(
+        lang,
+        f"{g.name}: {price} to buy ({market}, {price.on:%Y-%m}); an hour of its work rented from {rent} {listed} "
+        f"({billing}, {offer.on:%Y-%m}); electricity for owning it: {be.watts:.0f} W ({g.tdp_w:.0f} W for the card at "
+        f"full load + {a.pc_power_w:.0f} W for the rest of the PC, our estimate) at {kwh} per kWh ({tariff.name.en}, "
+        f"{tariff.on:%Y-%m}) = {power} an hour. Break-even: {price} ÷ ({rent} − {power}) ≈ {hours} GPU-hours{pace}.",
+        f"{g.name}：买 {price}（{market}，{price.on:%Y-%m}）；租来做它一小时的工作 {rent} 起，{listed}（{billing}，"
+        f"{offer.on:%Y-%m}）；自己买的电费：{be.watts:.0f} W（显卡满载 {g.tdp_w:.0f} W + 主机其他部分 {a.pc_power_w:.0f} W，"
+        f"估算）× 每千瓦时 {kwh}（{tariff.name.zh}，{tariff.on:%Y-%m}）= 每小时 {power}。回本点：{price} ÷（{rent} − "
+        f"{power}）≈ {hours} 小时{pace}。")
+    row = (g.name, f"{price} ({price.on:%Y-%m})", f"{rent} ({offer.platform}, {offer.on:%Y-%m})", power, hours, at_pace)
+    return verdict, paragraph, row
+
+
+@dataclass(frozen=True)
+class _StandIn:
+    """The rental that stands in for a card no platform rents: where the same work costs least."""
+
+    offer: RentalOffer
+    card: GPU  # the card it rents
+    share: float  # hours it takes there for an hour of the other card's work
+
+
+def _rental_stand_in(engine: Engine, g: GPU, need: Need, china: bool, rate, today: date) -> _StandIn | None:
+    """For a card no platform rents: the rental (in the user's market first) where its work costs least, among cards
+    with at least its memory; None when there is none."""
+    from bot.ownership import cheapest_offer, cost_per_unit_of_work
+    from bot.rentals import card_of, load_rentals
+
+    family = workload_spec(engine.knowledge_dir, need.workload, need.as_of or today).family
+    mine = _perf_of(engine, g, family)
+    if not mine:
+        return None
+    speeds = {}
+    for o in load_rentals(engine.knowledge_dir):
+        card = card_of(o, engine.catalog)
+        speed = _perf_of(engine, card, family) if card is not None else None
+        if speed and card.vram_gb >= g.vram_gb:
+            speeds[o] = (card, speed)
+    best = cheapest_offer(speeds, today, china, lambda o: cost_per_unit_of_work(rate(o), speeds[o][1]))
+    return _StandIn(best, speeds[best][0], mine / speeds[best][1]) if best is not None else None
+
+
+def _break_even_verdict(be, g: GPU, usage: Usage | None, a, cur: str, lang: str) -> str:
+    """The verdict on one card, first: rent, buy, or close, at the user's pace."""
+    name = g.name
+    if be.hours is None:
+        return _t(lang, f"An hour of renting {_a(name)} {name} costs no more than the electricity to run your own: rent.",
+                  f"租一张 {name} 每小时的钱还不到自己买来跑的电费：租。")
+    if usage is None:  # "how many hours until buying pays off": the hours, and what they mean at a few paces
+        paces = _t(lang, ", ", "，").join(f"{_duration(be.months(p), lang)}"
+                                         + _t(lang, f" at {_usage_label(p, 'en')}", f"（{_usage_label(p, 'zh')}）")
+                                         for p in _PACES)
+        return _t(lang, f"Buying {_a(name)} {name} pays back after about {be.hours:,.0f} GPU-hours of use: {paces}. Tell me "
+                        "roughly how many hours a week you'd use it for a verdict.",
+                  f"买一张 {name} 大约用满 {be.hours:,.0f} 小时才回本：{paces}。告诉我你一周大概用多少小时，我给你结论。")
+    said = _usage_label(usage, lang)
+    if usage.per == "total":
+        rent, own = money(be.renting(usage.hours), cur), money(be.owning(usage.hours), cur)
+        if be.verdict(usage, a) == "buy":
+            return _t(lang, f"For {said}, buying {_a(name)} {name} ({own} with its electricity) costs less than renting one "
+                            f"({rent}): buy, and you keep the card.",
+                      f"按{said}算，买一张 {name}（连电费 {own}）比租（{rent}）便宜：买，卡还是你的。")
+        return _t(lang, f"For {said}, renting {_a(name)} {name} costs about {rent}, against {own} to buy and run one: rent.",
+                  f"按{said}算，租 {name} 大约 {rent}，买来跑要 {own}：租。")
+    months = be.months(usage)
+    kind = be.verdict(usage, a)
+    if kind == "rent":
+        return _t(lang, f"At {said}, renting {_a(name)} {name} stays cheaper for {_duration(months, lang)}: rent.",
+                  f"按{said}，买一张 {name} 要{_duration(months, lang)}才回本，这段时间里租都更便宜：租。")
+    if kind == "buy":
+        return _t(lang, f"At {said}, buying {_a(name)} {name} pays for itself in {_duration(months, lang)}: buy, if you'll keep "
+                        "up that pace.",
+                  f"按{said}，买一张 {name} {_duration(months, lang)}就回本：买，前提是你能一直用这么多。")
+    return _t(lang, f"At {said}, buying {_a(name)} {name} pays back only after {_duration(months, lang)}: close. Buy if you'll "
+                    "keep that pace that long and want the card at hand (reselling it later brings the break-even "
+                    "closer); otherwise rent.",
+              f"按{said}，买一张 {name} 要{_duration(months, lang)}才回本：差不多。如果你能一直保持这个用量、又希望卡随时在手边"
+              "（以后转卖还能提前回本），就买；否则租。")
+
+
+def _cannot_weigh(engine: Engine, g: GPU, price, offer, tariff, usage: Usage | None, cur: str, lang: str,
+                  today: date) -> str:
+    """A card the arithmetic lacks a figure for: which one, and what is known."""
+    if tariff is None:
+        return _t(lang, f"{g.name}: no household electricity price on file, so no break-even.",
+                  f"{g.name}：没有居民电价记录，算不出回本点。")
+    if price is None and offer is None:
+        return _t(lang, f"{g.name}: no current price to buy it or dated price to rent it on file, so no break-even.",
+                  f"{g.name}：没有当前的购买价格，也没有带日期的租用价格，算不出回本点。")
+    if price is None:
+        hour = engine.catalog.fx.convert(offer.price, offer.currency, cur, today)
+        cost = (" " if lang == "en" else "") + _cost_of_usage(usage, hour, cur, lang) if usage else ""
+        return _t(lang, f"{g.name}: no current shop price on file (new or used), so no break-even; renting it costs "
+                        f"from {hourly(hour, cur)} per GPU-hour on {offer.platform} ({offer.on:%Y-%m}).{cost}",
+                  f"{g.name}：没有当前的购买价格（新卡或二手），算不出回本点；租的话 {offer.platform} 每卡每小时 "
+                  f"{hourly(hour, cur)} 起（{offer.on:%Y-%m}）。{cost}")
+    if offer is None:
+        return _t(lang, f"{g.name}: no dated rental price on file, so no break-even; buying it costs {price} "
+                        f"({price.on:%Y-%m}).",
+                  f"{g.name}：没有带日期的租用价格，算不出回本点；买的话 {price}（{price.on:%Y-%m}）。")
+    return _t(lang, f"{g.name}: no board power on file, so no electricity cost and no break-even.",
+              f"{g.name}：没有功耗数据，算不出电费和回本点。")
+
+
+def rent_or_buy_guide(engine: Engine, text: str, lang: str) -> Reply:
+    """"Rent or buy?" without the user's hours: the guide's rent-or-buy section (the paragraphs the question finds in
+    it, else its rule and worked example), and the question that lets the advisor work it out: the hours."""
+    from bot.ownership import load_assumptions
+
+    section = load_assumptions(engine.knowledge_dir).guide_section
+    reply = question(engine, text, lang, kinds=("guide",))
+    if reply.topic != section:
+        passages = sorted((p for p in engine.index.passages if p.section == section and p.lang == lang),
+                          key=lambda p: p.position)[:2]
+        if passages:
+            reply = Reply("question", lang, title=passages[0].title,
+                          paragraphs=tuple(_titled_refs(engine, p.text, lang) for p in passages),
+                          sources=tuple(Source(x.title, x.url) for x in passages[0].sources), topic=section,
+                          follow_up=_follow_up(engine, section))
+    return ask_for_hours(reply, lang)
+
+
+def ask_for_hours(reply: Reply, lang: str) -> Reply:
+    """A reply about renting or buying, with the question that lets the advisor work it out: the user's hours."""
+    ask = _t(lang, "Tell me roughly how many hours a week you'd keep a GPU busy (\"about 10 hours a week\", "
+                   "\"around the clock\") and I'll work out when buying pays off against renting, with dated prices.",
+             "告诉我你一周大概会让 GPU 跑多少小时（比如“一周10小时”“全天跑”），我用带日期的价格帮你算买卡多久回本、"
+             "租和买哪个划算。")
+    hint = _t(lang, "I'd use it about 10 hours a week", "我一周大概用10小时")
+    return replace(reply, paragraphs=reply.paragraphs + (ask,), suggestions=(hint,) + reply.suggestions[:2])
+
+
+@dataclass(frozen=True)
+class _RentalOption:
+    """One offer weighed for a job: what the work of an hour of the reference card costs on it."""
+
+    cost: float  # per unit of work, in the reply's currency
+    offer: RentalOffer
+    card: GPU  # the catalog card its speed is the speed of
+    speed: float  # relative to the reference card, for the job
+    price: float  # per GPU-hour, in the reply's currency
+
+
+def rental_value(engine: Engine, names: list[str], need: Need, lang: str, china: bool, text: str = "",
+                 platforms: tuple[str, ...] = ()) -> Reply:
+    """Which rental is better value: each offer's price per GPU-hour over its card's relative speed for the job (cost
+    per unit of work), on the platform named or in the user's market; the verdict first, with the memory the job
+    needs when a cheaper card has too little."""
+    from bot.ownership import cost_per_unit_of_work
+    from bot.rentals import card_of, family_of, offers_for
+    from bot.scorer import memory_needed
+
+    kd, fx = engine.knowledge_dir, engine.catalog.fx
+    today = engine.today or date.today()
+    on = need.as_of or today
+    gpus = [g for g in (engine.catalog.get(n) for n in names) if g is not None]
+    cur = _display_currency(need, lang, china)
+    spec = workload_spec(kd, need.workload, on)
+    needed = memory_needed(need, spec, kd, on)[0] if (need.workloads or need.model_size_b) else None
+    offers = offers_for(kd, [g.name for g in gpus])
+    _, named = _platforms_in(engine, text, offers, platforms)
+    families = list(OrderedDict.fromkeys(family_of(g.name) for g in gpus))
+    options, notes = [], []
+    for fam in families:
+        mine = [o for o in offers if o.family == fam and o.quotable(today)]
+        pool = [o for o in mine if o.platform in named]
+        local = [o for o in mine if (o.region == "china") == china]
+        if named and mine and not pool:
+            notes.append(_t(lang, f"{fam}: no dated price on the platform you named, so the cheapest in your market is "
+                                  "used.", f"{fam}：你说的平台没有它带日期的价格，这里用你所在市场最便宜的报价。"))
+        elif china and mine and not pool and not local:
+            notes.append(_t(lang, f"{fam}: no dated price from a platform in China on file; international prices, "
+                                  "converted.", f"{fam}：没有国内平台带日期的价格记录，这里是国际平台的价格（已换算）。"))
+        pool = pool or local or mine
+        for o in pool:
+            card = card_of(o, engine.catalog, tuple(names))
+            speed = _perf_of(engine, card, spec.family) if card is not None else None
+            if speed:
+                price = fx.convert(o.price, o.currency, cur, today)
+                options.append(_RentalOption(cost_per_unit_of_work(price, speed), o, card, speed, price))
+    options.sort(key=lambda x: x.cost)
+    label = spec.label.get(lang)
+    ref = _ref_name(engine)
+    paras = []
+    fits = [x for x in options if needed is None or x.card.vram_gb >= needed]
+    if needed is not None and options and not fits:  # no one card holds it: several of them will, so speed decides
+        paras.append(_t(lang, f"No single card here holds your job (about {needed:g} GB): it takes several of any of "
+                              "them (or a lighter method such as QLoRA). Per unit of work:",
+                        f"这里没有一张卡能单独装下你的任务（约 {needed:g} GB）：哪种都得多卡（或换更省显存的方法，比如 QLoRA）。"
+                        "只看每单位工作量的成本："))
+        fits = options
+    best_of: OrderedDict[str, _RentalOption] = OrderedDict()
+    for x in fits:
+        best_of.setdefault(x.offer.family, x)
+    ranked = list(best_of.values())
+    missing = [f for f in families if f not in {x.offer.family for x in options}]
+    if len(ranked) >= 2:
+        b, o = ranked[0], ranked[1]
+        ratio = o.cost / b.cost
+        listed_b, listed_o = b.offer.gpu_listed.get(lang), o.offer.gpu_listed.get(lang)
+        if ratio < 1.05:
+            fast, slow = (b, o) if b.speed >= o.speed else (o, b)
+            sooner = fast.speed / slow.speed
+            paras.append(_t(lang, f"Per unit of {label}, {listed_b} on {b.offer.platform} ({hourly(b.cost, cur)}) and "
+                                  f"{listed_o} on {o.offer.platform} ({hourly(o.cost, cur)}) cost about the same: "
+                                  f"{fast.offer.gpu_listed.en} finishes the same job {sooner:.1f}× sooner for that money; "
+                                  "otherwise pick on memory and availability.",
+                            f"按每单位{label}的工作量算，{b.offer.platform} 的 {listed_b}（{hourly(b.cost, cur)}）和 "
+                            f"{o.offer.platform} 的 {listed_o}（{hourly(o.cost, cur)}）成本差不多：同样的钱 "
+                            f"{fast.offer.gpu_listed.zh} 快 {sooner:.1f} 倍做完；其余看显存和能不能租到。"))
+        else:
+            memory = ""
+            if needed is None and b.card.vram_gb < max(x.card.vram_gb for x in options):  # no job said: say the catch
+                memory = _t(lang, f", if {b.card.vram_gb:g} GB is enough for your job",
+                            f"，前提是 {b.card.vram_gb:g} GB 显存够你的任务用")
+            paras.append(_t(lang, f"{listed_b} on {b.offer.platform}: about {ratio:.1f}× cheaper per unit of {label} "
+                                  f"than {listed_o} on {o.offer.platform}{memory} ({hourly(b.price, cur)} an hour at "
+                                  f"{b.speed:.2f}× {_a(ref)} {ref}'s speed, against {hourly(o.price, cur)} at {o.speed:.2f}×).",
+                            f"{b.offer.platform} 的 {listed_b}：按每单位{label}的工作量算，比 {o.offer.platform} 的 "
+                            f"{listed_o} 便宜约 {ratio:.1f} 倍{memory}（每小时 {hourly(b.price, cur)}、速度是 {ref} 的 "
+                            f"{b.speed:.2f} 倍，对比每小时 {hourly(o.price, cur)}、{o.speed:.2f} 倍）。"))
+        for x in ranked[2:]:  # a third or fourth card: how it stands against the best
+            paras.append(_t(lang, f"{x.offer.gpu_listed.en} on {x.offer.platform}: {x.cost / b.cost:.1f}× the cost per "
+                                  f"unit of work of {b.offer.gpu_listed.en}.",
+                            f"{x.offer.platform} 的 {x.offer.gpu_listed.zh}：每单位工作量的成本是 {b.offer.gpu_listed.zh} 的 "
+                            f"{x.cost / b.cost:.1f} 倍。"))
+    elif len(ranked) == 1 and len(options) > len(fits):
+        x = ranked[0]
+        paras.append(_t(lang, f"Of these, only the {x.offer.family} holds your job (about {needed:g} GB): rent it; per "
+                              f"unit of work it costs least as {x.offer.gpu_listed.en} on {x.offer.platform} "
+                              f"({hourly(x.price, cur)} an hour).",
+                        f"这几张里只有 {x.offer.family} 装得下你的任务（约 {needed:g} GB）：租它；按每单位工作量算，"
+                        f"{x.offer.platform} 的 {x.offer.gpu_listed.zh} 最便宜（每小时 {hourly(x.price, cur)}）。"))
+    if needed is not None and fits is not options:
+        small = OrderedDict.fromkeys(x.offer.gpu_listed.get(lang) for x in options if x.card.vram_gb < needed)
+        if small:
+            paras.append(_t(lang, f"Left out for memory: {', '.join(small)} (your job needs about {needed:g} GB).",
+                            f"显存不够而排除：{'、'.join(small)}（你的任务约需 {needed:g} GB）。"))
+    paras += notes
+    for fam in missing:
+        paras.append(_t(lang, f"{fam}: no dated rental price on file to weigh.", f"{fam}：没有带日期的租用价格，无法比较。"))
+    rows = tuple((x.offer.platform, f"{x.offer.gpu_listed.get(lang)} ({_BILLING[x.offer.billing].get(lang)})",
+                  f"{x.card.vram_gb:g} GB", hourly(x.price, cur),
+                  f"{x.speed:.2f}", hourly(x.cost, cur), f"{x.offer.on:%Y-%m}") for x in options[:8])
+    header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPU as listed", "所列型号"), ("Memory", "显存"),
+                                            ("Per GPU-hour", "每卡每小时"), (f"Speed ({ref} = 1)", f"速度（{ref} = 1）"),
+                                            ("Per unit of work", "每单位工作量"), ("Date", "日期")))
+    footer = [_t(lang, f"Speed relative to one {ref}, estimated from specs for {label}; per unit of work = price per "
+                       f"GPU-hour ÷ speed: what the work of one hour on {_a(ref)} {ref} costs on each. Estimates; rental "
+                       "prices change often.",
+                 f"速度以一张 {ref} 为 1，按规格估算（{label}）；每单位工作量成本 = 每卡每小时价格 ÷ 速度，"
+                 f"即在各平台完成 {ref} 一小时工作量的花费。均为估算，租价变化频繁。")]
+    if not (need.workloads or need.model_size_b):
+        footer.append(_t(lang, "Tell me the job (\"LoRA on a 13B model\", \"SDXL training\") to check memory too.",
+                         "告诉我具体任务（比如“13B 模型 LoRA 微调”“SDXL 训练”），我可以把显存也算进去。"))
+    sources = tuple(OrderedDict.fromkeys(Source(f"{x.offer.platform} — {x.offer.gpu_listed.get(lang)} "
+                                                f"({x.offer.on:%Y-%m})", x.offer.source) for x in options[:8]))[:6]
+    title = " / ".join(families)
+    best = ranked[0].card.name if ranked else None
+    return Reply("rent", lang, title=_t(lang, f"Renting {title}: cost per unit of work", f"租 {title}：每单位工作量的成本"),
+                 paragraphs=tuple(paras), table=Table(header, rows) if rows else None, footer=tuple(footer),
+                 sources=sources, focus=best, follow_up="rent",
+                 suggestions=(_t(lang, "for LLM fine-tuning?", "那用来微调大模型呢"), _t(lang, "rent or buy?", "租还是买划算？")))
 
 
 def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = None, text: str = "",

@@ -429,6 +429,9 @@ class Conversation:
             return "fit"  # "ok and two 3090s, how fast" with a 70B model on the table
         if act not in COMMANDS and act != "out_of_scope" and self._another_card_same_question(q):
             return s.last_act or act
+        if q.need.usage and s.last_rule in _RENT_BUY_RULES and act not in COMMANDS and \
+                not (q.gpus or q.need.budget or q.need.workloads or "pick_request" in q.cues):
+            return "rent"  # "what if it's 40 hours a week?", "那一天用10小时呢" after a rent-or-buy answer: the same sum
         if s.focus and (s.need.model_size_b or s.need.model) and _says(q.text, "enough_question") and \
                 len(q.text.strip()) <= 24 and not (q.gpus or need.budget or q.direction):
             return "fit"  # "够吗", "is that enough?" after a fit or a pick: the card and the model on the table
@@ -636,6 +639,8 @@ class Conversation:
                "used": n.used, "vendor": n.vendor, "as_of": n.as_of.isoformat() if n.as_of else None,
                "min_vram_gb": n.min_vram_gb, "max_power_w": n.max_power_w, "psu_w": n.psu_w, "region": n.region,
                "form_factor": n.form_factor, "model": n.model, "quant": n.quant, "context_tokens": n.context_tokens,
+               "usage": asdict(n.usage) if n.usage else None,
+               "usage_hours_month": round(n.usage.hours_per_month, 1) if n.usage and n.usage.hours_per_month else None,
                "lang": s.lang, "gpus": list(t.q.gpus), "cues": sorted(t.q.cues),
                "act": t.act, "rule": rule, "message_slots": t.q.slots()}
         if t.guess:
@@ -670,12 +675,48 @@ class Conversation:
 
         return asked(self.engine.knowledge_dir, t.q.text)
 
+    def _rents_in_china(self, t: Turn) -> bool:
+        """A mainland-China user's rental market: said so, or a Chinese speaker who named no place; "国外呢",
+        "and in Europe?" ask about the international platforms."""
+        s = self.session
+        if _says(t.q.text, "abroad") or bool(t.q.need.region and t.q.need.region != "cn"):
+            return False
+        return t.q.need.region == "cn" or s.need.region == "cn" or (t.lang == "zh" and s.need.region is None)
+
+    def _rent_vs_buy(self, t: Turn) -> Reply:
+        """The cards in question, bought against rented at the user's hours (which the session keeps for the next
+        "what if 40 hours a week?"): the cards named (or meant: "it", "the second one"); else the ones the last
+        rent-or-buy answer weighed; else the picks just shown; else the card in focus; else the guide's example card."""
+        s = self.session
+        s.need = s.need.merge(t.need)
+        meant = list(t.referred) if t.q.gpus or t.q.ordinals or t.cue("pronoun") else []
+        names = meant or (s.compared if s.last_rule == "rent-vs-buy" else []) or \
+            (s.last_picks[:3] if s.last_act in ("recommend", "refine") else []) or ([s.focus] if s.focus else [])
+        chosen = not names
+        names = names or [answers.comparison_card(self.engine)]
+        s.compared = names[:3]
+        return answers.rent_vs_buy(self.engine, names[:3], s.need, t.lang, china=self._rents_in_china(t),
+                                   chosen_for_user=chosen)
+
+    def _rental_value(self, t: Turn) -> Reply:
+        """Rentals weighed per unit of work: the cards named (with the ones just weighed, for "and the H100?"), on the
+        platform named (or still the one of the last answer)."""
+        s = self.session
+        again = s.last_rule == "rental-value"
+        cards = _rental_cards(self, t)
+        names = list(dict.fromkeys([*(s.compared if again and len(cards) < 2 else []), *cards]))
+        named = answers.platforms_named(self.engine, t.q.text) or (s.rent_platforms if again else [])
+        s.need = s.need.merge(replace(t.need, budget=None))
+        s.rent_platforms, s.compared = list(named), names[:4]
+        return answers.rental_value(self.engine, names[:4], s.need, t.lang, china=self._rents_in_china(t),
+                                    text=t.q.text, platforms=tuple(named))
+
     def _rent(self, t: Turn) -> Reply:
         s = self.session
-        china = t.q.need.region == "cn" or s.need.region == "cn" or (t.lang == "zh" and s.need.region is None)
+        china = self._rents_in_china(t)
         abroad = _says(t.q.text, "abroad") or bool(t.q.need.region and t.q.need.region != "cn")
-        if abroad:
-            china = False  # "国外呢", "and in Europe?": the international platforms first
+        if t.need.usage:  # "I'd use it 20 hours a week": kept for a rent-or-buy question next
+            s.need = replace(s.need, usage=t.need.usage)
         names = list(t.q.gpus) or list(t.referred) or (s.last_picks[:3] if s.last_picks else [])
         count = t.q.need.gpu_count or (s.need.gpu_count if s.last_act == "rent" else None) or 1
         cheaper = t.q.direction == "cheaper" and s.last_act == "rent"
@@ -1082,7 +1123,9 @@ def _always(c: Conversation, t: Turn) -> bool:
 
 # rules that answer a question about one card: a bare "and the 5090?" after one of them asks it of that card
 _CARD_RULES = frozenset({"worth-for-llm", "worth", "gpu-card", "card-advice", "fit", "what-fits", "power", "where-to-buy",
-                         "rent"})
+                         "rent", "rent-vs-buy"})
+# rules whose answer is about renting against buying: hours said next ("what if 40 hours a week?") work it out again
+_RENT_BUY_RULES = frozenset({"rent-vs-buy", "rent-or-buy"})
 
 _CONTEXT_SIZES = {float(k * 1000) for k in (4, 8, 16, 32, 64, 128, 256, 512)}
 
@@ -1092,6 +1135,53 @@ _SERVING_NOTE = Text(
     "compute capability 7.0 or newer (no Pascal cards such as the P40); tensor cores then matter as much as bandwidth.",
     "以上是单用户（llama.cpp）的数字。用 vLLM 或 SGLang 给多人提供服务时会把请求打包成批：需要 FP16/FP8 或 AWQ/GPTQ 权重，"
     "每个并发请求还要额外的 KV 缓存（多预留几十 GB），并且要求计算能力 7.0 及以上（P40 这类 Pascal 卡不行）；这时张量核心和带宽一样重要。")
+
+
+def _asks_rent_or_buy(t: Turn) -> bool:
+    """"Rent or buy?", "租卡还是买卡划算", "买3090还是租" (read with the card as "@"), "how many hours until buying pays
+    off" (not a miner's payback)."""
+    cards_as_at = re.sub(r"(?<=@)\s+|\s+(?=@)", "", t.q.delexicalised)  # the mask keeps a name's length in spaces
+    asked = _says(t.text, "rent_or_buy") or has_any(cards_as_at, words("slots", "rent_or_buy")) or \
+        _says(t.text, "break_even")
+    return asked and "offtopic" not in t.q.cues
+
+
+def _works_out_rent_or_buy(c: Conversation, t: Turn) -> bool:
+    """Rent or buy with numbers: asked with the user's hours (now or earlier in the chat), asked as "how many hours until
+    it pays off", or hours said right after a rent-or-buy answer ("what if it's 40 hours a week?", "那一天用10小时呢").
+    A new need that mentions hours in passing ("$1500 for CNNs, 8 hours a day") is a request for picks."""
+    s = c.session
+    if t.need.budget and t.need.workloads:
+        return False
+    if _asks_rent_or_buy(t):
+        return bool(t.need.usage or s.need.usage) or _says(t.text, "break_even")
+    return t.need.usage is not None and s.last_rule in _RENT_BUY_RULES and "pick_request" not in t.q.cues
+
+
+def _rental_cards(c: Conversation, t: Turn) -> list[str]:
+    """The cards a rental comparison is about: those referred to, and the card in focus when "it" is one of them
+    ("compare it with the A100" after a rental answer about the H100)."""
+    s = c.session
+    cards = list(t.referred)
+    if "pronoun" in t.q.cues and s.focus and s.focus not in cards:
+        cards.insert(0, s.focus)
+    return cards
+
+
+def _weighs_rentals(c: Conversation, t: Turn) -> bool:
+    """Two cards (or more) weighed as rentals: named with a rental word (a platform's name is one: "AutoDL 上 A100 和
+    4090 哪个划算") or after a rental answer, and asked which is better value or compared ("renting: H100 vs A100?");
+    or, right after such an answer, another card or another job ("and the H100?", "for LLM fine-tuning?"). (Not by
+    looking the platforms up: that loads retrieval, a tenth of a second of every cold "4090 vs 3090".)"""
+    s, q = c.session, t.q
+    if q.need.budget or "pick_request" in q.cues:
+        return False
+    if len(_rental_cards(c, t)) >= 2:
+        rental = "rent" in q.cues or s.follow_up == "rent"
+        return rental and (_says(t.text, "rental_value") or t.cue("compare") or _says(t.text, "which_of_them"))
+    return s.last_rule == "rental-value" and t.short and not q.ordinals and (
+        (len(q.gpus) == 1 and replace(t.need, usage=None).is_empty()) or
+        (not q.gpus and bool(t.need.workloads or t.need.model_size_b)))
 
 
 def _acts(*names: str) -> frozenset[str]:
@@ -1121,6 +1211,10 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: t.cue("speculation") and t.q.need.budget is None and not t.q.need.workloads,
          lambda c, t: answers.unreleased(t.lang)),
     Rule("guide-source", _acts(), _asks_about_the_guide, lambda c, t: c._guide_question(t)),
+    Rule("rent-vs-buy", _acts(), _works_out_rent_or_buy, lambda c, t: c._rent_vs_buy(t)),
+    Rule("rent-or-buy", _acts(), lambda c, t: _asks_rent_or_buy(t) and not (t.need.budget and t.need.workloads),
+         lambda c, t: answers.rent_or_buy_guide(c.engine, t.q.text, t.lang)),  # no hours yet: the guide, and ask
+    Rule("rental-value", _acts(), _weighs_rentals, lambda c, t: c._rental_value(t)),
     Rule("why-not", _acts("why_not"), lambda c, t: bool(t.referred) and bool(c.session.need.workload
                                                                                or c.session.last_picks),
          lambda c, t: c._why_not(t)),

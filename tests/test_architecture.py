@@ -27,9 +27,10 @@ ALLOWED: dict[str, set[str]] = {
     "vram": {"catalog"},
     "models": {"catalog", "i18n"},
     "rentals": {"catalog", "i18n"},
+    "ownership": {"catalog", "i18n", "need", "rentals"},
     "regions": {"i18n"},
     "features": {"catalog"},
-    "lint": {"catalog", "features", "i18n", "knowledge", "rentals", "slots", "specdb"},  # slots.spelling: the typo tables
+    "lint": {"catalog", "features", "i18n", "knowledge", "ownership", "rentals", "slots", "specdb"},  # slots.spelling: the typo tables
     "fit": {"catalog", "i18n", "models"},
     "scorer": {"catalog", "perf", "vram", "need", "i18n", "fit", "models"},
     "knowledge": {"catalog", "config", "i18n"},
@@ -41,7 +42,7 @@ ALLOWED: dict[str, set[str]] = {
     "retrieval": {"index", "knowledge", "catalog", "config", "slots", "nlu"},
     "reply": {"knowledge"},
     "answers": {"scorer", "catalog", "knowledge", "retrieval", "vram", "perf", "need", "reply", "i18n", "slots", "fit",
-                "models", "rentals"},
+                "models", "rentals", "ownership"},
     "session": {"need"},
     "engine": {"acts", "catalog", "config", "index", "encoder"},
     "dialogue": {"answers", "acts", "engine", "features", "i18n", "need", "nlu", "regions", "reply", "scorer", "session",

@@ -1,0 +1,120 @@
+"""The usage slot: how many GPU-hours the user expects, the number rent-or-buy arithmetic turns on.
+
+A rate ("10 hours a week", "每天8小时", "一个月200小时", "8h days", "8 hours a day, 5 days a week"), a rate said without a
+number ("周末用用", "24/7", "a few hours a day": read as the hours the lexicon gives, marked approximate unless exact),
+or a total for one job ("200 hours of A100 time", "要跑200小时"). Words in knowledge/lexicon/slots.yaml `usage`; the
+text is the parser's, with Chinese numerals already digits, so the words are converted the same way."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from bot.need import Usage
+from bot.slots.lexicon import load
+from bot.slots.text import chinese_numerals_to_digits, mask
+
+Spans = list[tuple[int, int]]
+_MOST = {"day": 24, "week": 24 * 7, "month": 24 * 31}  # more is no rate ("每天三四个小时" read as 34 by the numerals)
+
+_STOP = r"[^\d，,。.!！?？;；\n]"  # what may sit between a period and its hours ("一周大概用20小时"): no digit, no clause end
+
+
+def _alternation(words) -> str:
+    """One regex alternative for a word list, longest first; a word that starts or ends with a Latin letter must not
+    run into another letter ("h" is not the h of "hbm", "a day" not the end of "today"; "8h" is eight hours)."""
+    parts = []
+    for w in sorted({chinese_numerals_to_digits(w) for w in words}, key=len, reverse=True):
+        head = r"(?<![a-z])" if w[:1].isascii() and w[:1].isalpha() else ""
+        tail = r"(?![a-z])" if w[-1:].isascii() and w[-1:].isalpha() else ""
+        parts.append(head + re.escape(w) + tail)
+    return "(?:" + "|".join(parts) + ")"
+
+
+@lru_cache(maxsize=1)
+def _grammar() -> dict:
+    lex = load("slots")["usage"]
+    words = lex["number_words"]
+    num = r"\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|" + "|".join(rf"(?<![a-z]){re.escape(w)}(?![a-z])" for w in sorted(words, key=len, reverse=True))
+    rng = rf"(?P<lo>{num})(?:\s*(?:-|–|~|～|到|至|to|or|、)\s*(?P<hi>{num}))?"
+    hours = _alternation(lex["hours"])
+    per = {p: _alternation(ws) for p, ws in lex["per"].items()}
+    any_per = "(?:" + "|".join(f"(?P<{p}>{rx})" for p, rx in per.items()) + ")"
+    between = r"(?:\s+(?:[a-z]+\s+){0,3}?|\s*)"  # "10 hours of training a week", "10 hours or so a week"
+    days = _alternation(lex["days"])
+    return {
+        "numbers": {k: float(v) for k, v in words.items()},
+        "rates": (
+            # "10 hours a week", "10h/week", "20小时一周"
+            re.compile(rng + r"\s*-?\s*" + hours + between + r"(?:,\s*)?" + any_per),
+            # "每周10小时", "一周大概用20小时", "every day for 8 hours"
+            re.compile(any_per + _STOP + "{0,8}?" + rng + r"\s*" + hours),
+            # "8h days", "8-hour days": hours a day
+            re.compile(rng + r"\s*-?\s*" + hours + r"\s*(?P<day>" + _alternation(lex["days_after_hours"]) + ")"),
+        ),
+        # "5 days a week", "一周5天"
+        "days": (re.compile(rng + r"\s*" + days + r"\s*" + per["week"]),
+                 re.compile(per["week"] + _STOP + "{0,4}?" + rng + r"\s*" + days)),
+        "working_week": (re.compile(_alternation(lex["working_week"]["words"])), float(lex["working_week"]["days"])),
+        "totals": (
+            # "need 200 hours", "总共100小时", "跑200小时"
+            re.compile(_alternation(lex["total_before"]) + r"\s*(?:about|around|roughly|approximately|大概|大约|约|"
+                       r"差不多)?\s*" + rng + r"\s*-?\s*" + hours),
+            # "200 hours of A100 time", "500 hours in total", "a 300-hour project"
+            re.compile(rng + r"\s*-?\s*" + hours + r"\s*(?:of\s+(?:[a-z0-9@]+\s+){0,2}?)?" +
+                       _alternation(lex["total_after"])),
+        ),
+        "vague": tuple((re.compile(_alternation(v["words"])), float(v["hours"]), v["per"], not v.get("exact"))
+                       for v in lex["said_without_number"].values()),
+    }
+
+
+def _value(m: re.Match, numbers: dict[str, float]) -> tuple[float, bool]:
+    """A match's number: a range's middle ("5-6" -> 5.5), approximate."""
+    def one(s: str) -> float:
+        return numbers[s] if s in numbers else float(s.replace(",", ""))
+    if m.group("hi") is None:
+        return one(m.group("lo")), False
+    return (one(m.group("lo")) + one(m.group("hi"))) / 2, True
+
+
+def usage(text: str) -> tuple[Usage | None, Spans]:
+    """The user's GPU-hours in `text` (normalised, numerals as digits), with the spans read. The last rate stated
+    wins ("10 hours a week, no, 20"); a rate wins over a total; hours a day with days a week are hours a week."""
+    g = _grammar()
+    found: list[tuple[int, Usage]] = []
+    spans: Spans = []
+    for rx in g["rates"]:
+        for m in rx.finditer(mask(text, spans)):
+            per = next(p for p in ("day", "week", "month") if p in rx.groupindex and m.group(p) is not None)
+            hours, approx = _value(m, g["numbers"])
+            spans.append(m.span())
+            if 0 < hours <= _MOST[per]:
+                found.append((m.start(), Usage(hours, per, approx)))
+    for rx, hours, per, approx in g["vague"]:
+        for m in rx.finditer(mask(text, spans)):
+            found.append((m.start(), Usage(hours, per, approx)))
+            spans.append(m.span())
+    if found:
+        said = max(found, key=lambda x: x[0])[1]
+        if said.per == "day":  # "8 hours a day, 5 days a week", "工作日每天8小时": hours a week
+            rest = mask(text, spans)
+            days = next((m for rx in g["days"] for m in rx.finditer(rest)), None)
+            rx, working = g["working_week"]
+            week = rx.search(rest)
+            if days is not None:
+                n, approx = _value(days, g["numbers"])
+                said = Usage(said.hours * n, "week", said.approximate or approx)
+                spans.append(days.span())
+            elif week is not None:
+                said = Usage(said.hours * working, "week", said.approximate)
+                spans.append(week.span())
+        return said, spans
+    rest = mask(text, spans)  # (a rate read as impossible is no total either)
+    for rx in g["totals"]:
+        m = rx.search(rest)
+        if m is not None:
+            hours, approx = _value(m, g["numbers"])
+            if hours >= 2:  # "一小时多少钱", "for an hour": a price asked per hour, not hours needed
+                return Usage(hours, "total", approx), spans + [m.span()]
+    return None, spans
