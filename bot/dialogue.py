@@ -21,6 +21,7 @@ from bot.need import LLM_WORKLOADS, Budget, Need, format_money
 from bot.nlu import Query, parse
 from bot.regions import load_regions, region_of_currency
 from bot.reply import Reply
+from bot.perf import load_perf_model
 from bot.scorer import candidate_for, load_workloads, rank_or_used, workload_spec
 from bot.session import Session
 from bot.slots import context
@@ -780,7 +781,17 @@ class Conversation:
     def _why_not(self, t: Turn, asked: str = "why_not") -> Reply:
         s = self.session
         name = next((g for g in t.referred if g not in s.last_picks[:1]), t.referred[0])
-        r = self._ranking(s.need, t.lang)
+        need = s.need
+        card = self.engine.catalog.get(name)
+        if asked == "what_about" and card is not None and need.vendor is None and \
+                card.vendor not in load_perf_model(self.engine.knowledge_dir).default_vendors:
+            need = replace(need, vendor=card.vendor)  # "what about AMD, the 7900 XTX?": weighed among its own kind
+            r = self._ranking(need, t.lang)
+            return self._with_vendor_advice(t, answers.why_not(self.engine, r, s.last_picks, name, t.lang,
+                                                               asked=asked), card.vendor,
+                                            text=Text("is it usable for PyTorch, software support",
+                                                      "能用 PyTorch 吗 软件支持").get(t.lang))
+        r = self._ranking(need, t.lang)
         return answers.why_not(self.engine, r, s.last_picks, name, t.lang, asked=asked)
 
     def _guide_question(self, t: Turn) -> Reply:
@@ -795,9 +806,11 @@ class Conversation:
         return answers.gpu_card(self.engine, self.session.need, t.q.gpus[0], t.lang)
 
     def _recommend_with_vendor_advice(self, t: Turn) -> Reply:
-        reply = self._recommend(t)
-        vendor = t.q.need.vendor
-        guide = answers.question(self.engine, f"{t.q.text} {vendor}", t.lang, kinds=("guide",))
+        return self._with_vendor_advice(t, self._recommend(t), t.q.need.vendor)
+
+    def _with_vendor_advice(self, t: Turn, reply: Reply, vendor: str, text: str | None = None) -> Reply:
+        """The guide's latest word on a maker's software beside an answer about its cards."""
+        guide = answers.question(self.engine, f"{text or t.q.text} {vendor}", t.lang, kinds=("guide",))
         about = [p for p in guide.paragraphs if vendor.lower() in p.lower()]
         if guide.intent != "question" or not about:
             return reply

@@ -396,3 +396,14 @@ def test_after_a_comparison_positions_and_counts_mean_the_compared_cards(convers
     assert all(f"{counts}× {c}" in reply.title for c in cards) if counts > 1 else "×" not in reply.title
     power = conversation.turn("what PSU would that need?" if turns[0][0].isascii() else "电源要多大")
     assert all(f"{counts}× {c}" in plain(power) for c in cards) if counts > 1 else True, plain(power)
+
+
+@pytest.mark.parametrize("first, then", [
+    ("€1200 for Stable Diffusion and some LLM chat", "what about AMD, the 7900 XTX seems cheaper"),
+    ("预算8000跑SD", "那A卡的7900xtx呢"),
+    ("預算八千跑SD", "咁AMD嘅7900 XTX呢"),
+])
+def test_a_card_of_another_maker_asked_about_is_weighed_not_refused(conversation, first, then):
+    conversation.turn(first)
+    out = plain(conversation.turn(then))
+    assert "unless you ask" not in out and "除非你" not in out and "ROCm" in out, out
