@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING
 
+from bot.catalog import Price
 from bot.i18n import CURRENCY_NAMES, LANG_SET, SEGMENTS, Text, hourly, money, price_basis, source_title
 from bot.knowledge import Source
 from bot.need import CURRENCY_SYMBOLS, Budget, Need, Usage, format_money
@@ -309,8 +310,11 @@ def _perf_of(engine: Engine, g: GPU, family: str) -> float | None:
 
 def _price_currency(need: Need, lang: str) -> str:
     """The price list a card's price is shown from: the budget's, else the user's market's (CNY in mainland China)."""
-    return need.budget.currency if need.budget and need.budget.currency in ("CNY", "USD") else (
-        "CNY" if need.region == "cn" or (need.region is None and lang == "zh") else "USD")
+    if need.budget and need.budget.currency in ("CNY", "USD"):
+        return need.budget.currency
+    if need.budget:  # NT$, HK$, €…: the price list of the buyer's market, as the scorer prices them
+        return "CNY" if need.region == "cn" else "USD"
+    return "CNY" if need.region == "cn" or (need.region is None and lang == "zh") else "USD"
 
 
 def _elsewhere(engine: Engine, need: Need, g: GPU, lang: str) -> str | None:
@@ -1572,7 +1576,9 @@ def memory_question(engine: Engine, q: Need, lang: str) -> Reply:
         return _image_memory(engine, image, lang)
 
     finetune = q.workload == "llm_finetune" or q.finetune_method is not None
-    methods = [q.finetune_method] if q.finetune_method else (["full", "lora", "qlora"] if finetune else [])
+    ladder = ["full", "lora", "qlora"]
+    # the method asked about, then the lighter ones: "full fine-tune vs LoRA?" and what the next step down costs
+    methods = ladder[ladder.index(q.finetune_method):] if q.finetune_method else (ladder if finetune else [])
     rows = []
     if not finetune:
         from bot.fit import memory, settings
@@ -1855,7 +1861,7 @@ def ask_which_to_compare(lang: str, names: list[str]) -> Reply:
         f"要对比哪几张卡？{('和' + have.strip() + '比，') if have else ''}说出两张，例如“3090 和 4090 对比”。"),))
 
 
-def _model_memory_rows(engine: Engine, need: Need) -> list[tuple[str, int | None, float]]:
+def _model_memory_rows(engine: Engine, need: Need, lang: str) -> list[tuple[str, int | None, float]]:
     """(label, bits, GB) for the ways to run or train the need's model, lightest last."""
     from bot.vram import estimate
 
@@ -1865,7 +1871,8 @@ def _model_memory_rows(engine: Engine, need: Need) -> list[tuple[str, int | None
         out = []
         for m in methods:
             e = estimate(size, m, need.precision_bits, engine.knowledge_dir)
-            out.append(({"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}[m], e.precision_bits, e.total_gb))
+            label = {"full": _t(lang, "full fine-tune", "全参微调"), "lora": "LoRA", "qlora": "QLoRA"}[m]
+            out.append((label, e.precision_bits, e.total_gb))
         return out
     bits_list = [need.precision_bits] if need.precision_bits else [16, 8, 4]
     return [(f"{b}-bit", b, estimate(size, "inference", b, engine.knowledge_dir).total_gb) for b in bits_list]
@@ -1900,9 +1907,11 @@ def gpu_card_for(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     return replace(card, paragraphs=(lead,) + card.paragraphs + caveat)
 
 
-def worth_it(engine: Engine, need: Need, name: str, lang: str) -> Reply:
+def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Price | None = None) -> Reply:
     """"4060 Ti 16GB 值得买吗", "is a used 3080 still worth it?": the card's sheet led by a verdict on what its price
-    buys, against every card the same money buys for the job (the conversation's, else general deep learning)."""
+    buys, against every card the same money buys for the job (the conversation's, else general deep learning).
+    `offered`: the price the user was offered ("a used 3090 at $700", "闲鱼800块的P40"): weighed instead of the
+    catalog's, after how it compares with the catalog's price in the same market."""
     from bot.scorer import rank
 
     card = gpu_card_for(engine, need, name, lang)
@@ -1911,6 +1920,12 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str) -> Reply:
         return card
     new, used = _current_price(engine, need, g, lang)
     price = new or used
+    if offered is not None:
+        if offered.market == "new" and new is None and used is not None:
+            offered = replace(offered, market="used")  # no longer sold new: an offer now is a used card
+        known = (used or new) if offered.market == "used" else (new or used)
+        card = replace(card, paragraphs=(_offer_against_data(engine, g, offered, known, lang),) + card.paragraphs)
+        price = offered
     if price is None and g.reference:
         return card  # a card outside the catalog: its sheet already says it has no price here
     if price is None:  # what can be said (memory for the job) first, then why the price verdict is missing
@@ -1927,8 +1942,18 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str) -> Reply:
                   gpu_count=None, min_perf=None, vendor=None, min_vram_gb=None, psu_w=None, max_power_w=None)
     r = rank(engine.catalog, job, engine.knowledge_dir, need.as_of or engine.today, lang=lang)
     mine = next((c for c in r.candidates if c.gpu.name == g.name and c.count == 1), None)
+    if offered is not None and r.budget is not None and g.vram_gb >= r.required_vram_gb and \
+            not (g.crippled_fp16 and r.workload.trains):
+        # at the price offered, whatever the catalog's price: the card against what the same money buys
+        from bot.perf import load_perf_model
+
+        model = load_perf_model(engine.knowledge_dir)
+        ref = engine.catalog.get(model.reference_gpu)
+        perf = model.relative(g, r.workload.family, ref, 1) if ref else None
+        mine = Candidate(g, Price(r.budget.amount, r.currency, price.on, price.market), 1, perf,
+                         r.budget.amount) if perf else None
     what = r.workload.label.get(lang)
-    paid = f"{price}" + _market_word(price, lang)
+    paid = money(price.amount, price.currency) + _market_word(price, lang)
     if mine is None:
         if g.vram_gb < r.required_vram_gb:
             lead = _t(lang, f"Not for {what}: {g.name} has {g.vram_gb:g} GB, less than this job needs "
@@ -1943,9 +1968,13 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str) -> Reply:
             lead = _t(lang, f"I can't weigh {g.name} for {what} against other cards (it is not sold where you buy, or "
                             "its specs are incomplete); its sheet is below.",
                       f"没法把 {g.name} 和其他卡放在一起比{what}（你那里不卖，或者规格不全）；下面是它的规格。")
-        return replace(card, paragraphs=(lead,) + card.paragraphs)
+        return replace(card, paragraphs=(card.paragraphs[:1] + (lead,) + card.paragraphs[1:]) if offered else
+                   (lead,) + card.paragraphs)  # an offer: first whether its price is fair
     better = [c for c in r.candidates if c.count == 1 and c.perf > mine.perf * 1.05 and c.total <= mine.total]
-    if not better:
+    if not better and offered is not None:  # whether the offer is fair is said first, so no "yes" here
+        lead = _t(lang, f"At {paid}, nothing faster for {what} costs the same or less.",
+                  f"{paid} 这个价位，做{what}没有同价或更便宜却更快的卡。")
+    elif not better:
         lead = _t(lang, f"Yes, at {paid} ({_seen(price, lang)}): nothing faster for {what} costs the same or less.",
                   f"值：{paid}（{_seen(price, lang)}）这个价位，做{what}没有同价或更便宜却更快的卡。")
     else:
@@ -1957,7 +1986,38 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str) -> Reply:
                         f"{100 * (b.perf / mine.perf - 1):.0f}% faster{memory}.",
                   f"做{what}不算最划算：{paid}（{_seen(price, lang)}）的价位，{b.gpu.name}（{b_paid}）快约 "
                   f"{100 * (b.perf / mine.perf - 1):.0f}%{memory}。")
-    return replace(card, paragraphs=(lead,) + card.paragraphs)
+    return replace(card, paragraphs=(card.paragraphs[:1] + (lead,) + card.paragraphs[1:]) if offered else
+                   (lead,) + card.paragraphs)  # an offer: first whether its price is fair
+
+
+OFFER_FAIR_BAND = 0.15  # an offer within this share of the catalog's price in the same market is "about the going rate"
+
+
+def _offer_against_data(engine: Engine, g: GPU, offered: Price, known: Price | None, lang: str) -> str:
+    """How a price someone was offered compares with the catalog's dated price of the same card in the same market."""
+    said = money(offered.amount, offered.currency)
+    if known is None:
+        kind = _t(lang, "used ", "二手") if offered.market == "used" else ""
+        return _t(lang, f"I have no current {kind}price of {g.name} to check {said} against.",
+                  f"我没有 {g.name} 当前的{kind}价格，没法核对 {said} 这个价。")
+    kind = _t(lang, "used ", "二手") if known.market == "used" else _t(lang, "new ", "新卡")
+    mine = engine.catalog.fx.convert(known.amount, known.currency, offered.currency, known.on) \
+        if known.currency != offered.currency else known.amount
+    ratio = offered.amount / mine
+    ref = money(mine, offered.currency)
+    src = f"{known.on:%Y-%m}"
+    if ratio < 1 - OFFER_FAIR_BAND:
+        return _t(lang, f"{said} is {100 * (1 - ratio):.0f}% below the {kind}price in my data ({ref}, {src}): a good "
+                        "price if the card checks out — test it before paying (a full-load run, memory temperatures, "
+                        "fans), and be wary of a price far below the market.",
+                  f"{said} 比我数据里的{kind}价（{ref}，{src}）低 {100 * (1 - ratio):.0f}%：卡没问题的话是好价钱——付款前实测"
+                  "（满载跑一段、看显存温度和风扇），价格低得离谱要当心。")
+    if ratio > 1 + OFFER_FAIR_BAND:
+        return _t(lang, f"{said} is {100 * (ratio - 1):.0f}% above the {kind}price in my data ({ref}, {src}): "
+                        "negotiate, or look for another offer.",
+                  f"{said} 比我数据里的{kind}价（{ref}，{src}）高 {100 * (ratio - 1):.0f}%：可以砍价，或者再看看别家。")
+    return _t(lang, f"{said} is about the going {kind}price in my data ({ref}, {src}).",
+              f"{said} 和我数据里的{kind}价（{ref}，{src}）差不多，属于正常价位。")
 
 
 def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, lang: str) -> Reply:
@@ -2410,7 +2470,7 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
     setup = f"{count}× {g.name}" if count > 1 else g.name
     rows, bullets = [], []
     if need.model_size_b:
-        options = _model_memory_rows(engine, need)
+        options = _model_memory_rows(engine, need, lang)
         fitting = [o for o in options if o[2] <= have]
         size = f"{need.model_size_b:g}B"
         if fitting:

@@ -15,13 +15,14 @@ from datetime import date
 
 from bot import acts, answers
 from bot.acts import ActGuess
+from bot.catalog import Price
 from bot.engine import Engine
 from bot.i18n import Text
 from bot.need import LLM_WORKLOADS, Budget, Need, format_money
 from bot.nlu import Query, parse
+from bot.perf import load_perf_model
 from bot.regions import load_regions, region_of_currency
 from bot.reply import Reply
-from bot.perf import load_perf_model
 from bot.scorer import candidate_for, load_workloads, rank_or_used, workload_spec
 from bot.session import Session
 from bot.slots import context
@@ -819,10 +820,17 @@ class Conversation:
     def _worth(self, t: Turn) -> Reply:
         """The verdict on what the card's price buys; for a used card, a maker or its software, also the guide's
         advice on that ("二手3090值得买吗", "7900xtx值得买吗 能跑pytorch吗")."""
-        reply = answers.worth_it(self.engine, self.session.need.merge(t.need), t.referred[0], t.lang)
+        offered = None
+        b = t.q.need.budget
+        if b is not None and not _says(t.q.text, "cues", "budget_words"):
+            # an amount beside a card and "worth it / good deal" is what the card costs the user, not a budget
+            offered = Price(b.amount, b.currency, self.engine.today or date.today(),
+                            "used" if t.q.need.used else "new")
+        need = self.session.need.merge(replace(t.need, budget=None) if offered else t.need)
+        reply = answers.worth_it(self.engine, need, t.referred[0], t.lang, offered=offered)
         if t.q.gpus and (t.need.used is not None or t.need.vendor is not None or t.cue("software")):
             advice = self._card_advice(t)
-            own = tuple(p for p in reply.paragraphs if p not in set(advice.paragraphs))[:1]
+            own = tuple(p for p in reply.paragraphs if p not in set(advice.paragraphs))[:2 if offered else 1]
             if answers.has_current_price(self.engine, self.session.need, t.referred[0], t.lang):
                 return replace(advice, paragraphs=own + advice.paragraphs)  # the verdict, then the advice
             # no price, no verdict: the advice leads, then why there is no verdict
@@ -1249,6 +1257,9 @@ POLICY: tuple[Rule, ...] = (
              "llm_inference" in t.need.workloads or "llm_inference" in c.session.need.workloads or
              _says(t.text, "llm_words")),
          lambda c, t: answers.worth_for_llm(c.engine, t.referred[0], c.session.need, t.lang)),
+    Rule("price-check", _acts("gpu_info", "question", "recommend", "refine", "where_to_buy", "fit"),
+         lambda c, t: len(t.q.gpus) == 1 and t.cue("worth") and bool(t.q.need.budget) and not t.q.need.model_size_b
+         and not t.cue("compare"), lambda c, t: c._worth(t)),  # "a used 3090 at $700, good deal?", "闲鱼800块的P40值得吗"
     Rule("worth", _acts("gpu_info", "question", "recommend", "refine", "where_to_buy", "fit"),
          lambda c, t: len(t.referred) == 1 and t.cue("worth") and not t.q.need.model_size_b and not t.need.budget and
          not t.cue("compare") and len(t.q.gpus) <= 1,

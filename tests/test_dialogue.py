@@ -407,3 +407,45 @@ def test_a_card_of_another_maker_asked_about_is_weighed_not_refused(conversation
     conversation.turn(first)
     out = plain(conversation.turn(then))
     assert "unless you ask" not in out and "除非你" not in out and "ROCm" in out, out
+
+
+@pytest.mark.parametrize("text, card, verdict", [
+    # an amount beside one card and "worth it / good deal" is the price offered: checked against the dated data
+    ("is a used 3090 at $700 a good deal?", "GeForce RTX 3090", "below"),
+    ("used 3090 for $1400, worth it?", "GeForce RTX 3090", "above"),
+    ("二手3090 3500块 划算吗", "GeForce RTX 3090", "差不多"),
+    ("P40现在还值得买吗，闲鱼800块", "Tesla P40", "低"),
+    ("二手3090 一萬二台幣 抵唔抵", "GeForce RTX 3090", ""),
+])
+def test_a_price_offered_for_a_card_is_checked_not_taken_for_a_budget(conversation, text, card, verdict):
+    import re
+
+    reply = conversation.turn(text)
+    out = plain(reply)
+    assert reply.intent == "gpu" and card in reply.title, out
+    first = reply.paragraphs[0]
+    assert verdict in first and ("used price in my data" in first or "二手价" in first or "二手價" in first), out
+    # the reference is the catalog's dated used price, in the offer's currency
+    symbol, amount = re.search(r"[（(](NT\$|[$¥])([\d,]+)", first).groups()
+    currency = {"$": "USD", "¥": "CNY", "NT$": "TWD"}[symbol]
+    e = conversation.engine
+    known = e.catalog.get(card).price("CNY" if currency == "CNY" else "USD", "used", e.today, e.catalog.fx)
+    expected = known.amount if currency in ("CNY", "USD") else e.catalog.fx.convert(known.amount, "USD", currency,
+                                                                                      known.on)
+    assert float(amount.replace(",", "")) == pytest.approx(expected, abs=1), out
+
+
+@pytest.mark.parametrize("text, labels", [
+    ("Qwen2-7B: how much VRAM for full fine-tuning vs LoRA?", ["full fine-tune", "LoRA", "QLoRA"]),
+    ("Qwen2-7B 全参微调和LoRA分别要多少显存", ["全参微调", "LoRA", "QLoRA"]),
+    ("how much memory to LoRA a 13B model", ["LoRA", "QLoRA"]),
+])
+def test_memory_of_a_fine_tune_shows_the_lighter_methods_too(conversation, text, labels):
+    reply = conversation.turn(text)
+    assert [row[0] for row in reply.table.rows] == labels, plain(reply)
+
+
+def test_a_chinese_fit_answer_names_the_method_in_chinese(conversation):
+    conversation.turn("4张V100 16G")
+    out = plain(conversation.turn("能全参微调7b吗"))
+    assert "全参微调" in out and "full fine-tune" not in out, out
