@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 
 _ROLE = {"best": Text("Best within budget", "预算内最强"), "value": Text("Best value", "性价比之选"),
          "overall": Text("Best overall", "综合最佳"), "roomy": Text("Comfortable memory", "显存从容之选"),
-         "runner_up": Text("Runner-up", "备选")}
+         "runner_up": Text("Runner-up", "备选"), "memory_first": Text("Best for this job", "最适合这个任务"),
+         "fastest": Text("Fastest, less memory", "最快但显存小")}
 EXAMPLES = {
     "en": ("$1500, training CNNs", "$800 for learning deep learning", "$2000, LoRA on a 7B model",
            "Which cloud GPU platform should I use in China?"),
@@ -1890,8 +1891,18 @@ def workload_verdict(spec, setup: str, have: float, lang: str) -> str:
                         f"and {spec.comfortable_vram_gb:g} GB is comfortable.",
                   f"能用但偏紧：{setup} 有 {have:g} GB；{spec.label.zh}最少要 {spec.min_vram_gb:g} GB，"
                   f"{spec.comfortable_vram_gb:g} GB 才从容。")
+    if spec.small_models_fit and have >= SMALL_MODELS_SHARE * spec.min_vram_gb:
+        # a rule of thumb for the usual models, not a wall: small ones (a YOLO nano, BERT-base) still train
+        return _t(lang, f"Only for small models: {setup} has {have:g} GB, under the {spec.min_vram_gb:g} GB that "
+                        f"{spec.label.en} usually needs. Small models still train with small batches, mixed precision "
+                        "(FP16) and gradient checkpointing; bigger ones will not fit.",
+                  f"只适合小模型：{setup} 有 {have:g} GB，低于{spec.label.zh}通常需要的 {spec.min_vram_gb:g} GB。"
+                  "小模型用小 batch、混合精度（FP16）和梯度检查点还能训练；大一点的模型就装不下了。")
     return _t(lang, f"No: {setup} has {have:g} GB, below the {spec.min_vram_gb:g} GB that {spec.label.en} needs.",
               f"不够：{setup} 只有 {have:g} GB，{spec.label.zh}至少要 {spec.min_vram_gb:g} GB。")
+
+
+SMALL_MODELS_SHARE = 0.5  # memory at least this share of a training job's minimum still trains small models
 
 
 def gpu_card_for(engine: Engine, need: Need, name: str, lang: str) -> Reply:

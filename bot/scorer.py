@@ -38,6 +38,7 @@ class WorkloadSpec:
     caveat: Text | None = None
     quantised_default: tuple[int, float] | None = None  # (bits, from this many billion parameters)
     trains: bool = True  # the workload trains models (False: inference only)
+    small_models_fit: bool = False  # under the minimum memory, small models of the kind still train
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,8 @@ class Candidate:
 @dataclass(frozen=True)
 class Pick:
     candidate: Candidate
-    role: str  # "best" | "value" | "overall" | "roomy" (fastest in budget with comfortable memory) | "runner_up"
+    role: str  # "best" | "value" | "overall" | "roomy" (fastest in budget with comfortable memory) | "runner_up" |
+    # for LLM jobs, "memory_first" (the fastest with comfortable memory, leading) and "fastest" (faster, less memory)
     reasons: tuple[Text, ...]
     caveats: tuple[Text, ...]
 
@@ -120,7 +122,8 @@ def workload_spec(knowledge_dir: Path, workload: str | None, on: date) -> Worklo
                         data.get("default_precision_bits"),
                         Text(data["caveat"]["en"], data["caveat"]["zh"]) if data.get("caveat") else None,
                         (int(data["quantised_default"]["bits"]), float(data["quantised_default"]["from_params_b"]))
-                        if data.get("quantised_default") else None, bool(data.get("trains", True)))
+                        if data.get("quantised_default") else None, bool(data.get("trains", True)),
+                        bool(data.get("small_models_fit", False)))
 
 
 def memory_needed(need: Need, spec: WorkloadSpec, knowledge_dir: Path, on: date | None = None
@@ -480,10 +483,11 @@ def rank_or_used(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
             if need.used is None and not alt.used:
                 # running LLMs: used 24 GB cards are the usual buy; with no budget: the roomy "overall" pick would
                 # otherwise be whatever new card has the memory, however dear (a workstation card in China)
-                if (need.workload == "llm_inference" or need.budget is None) and need.vendor != "Apple":
+                if (need.workload in LLM_WORKLOADS or need.budget is None) and need.vendor != "Apple":
                     used = _used_is_better_value(catalog, alt, r, knowledge_dir, as_of, lang)
                     if used is not None:
-                        note = _USED_LLM_NOTE if need.workload == "llm_inference" else _USED_NO_BUDGET_NOTE
+                        note = _USED_LLM_NOTE if need.workload == "llm_inference" else \
+                            _USED_FINETUNE_NOTE if need.workload == "llm_finetune" else _USED_NO_BUDGET_NOTE
                         return replace(used, notes=used.notes + notes + (note,)
                                        + _mac_note(catalog, used, knowledge_dir), used_fallback=True,
                                        used_why="better_value")
@@ -533,6 +537,10 @@ def _what_blocks(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
     return tuple(out)
 
 
+_USED_FINETUNE_NOTE = Text("Used cards are ranked too: for fine-tuning LLMs memory decides the model size, and used 24 GB "
+                           "cards give the most memory and speed for the money. Say \"new only\" to leave them out.",
+                           "二手卡也一起排了：微调大模型时显存决定能练多大的模型，二手 24 GB 卡花同样的钱显存和速度都更多。"
+                           "说“只要新卡”就不含二手。")
 _USED_LLM_NOTE = Text("Used cards are ranked too: for running LLMs at home, used 24 GB cards are what most people buy, "
                       "and here they give clearly more speed for the money. Say \"new only\" to leave them out.",
                       "二手卡也一起排了：在家跑大模型，大多数人买的就是二手 24 GB 卡，这里它们的性价比明显更高。说“只要新卡”就不含二手。")
@@ -720,7 +728,14 @@ def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: 
     roomy = [c for c in by_value if c.gpu.vram_gb + c.owned_gb >= max(spec.comfortable_vram_gb, per_card[c.count])]
     chosen: list[tuple[str, Candidate]] = []
     if budget:
-        chosen.append(("best", cands[0]))
+        fastest_roomy = next((c for c in cands if c in roomy), None)
+        if spec.name in LLM_WORKLOADS and fastest_roomy is not None and fastest_roomy is not cands[0]:
+            # an LLM job: memory decides which models run at all, so the fastest card with comfortable memory leads
+            # (a used 24 GB card over a faster new 16 GB one) and the fastest of all follows, saying what it lacks
+            chosen.append(("memory_first", fastest_roomy))
+            chosen.append(("fastest", cands[0]))
+        else:
+            chosen.append(("best", cands[0]))
         chosen.append(("value", by_value[0]))
         if by_value[0] not in roomy and (others := [c for c in cands if c in roomy and c is not cands[0]]):
             # the best value is short of comfortable memory (8 GB for SDXL or a Whisper fine-tune): the fastest card
@@ -798,11 +813,21 @@ def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Can
     rank_value = by_value.index(c) + 1
     n = len(cands)
     setup = f"{c.count}× " if c.count > 1 else ""
-    if role == "best":
+    if role in ("best", "fastest"):
         out.append(Text(f"fastest of the {n} options within {budget}: {setup}relative speed {c.perf:.2f} "
                         f"for {spec.label.en} ({ref} = 1.00)",
                         f"预算 {budget} 内 {n} 个选项中最快：{setup}相对速度 {c.perf:.2f}"
                         f"（{spec.label.zh}，{ref} = 1.00）"))
+        if role == "fastest":
+            out.append(Text(f"but {g.vram_gb * c.count:g} GB, under the {max(spec.comfortable_vram_gb, need):g} GB "
+                            f"that is comfortable for {spec.label.en}: smaller models only",
+                            f"但只有 {g.vram_gb * c.count:g} GB，低于{spec.label.zh}较从容的 "
+                            f"{max(spec.comfortable_vram_gb, need):g} GB：只能跑/练更小的模型"))
+    elif role == "memory_first":
+        out.append(Text(f"the fastest within budget with {max(spec.comfortable_vram_gb, need):g} GB or more: for "
+                        f"{spec.label.en} memory decides which models run at all",
+                        f"预算内显存 ≥ {max(spec.comfortable_vram_gb, need):g} GB 的卡里最快：{spec.label.zh}"
+                        "能跑多大的模型由显存决定"))
     elif role == "value":
         out.append(Text(f"best value: {c.value:.2f} relative speed per {money(1000, currency)} "
                         f"(#{rank_value} of {n})",
@@ -821,7 +846,7 @@ def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Can
         out.append(Text(f"runner-up: #{rank_perf} in speed ({c.perf:.2f}), {c.value:.2f} per "
                         f"{money(1000, currency)}",
                         f"备选：速度第 {rank_perf}（{c.perf:.2f}），每 {money(1000, currency)} {c.value:.2f}"))
-    if role != "best" and role != "runner_up":
+    if role not in ("best", "fastest", "runner_up"):
         out.append(Text(f"relative speed {c.perf:.2f} ({ref} = 1.00)", f"相对速度 {c.perf:.2f}（{ref} = 1.00）"))
     if c.with_owned:
         specs_en = [f"{g.vram_gb:g} GB VRAM, {g.vram_gb + c.owned_gb:g} GB with yours (needs ≥ {round(need, 1):g} GB in all)"]

@@ -109,3 +109,14 @@ def test_answers_from_the_specs(conversation, text, says):
     out = plain(conversation.turn(text))
     assert says in out
     assert not re.search(r"2 张 .*Mobile|2× .*Mobile", out)  # one GPU per laptop: no 'two of them would hold it'
+
+
+@pytest.mark.parametrize("text, lead", [
+    ("can I train yolov8 on a gtx 1650", "Only for small models"),
+    ("1650能训练yolov5吗", "只适合小模型"),
+    ("fine-tune BERT-base on my 6GB laptop 3060?", "Only for small models"),
+    ("my laptop has an MX450, can I train a CNN on it", "No:"),  # 2 GB: under half the minimum
+])
+def test_under_a_jobs_minimum_small_models_still_train(conversation, text, lead):
+    reply = conversation.turn(text)
+    assert reply.paragraphs[0].startswith(lead), plain(reply)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.need import WORKLOADS, Budget, Need
+from bot.need import LLM_WORKLOADS, WORKLOADS, Budget, Need
 from bot.scorer import load_workloads, memory_needed, rank, workload_spec
 
 from .conftest import KNOWLEDGE, ROOT, TODAY
@@ -94,9 +94,14 @@ def test_more_budget_never_gives_a_worse_top_pick(catalog, needs, a, b, on):
     r_high = rank(catalog, _with_budget(needs, high), KNOWLEDGE, as_of=on)
     if r_low.picks:
         assert r_high.picks
-        assert r_low.picks[0].role == r_high.picks[0].role == "best"
-        # speeds equal to the hundredth rank more memory first (a 8 GB card at 0.248 over a 6 GB one at 0.253)
-        assert round(r_high.picks[0].candidate.perf, 2) >= round(r_low.picks[0].candidate.perf, 2)
+        assert {r_low.picks[0].role, r_high.picks[0].role} <= {"best", "memory_first"}
+
+        def top(r):  # LLM jobs put comfortable memory before speed; speeds equal to the hundredth rank more memory
+            c = r.picks[0].candidate  # first (a 8 GB card at 0.248 over a 6 GB one at 0.253)
+            roomy = c.gpu.vram_gb * c.count >= max(r.workload.comfortable_vram_gb, r.required_vram_gb * c.count)
+            return (roomy if r.workload.name in LLM_WORKLOADS else False, round(c.perf, 2))
+
+        assert top(r_high) >= top(r_low)
         assert len(r_high.candidates) >= len(r_low.candidates)
 
 
@@ -116,7 +121,14 @@ def test_identical_input_gives_identical_output(catalog, needs, budget, on):
 def test_best_pick_is_the_fastest_that_fits(catalog, needs, amount, on):
     r = rank(catalog, _with_budget(needs, amount), KNOWLEDGE, as_of=on)
     if r.picks:
-        assert r.picks[0].candidate.perf == max(c.perf for c in r.candidates)
+        fastest = max(c.perf for c in r.candidates)
+        if r.picks[0].role == "memory_first":  # an LLM job: the fastest with comfortable memory, then the fastest
+            c = r.picks[0].candidate
+            assert r.workload.name in LLM_WORKLOADS and c.gpu.vram_gb >= r.workload.comfortable_vram_gb
+            assert c.perf == max(x.perf for x in r.candidates if x.gpu.vram_gb >= r.workload.comfortable_vram_gb)
+            assert r.picks[1].role == "fastest" and r.picks[1].candidate.perf == fastest
+        else:
+            assert r.picks[0].candidate.perf == fastest
         value = [p for p in r.picks if p.role == "value"]
         if value:
             assert value[0].candidate.value == max(c.value for c in r.candidates)
