@@ -119,6 +119,13 @@ def unusable_budget(engine: Engine, rejected: tuple[str, float], lang: str) -> R
         sources = tuple(Source(p.label.get(lang), p.url) for p in free)
         return Reply("recommend", lang, paragraphs=(text,), bullets=bullets, sources=sources,
                      suggestions=EXAMPLES[lang][:2])
+    if kind == "unsupported_currency":
+        codes = ", ".join(engine.catalog.fx.currencies)
+        return Reply("help", lang, paragraphs=(_t(
+            lang, f"I can't convert that currency yet: I price in {codes}. Tell me the amount in one of them (for "
+                  "example \"$2200\" or \"€2000\") and I'll rank what it buys.",
+            f"这种货币我还换算不了：我只按 {codes} 报价。请换成其中一种告诉我（例如“$2200”或“15000元”），我再按预算排。"),),
+            suggestions=EXAMPLES[lang][:2])
     huge = amount >= 1e15  # "1e308", "一亿亿": no use printing the digits
     return Reply("recommend", lang, paragraphs=(_t(
         lang, f"{'That amount' if huge else f'{amount:,.0f}'} is more than any single GPU purchase I can price. Tell me a realistic budget "
@@ -1918,7 +1925,8 @@ def gpu_card_for(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     return replace(card, paragraphs=(lead,) + card.paragraphs + caveat)
 
 
-def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Price | None = None) -> Reply:
+def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Budget | None = None,
+             offered_used: bool = False) -> Reply:
     """"4060 Ti 16GB 值得买吗", "is a used 3080 still worth it?": the card's sheet led by a verdict on what its price
     buys, against every card the same money buys for the job (the conversation's, else general deep learning).
     `offered`: the price the user was offered ("a used 3090 at $700", "闲鱼800块的P40"): weighed instead of the
@@ -1932,8 +1940,9 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Price | 
     new, used = _current_price(engine, need, g, lang)
     price = new or used
     if offered is not None:
-        if offered.market == "new" and new is None and used is not None:
-            offered = replace(offered, market="used")  # no longer sold new: an offer now is a used card
+        # no longer sold new: an offer now is a used card
+        market = "used" if offered_used or (new is None and used is not None) else "new"
+        offered = Price(offered.amount, offered.currency, need.as_of or engine.today or date.today(), market)
         known = (used or new) if offered.market == "used" else (new or used)
         card = replace(card, paragraphs=(_offer_against_data(engine, g, offered, known, lang),) + card.paragraphs)
         price = offered

@@ -15,15 +15,13 @@ from datetime import date
 
 from bot import acts, answers
 from bot.acts import ActGuess
-from bot.catalog import Price
 from bot.engine import Engine
 from bot.i18n import Text
 from bot.need import LLM_WORKLOADS, Budget, Need, format_money
 from bot.nlu import Query, parse
-from bot.perf import load_perf_model
 from bot.regions import load_regions, region_of_currency
 from bot.reply import Reply
-from bot.scorer import candidate_for, load_workloads, rank_or_used, workload_spec
+from bot.scorer import candidate_for, default_vendors, load_workloads, rank_or_used, workload_spec
 from bot.session import Session
 from bot.slots import context
 from bot.slots.lexicon import words
@@ -765,6 +763,15 @@ class Conversation:
             return self._compare_setups(t, names, s.need, {})
         return answers.compare(self.engine, s.need, names, t.lang)
 
+    def _unusable_money(self, t: Turn) -> Reply:
+        """An amount that is no budget (negative, nothing, beyond any purchase, a currency we do not price in): say so,
+        and keep the rest of what the message said ("₹1,20,000 for YOLO training": the job stays for the next turn)."""
+        s = self.session
+        if not t.need.is_empty():
+            s.need = s.need.merge(replace(t.need, budget=None))
+            s.awaiting = "budget"
+        return answers.unusable_budget(self.engine, t.q.rejected_money, t.lang)
+
     def _compare_counted(self, t: Turn) -> Reply:
         """The cards just compared, as setups of the count this message names ("买两张呢" after "3090和4090对比")."""
         s = self.session
@@ -785,7 +792,7 @@ class Conversation:
         need = s.need
         card = self.engine.catalog.get(name)
         if asked == "what_about" and card is not None and need.vendor is None and \
-                card.vendor not in load_perf_model(self.engine.knowledge_dir).default_vendors:
+                card.vendor not in default_vendors(self.engine.knowledge_dir):
             need = replace(need, vendor=card.vendor)  # "what about AMD, the 7900 XTX?": weighed among its own kind
             r = self._ranking(need, t.lang)
             return self._with_vendor_advice(t, answers.why_not(self.engine, r, s.last_picks, name, t.lang,
@@ -820,14 +827,12 @@ class Conversation:
     def _worth(self, t: Turn) -> Reply:
         """The verdict on what the card's price buys; for a used card, a maker or its software, also the guide's
         advice on that ("二手3090值得买吗", "7900xtx值得买吗 能跑pytorch吗")."""
-        offered = None
         b = t.q.need.budget
-        if b is not None and not _says(t.q.text, "cues", "budget_words"):
-            # an amount beside a card and "worth it / good deal" is what the card costs the user, not a budget
-            offered = Price(b.amount, b.currency, self.engine.today or date.today(),
-                            "used" if t.q.need.used else "new")
+        # an amount beside a card and "worth it / good deal" is what the card costs the user, not a budget
+        offered = b if b is not None and not _says(t.q.text, "cues", "budget_words") else None
         need = self.session.need.merge(replace(t.need, budget=None) if offered else t.need)
-        reply = answers.worth_it(self.engine, need, t.referred[0], t.lang, offered=offered)
+        reply = answers.worth_it(self.engine, need, t.referred[0], t.lang, offered=offered,
+                                 offered_used=bool(t.q.need.used))
         if t.q.gpus and (t.need.used is not None or t.need.vendor is not None or t.cue("software")):
             advice = self._card_advice(t)
             own = tuple(p for p in reply.paragraphs if p not in set(advice.paragraphs))[:2 if offered else 1]
@@ -1214,7 +1219,7 @@ POLICY: tuple[Rule, ...] = (
     Rule("empty", _acts(), lambda c, t: not any(ch.isalnum() for ch in t.text),
          lambda c, t: answers.empty_input(t.lang)),
     Rule("unusable-money", _acts(), lambda c, t: t.q.rejected_money is not None and t.q.need.budget is None,
-         lambda c, t: answers.unusable_budget(c.engine, t.q.rejected_money, t.lang)),
+         lambda c, t: c._unusable_money(t)),
     Rule("language", _acts("language"), lambda c, t: t.q.need.is_empty(), lambda c, t: answers.language_set(
         t.lang, context.script_request(normalise(t.text)) if t.lang == "zh" else None)),
     Rule("reset", _acts("reset"), lambda c, t: t.short, lambda c, t: c._reset(t)),

@@ -110,6 +110,11 @@ def load_workloads(knowledge_dir: Path) -> dict:
     return parse_yaml((knowledge_dir / "workloads.yaml").read_text(encoding="utf-8"))
 
 
+def default_vendors(knowledge_dir: Path) -> tuple[str, ...]:
+    """The makers ranked unless the user asks for another (CUDA support: perf-model.yaml)."""
+    return load_perf_model(knowledge_dir).default_vendors
+
+
 def workload_spec(knowledge_dir: Path, workload: str | None, on: date) -> WorkloadSpec:
     table = load_workloads(knowledge_dir)
     if workload not in table:

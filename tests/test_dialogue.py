@@ -449,3 +449,15 @@ def test_a_chinese_fit_answer_names_the_method_in_chinese(conversation):
     conversation.turn("4张V100 16G")
     out = plain(conversation.turn("能全参微调7b吗"))
     assert "全参微调" in out and "full fine-tune" not in out, out
+
+
+@pytest.mark.parametrize("first, then", [
+    ("₹1,20,000 for YOLO training", "$1400"),
+    ("3000 CAD, mostly CNN training", "ok, $2200"),
+    ("预算一万卢比 训练CNN", "那就5000元"),
+])
+def test_a_currency_we_do_not_price_in_is_said_and_the_job_kept(conversation, first, then):
+    reply = conversation.turn(first)
+    assert reply.intent == "help" and ("I price in" in plain(reply) or "报价" in plain(reply)), plain(reply)
+    picks = conversation.turn(then)
+    assert picks.recommendations and conversation.session.need.workloads == ("cnn",), plain(picks)

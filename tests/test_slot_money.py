@@ -223,9 +223,11 @@ CASES = [
     ("a million questions", NOTHING),
     ("batch size 256", NOTHING),
     ("€800", budget(800, EUR)),
-    ("₹50000", NOTHING),  # a currency the advisor does not price in
-    ("a$800", NOTHING),
-    ("5000卢布", NOTHING),
+    ("₹50000", rejected("unsupported_currency", 50000)),  # a currency the advisor does not price in: said so
+    ("a$800", rejected("unsupported_currency", 800)),
+    ("5000卢布", rejected("unsupported_currency", 5000)),
+    ("₹1,20,000", rejected("unsupported_currency", 120000)),  # lakh grouping
+    ("3000 cad for a gpu", rejected("unsupported_currency", 3000)),
     # --- bare numbers: a budget only if the dialogue asked for one ---------------------------------------------------
     ("5000", bare(5000)),
     ("5000呢", bare(5000)),
@@ -437,7 +439,7 @@ def test_never_raises_and_never_a_nonsense_budget(text, lang, normalised):
     if f.rejected is not None:
         kind, value = f.rejected
         assert (kind, value < 0, value == 0) in (("negative", True, False), ("zero", False, True),
-                                                 ("too_large", False, False))
+                                                 ("too_large", False, False), ("unsupported_currency", False, False))
     assert f.bare_number is None or f.bare_number >= 50
     assert all(0 <= a < b <= len(text) for a, b in f.spans)
 

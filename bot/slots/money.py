@@ -42,7 +42,8 @@ _PUNCT = ",，;；。!！?？\n"
 class MoneyFinding:
     budget: Budget | None = None  # the budget the text states (amount = upper end, ISO currency, low for ranges)
     bare_number: float | None = None  # a unit-less number (>= 50): a budget only if the dialogue asked for one
-    rejected: tuple[str, float] | None = None  # ("negative" | "zero" | "too_large", value): stated, but no budget
+    rejected: tuple[str, float] | None = None  # ("negative" | "zero" | "too_large" | "unsupported_currency", value):
+    # stated, but no budget
     spans: tuple[Span, ...] = ()  # the amounts read, so other extractors skip them
     currency_written: bool = False  # the budget's currency is in the text, not the message language's default
 
@@ -122,7 +123,9 @@ def _grammar() -> _Grammar:
         rf"(?P<sign>(?<![a-z])(?:{sign_alt}))?"
         rf"(?:(?P<pre>{before_alt}|(?<![a-z])[a-z]{{1,3}}\$)\s{{0,2}})?"
         r"(?P<sign2>[-−])?"
-        r"(?:(?P<n>(?<![\d.])(?<!\d,)(?:\d{1,3}(?:,\d{3})+|\d{1,300})(?:\.\d+)?(?!\d)(?!\.\d)(?!,\d{3}(?!\d)))"
+        # grouped by thousands, or the Indian way by lakhs ("1,20,000"), or not at all
+        r"(?:(?P<n>(?<![\d.])(?<!\d,)(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:,\d{3})+|\d{1,300})(?:\.\d+)?(?!\d)(?!\.\d)"
+        r"(?!,\d{3}(?!\d)))"
         rf"|(?<![a-z])(?P<w>{words_number})(?![a-z]))"
         rf"(?:\s{{0,2}}(?P<scale>{scale_alt}))?"
         r"(?:(?<=[kw])(?P<tail>[1-9])(?![\d.]))?"
@@ -424,8 +427,8 @@ def _range_and(between: str, a: _Amount, b: _Amount, text: str, g: _Grammar) -> 
 
 def _single(a: _Amount, text: str, lang: str, g: _Grammar, named: str | None) -> _Reading | None:
     span = (a.start, a.end)
-    if a.currency == UNSUPPORTED:
-        return _Reading(span)  # read, so nothing else takes the number, but no budget
+    if a.currency == UNSUPPORTED:  # read, so nothing else takes the number; no budget, and the reply says why
+        return _Reading(span, rejected=("unsupported_currency", a.value)) if a.value > 0 else _Reading(span)
     if _counts_something(a, text, lang, g):
         return None
     cue = _has_cue(text, a.start, a.end, g)
