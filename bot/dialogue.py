@@ -618,6 +618,8 @@ class Conversation:
             if reply.focus != s.focus or reply.fit:
                 s.focus_count = reply.fit.get("count") if reply.fit else None
                 s.focus_vram_gb = reply.fit.get("stated_vram_gb") if reply.fit else None
+            if not reply.fit and t.q.card_memory_gb and t.q.gpus[:1] == (reply.focus,):
+                s.focus_vram_gb = t.q.card_memory_gb  # "I have an M3 Max with 64GB": what "it" has from now on
             s.focus = reply.focus
         if reply.topic:
             s.last_topic = reply.topic

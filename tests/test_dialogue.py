@@ -461,3 +461,20 @@ def test_a_currency_we_do_not_price_in_is_said_and_the_job_kept(conversation, fi
     assert reply.intent == "help" and ("I price in" in plain(reply) or "报价" in plain(reply)), plain(reply)
     picks = conversation.turn(then)
     assert picks.recommendations and conversation.session.need.workloads == ("cnn",), plain(picks)
+
+
+@pytest.mark.parametrize("first, then, says, not_says", [
+    ("I have a MacBook Pro M3 Max with 64GB", "can it run Llama 70B?", "64GB (48 GB)", "8-bit (Q8_0) too"),
+    ("我的 MacBook Pro M3 Max，配 64GB", "能跑 70B 吗", "64GB", "8 位（Q8_0）"),
+])
+def test_a_macs_stated_memory_is_what_it_has_from_then_on(conversation, first, then, says, not_says):
+    conversation.turn(first)
+    out = plain(conversation.turn(then))
+    assert says in out and not_says not in out.split("\n\n")[1], out
+
+
+def test_a_cards_with_ram_is_the_pcs_memory_not_the_cards(catalog):
+    from bot.slots.hardware import stated_card_memory
+
+    assert stated_card_memory("4090 with 64GB RAM for llms", catalog) is None
+    assert stated_card_memory("2080 ti with 22gb vram", catalog) == 22

@@ -131,7 +131,17 @@ def stated_card_memory(text: str, catalog: Catalog | None) -> float | None:
         return None
     _, end, g = mentions[0]
     m = _CARD_MEMORY.match(text, end)
+    if m is None:
+        # "M3 Max with 64GB": a Mac's memory after "with" (its unified memory); a card's only when said to be VRAM
+        # ("4090 with 64GB RAM" is the rest of the PC)
+        m = _MEMORY_WITH.match(text, end)
+        if m and not (g.segment == "mac" or m["vram"]):
+            m = None
     return float(m[1]) if m and 2 <= float(m[1]) <= 512 and float(m[1]) != g.vram_gb else None
+
+
+_MEMORY_WITH = re.compile(r"(?:\s*(?:with|w/|and|带|配|,|，)){1,2}\s*(?:unified memory of\s*)?(\d{1,3})\s*(?:gb|g|gib)(?![a-z0-9])"
+                          r"\s*(?P<vram>vram|显存|of vram)?")
 
 
 # "2张", "4 gpus", "@ x2" (a card name reads "@"), "4卡", "8-gpu"
