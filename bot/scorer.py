@@ -823,10 +823,15 @@ def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Can
                         f"for {spec.label.en} ({ref} = 1.00)",
                         f"预算 {budget} 内 {n} 个选项中最快：{setup}相对速度 {c.perf:.2f}"
                         f"（{spec.label.zh}，{ref} = 1.00）"))
-        if role == "fastest":
-            out.append(Text(f"but {g.vram_gb * c.count:g} GB, under the {max(spec.comfortable_vram_gb, need):g} GB "
+        if role == "fastest" and c.count > 1:
+            out.append(Text(f"but {g.vram_gb:g} GB a card, under the {max(spec.comfortable_vram_gb, need):g} GB a card "
+                            f"that is comfortable for {spec.label.en}: more cards to split over, less room to grow",
+                            f"但每张只有 {g.vram_gb:g} GB，低于{spec.label.zh}每张较从容的 "
+                            f"{max(spec.comfortable_vram_gb, need):g} GB：要切分到更多张卡上，余量也小"))
+        elif role == "fastest":
+            out.append(Text(f"but {g.vram_gb:g} GB, under the {max(spec.comfortable_vram_gb, need):g} GB "
                             f"that is comfortable for {spec.label.en}: smaller models only",
-                            f"但只有 {g.vram_gb * c.count:g} GB，低于{spec.label.zh}较从容的 "
+                            f"但只有 {g.vram_gb:g} GB，低于{spec.label.zh}较从容的 "
                             f"{max(spec.comfortable_vram_gb, need):g} GB：只能跑/练更小的模型"))
     elif role == "memory_first":
         out.append(Text(f"the fastest within budget with {max(spec.comfortable_vram_gb, need):g} GB or more: for "
