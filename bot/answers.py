@@ -2536,7 +2536,8 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                  footer=(_t(lang, "Memory: weights + KV cache / optimizer states + ~20% overhead (formula only; long "
                                   "contexts and bigger batches need more).",
                             "显存：权重 + KV 缓存/优化器状态 + 约 20% 额外开销（仅公式估算；长上下文和大 batch 需要更多）。"),),
-                 sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=g.name)
+                 sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=g.name,
+                 focus_count=count if count > 1 else None)
 
 
 def power(engine: Engine, name: str, count: int, psu_w: float | None, lang: str) -> Reply:
@@ -2561,7 +2562,8 @@ def power(engine: Engine, name: str, count: int, psu_w: float | None, lang: str)
                               "PSU a home circuit can become the limit.",
                         "多卡还要考虑主板插槽、间距和风道；电源超过约 1600 W 时，家用电路本身可能成为限制。"))
     return Reply("power", lang, title=_t(lang, "Power and PSU", "功耗与电源"), paragraphs=tuple(paras),
-                 sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=g.name)
+                 sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=g.name,
+                 focus_count=count if count > 1 else None)
 
 
 def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Reply:

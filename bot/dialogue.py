@@ -147,6 +147,13 @@ def _about_something_else(q: Query) -> bool:
     return len(q.text.strip()) > 12 and _words_besides(q.text, [cue_words[c] for c in q.cues if c in cue_words])
 
 
+def _about_the_focus(q: Query, s: Session) -> bool:
+    """A question about the card on the table by pronoun and a word of what we answer about it (price, power,
+    memory, speed…): "how much should I pay for it?", "它功耗多大"."""
+    return bool(s.focus) and "pronoun" in q.cues and "offtopic" not in q.cues and \
+        bool(q.cues & (_GPU_CUES | {"price", "worth"}))
+
+
 def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool:
     """The message states something only a deep-learning GPU question would: a workload, a model size, a method.
     A card, a budget or a count alone ("4090 for Cyberpunk?", "phone under $800") counts only when the classifier
@@ -384,9 +391,11 @@ class Conversation:
         if guess and guess.confidence >= needed and not content:
             # "hi", "start over", "help", "in English" (a short message with only that word) are never overruled
             if guess.act != "out_of_scope" or not (_states_a_need(q, guess.confidence, bool(s.last_picks)) or
-                                                   (q.gpus and _ml_evidence(q))):  # "3090 for gaming and pytorch"
+                                                   (q.gpus and _ml_evidence(q)) or  # "3090 for gaming and pytorch"
+                                                   _about_the_focus(q, s)):  # "how much should I pay for it?"
                 act = guess.act  # an out-of-scope guess never refuses a message that states a GPU need
-        if guess is not None and guess.act == "out_of_scope" and act not in COMMANDS and _about_something_else(q):
+        if guess is not None and guess.act == "out_of_scope" and act not in COMMANDS and _about_something_else(q) \
+                and not _about_the_focus(q, s):
             act = "out_of_scope"  # "best running shoes under $100", "推荐几部好看的美剧": nothing of GPUs or ML in it
         need = self._need_in_context(q, lang)
         referred = self._referred(q, act)
@@ -424,6 +433,10 @@ class Conversation:
         question about a named card is about that card, a bare modifier after a fit or memory answer continues
         it, and a need message starts or refines a recommendation."""
         s = self.session
+        if len(q.gpus) == 1 and q.need.gpu_count and (s.need.model_size_b or s.need.model) and not q.need.budget \
+                and s.last_act in ("compare", "fit", "memory") and act in ("refine", "recommend", "gpu_info", "compare") \
+                and replace(q.need, gpu_count=None).is_empty():
+            return "fit"  # "两张 5090 呢" with a 70B model on the table: can that setup run it
         if q.gpus and "speed" in q.cues and (s.need.model_size_b or s.need.model) and not q.need.budget and \
                 act in ("power", "gpu_info", "refine", "recommend") and "power" not in q.cues:
             return "fit"  # "ok and two 3090s, how fast" with a 70B model on the table
@@ -618,9 +631,13 @@ class Conversation:
             if reply.focus != s.focus or reply.fit:
                 s.focus_count = reply.fit.get("count") if reply.fit else None
                 s.focus_vram_gb = reply.fit.get("stated_vram_gb") if reply.fit else None
+            if reply.focus_count:
+                s.focus_count = reply.focus_count  # "4卡4090的训练机" then "电源要多大": still four
             if not reply.fit and t.q.card_memory_gb and t.q.gpus[:1] == (reply.focus,):
                 s.focus_vram_gb = t.q.card_memory_gb  # "I have an M3 Max with 64GB": what "it" has from now on
             s.focus = reply.focus
+        elif len(t.q.gpus) == 1:
+            s.focus = t.q.gpus[0]  # "thinking about a used 3090" answered with a question: "it" is still that card
         if reply.topic:
             s.last_topic = reply.topic
         s.follow_up = reply.follow_up if reply.intent in ("question", "rent") else None
@@ -902,7 +919,8 @@ class Conversation:
     def _power(self, t: Turn) -> Reply:
         s = self.session
         names = list(t.referred) or s.last_picks[:1]
-        count = t.q.need.gpu_count or s.need.gpu_count or 1
+        same = bool(names) and names[0] == s.focus and not t.q.gpus
+        count = t.q.need.gpu_count or (s.focus_count if same else None) or s.need.gpu_count or 1
         psu = t.q.need.psu_w or s.need.psu_w
         if s.last_act == "compare" and len(s.compared) >= 2 and not (t.q.gpus or t.q.ordinals):
             # "PSU?" after "3090 vs 4090": the power of each card compared, not of the first pick before it

@@ -53,6 +53,7 @@ class Reply:
     chart_gpus: tuple[str, ...] = ()  # candidates worth charting (speed vs price), picks first
     chart_counts: tuple[int, ...] = ()  # a comparison of setups: how many of each charted card ("2× 3090 vs 2× 4090")
     focus: str | None = None  # the one card this reply is about: what "it" means next turn
+    focus_count: int | None = None  # how many of it the reply was about ("4× 4090": "PSU?" next means all four)
     topic: str | None = None  # the guide section or card the reply drew on
     follow_up: str | None = None  # the act a bare follow-up continues ("rent" after a platform answer)
     fit: dict | None = None  # a fit answer's numbers (`fit` in the JSON reply; `gpu-advisor fit --json`)

@@ -478,3 +478,17 @@ def test_a_cards_with_ram_is_the_pcs_memory_not_the_cards(catalog):
 
     assert stated_card_memory("4090 with 64GB RAM for llms", catalog) is None
     assert stated_card_memory("2080 ti with 22gb vram", catalog) == 22
+
+
+@pytest.mark.parametrize("turns, says", [
+    (["想搞个 4卡 4090 的训练机", "电源要多大"], "4× GeForce RTX 4090"),
+    (["a 4x 3090 rig for training", "what PSU?"], "4× GeForce RTX 3090"),
+    (["对比一下 4090 和 5090", "那跑 70b 呢", "两张 5090 呢"], "2× GeForce RTX 5090"),
+    (["compare the 4090 and the 5090", "for a 70B model?", "and two 5090s?"], "2× GeForce RTX 5090"),
+    (["thinking about a used 3090", "how much should I pay for it?"], "GeForce RTX 3090"),
+    (["我想买二手3090", "多少钱合适"], "GeForce RTX 3090"),
+])
+def test_the_setup_on_the_table_carries_to_the_next_question(conversation, turns, says):
+    for text in turns:
+        reply = conversation.turn(text)
+    assert reply.intent in ("power", "fit", "where_to_buy") and says in plain(reply), plain(reply)
