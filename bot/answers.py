@@ -674,6 +674,15 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
     elif g.vram_gb < r.required_vram_gb:
         reasons.append(_t(lang, f"{g.vram_gb:g} GB is less than the {r.required_vram_gb:g} GB this job needs.",
                           f"{g.vram_gb:g} GB 显存少于这个任务需要的 {r.required_vram_gb:g} GB。"))
+    elif r.budget and price.amount * count > r.budget.amount and r.need.max_price is not None and \
+            (stated := stated_pricing(r.need, engine.catalog, r.as_of, lang)[1]) is not None and \
+            price.amount * count <= stated.amount:
+        # over the "cheaper than the last pick" ceiling, not over the budget the user gave
+        reasons.append(_t(lang, f"It costs {money(price.amount * count, price.currency)} ({_seen(price, lang)}): "
+                                f"within your budget of {stated}, but you asked for something cheaper than "
+                                f"{r.budget}, and it is not.",
+                          f"它要 {money(price.amount * count, price.currency)}（{_seen(price, lang)}）：在预算 {stated} 内，"
+                          f"但你要的是比 {r.budget} 更便宜的，它不是。"))
     elif r.budget and price.amount * count > r.budget.amount:
         reasons.append(_t(lang, f"It costs {money(price.amount * count, price.currency)} "
                                 f"({_seen(price, lang)}), over your budget of {r.budget}.",

@@ -492,3 +492,14 @@ def test_the_setup_on_the_table_carries_to_the_next_question(conversation, turns
     for text in turns:
         reply = conversation.turn(text)
     assert reply.intent in ("power", "fit", "where_to_buy") and says in plain(reply), plain(reply)
+
+
+@pytest.mark.parametrize("turns, says, not_says", [
+    (["预算一万五，想跑大模型", "便宜点的呢？", "为什么不推荐4090？"], "在预算 ¥15,000 内", "超出预算"),
+    (["$2000 to run local LLMs", "cheaper?", "why not the 4090?"], "within your budget of $2,000", "over your budget"),
+])
+def test_why_not_after_cheaper_is_the_ceiling_not_the_budget(conversation, turns, says, not_says):
+    for text in turns:
+        reply = conversation.turn(text)
+    out = plain(reply)
+    assert says in out and not_says not in out, out
