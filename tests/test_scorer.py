@@ -125,10 +125,11 @@ def test_best_pick_is_the_fastest_that_fits(catalog, needs, amount, on):
         if r.picks[0].role == "memory_first":  # an LLM job: the fastest with comfortable memory, then the fastest
             c = r.picks[0].candidate
             assert r.workload.name in LLM_WORKLOADS and c.gpu.vram_gb >= r.workload.comfortable_vram_gb
-            assert c.perf == max(x.perf for x in r.candidates if x.gpu.vram_gb >= r.workload.comfortable_vram_gb)
-            assert r.picks[1].role == "fastest" and r.picks[1].candidate.perf == fastest
-        else:
-            assert r.picks[0].candidate.perf == fastest
+            roomy = max(x.perf for x in r.candidates if x.gpu.vram_gb >= r.workload.comfortable_vram_gb)
+            assert round(c.perf, 2) == round(roomy, 2)
+            assert r.picks[1].role == "fastest" and round(r.picks[1].candidate.perf, 2) == round(fastest, 2)
+        else:  # speeds equal to the hundredth rank more memory first (a GTX 1070 8 GB at 0.248 over a 1660 Ti at 0.253)
+            assert round(r.picks[0].candidate.perf, 2) == round(fastest, 2)
         value = [p for p in r.picks if p.role == "value"]
         if value:
             assert value[0].candidate.value == max(c.value for c in r.candidates)
