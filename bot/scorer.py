@@ -823,16 +823,14 @@ def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Can
                         f"for {spec.label.en} ({ref} = 1.00)",
                         f"预算 {budget} 内 {n} 个选项中最快：{setup}相对速度 {c.perf:.2f}"
                         f"（{spec.label.zh}，{ref} = 1.00）"))
-        if role == "fastest" and c.count > 1:
-            out.append(Text(f"but {g.vram_gb:g} GB a card, under the {max(spec.comfortable_vram_gb, need):g} GB a card "
-                            f"that is comfortable for {spec.label.en}: more cards to split over, less room to grow",
-                            f"但每张只有 {g.vram_gb:g} GB，低于{spec.label.zh}每张较从容的 "
-                            f"{max(spec.comfortable_vram_gb, need):g} GB：要切分到更多张卡上，余量也小"))
-        elif role == "fastest":
-            out.append(Text(f"but {g.vram_gb:g} GB, under the {max(spec.comfortable_vram_gb, need):g} GB "
-                            f"that is comfortable for {spec.label.en}: smaller models only",
-                            f"但只有 {g.vram_gb:g} GB，低于{spec.label.zh}较从容的 "
-                            f"{max(spec.comfortable_vram_gb, need):g} GB：只能跑/练更小的模型"))
+        if role == "fastest":  # what the faster pick lacks: memory per card (a setup splits the model anyway)
+            comfy, each = max(spec.comfortable_vram_gb, need), c.count > 1
+            a_card, a_card_zh = (" a card", "每张") if each else ("", "")
+            then = Text("more cards to split over, less room to grow", "要切分到更多张卡上，余量也小") if each else \
+                Text("smaller models only", "只能跑/练更小的模型")
+            out.append(Text(f"but {g.vram_gb:g} GB{a_card}, under the {comfy:g} GB{a_card} that is comfortable for "
+                            f"{spec.label.en}: {then.en}",
+                            f"但{a_card_zh}只有 {g.vram_gb:g} GB，低于{spec.label.zh}{a_card_zh}较从容的 {comfy:g} GB：{then.zh}"))
     elif role == "memory_first":
         out.append(Text(f"the fastest within budget with {max(spec.comfortable_vram_gb, need):g} GB or more: for "
                         f"{spec.label.en} memory decides which models run at all",
