@@ -499,7 +499,9 @@ class Conversation:
             return "question"  # "can I mix a 3090 and a 4090 in one machine?": running them together, not which to buy
         if act in ("compare", "gpu_info", "fit", "memory") and not need.budget and \
                 _says(q.text, "how_cards_connect") and not (len(q.gpus) == 1 and not q.need.gpu_count and
-                                                            _says(q.text, "has_feature")):
+                                                            _says(q.text, "has_feature")) and \
+                not (len(q.gpus) == 1 and (q.need.model_size_b or q.need.model)):  # a setup and a model: the fit
+            # leads, the guide's word on the link follows ("两张4090能跑70b吗 要nvlink吗")
             # (but "does the 3090 have nvlink" asks the card's sheet)
             return "question"  # "does NVLink matter for 2x 3090 fine-tuning", "PCIe x8 够不够": the guide's answer
         if act == "compare" and not (q.gpus or q.ordinals or "pronoun" in q.cues) and _names_other_things(q.text):
@@ -899,6 +901,15 @@ class Conversation:
         reply = answers.fit(self.engine, t.referred[0], need, count, t.lang, vram_gb=vram)
         if t.cue("serving"):
             reply = replace(reply, paragraphs=reply.paragraphs + (_SERVING_NOTE.get(t.lang),))
+        if _says(t.q.text, "how_cards_connect"):  # "…要nvlink吗": the guide's word on the link after the fit
+            asked = Text("several GPUs without NVLink: PCIe, splitting a model by layers for inference",
+                         "多卡没有 NVLink：PCIe，推理按层把模型分到几张卡上").get(t.lang)
+            guide = answers.question(self.engine, asked, t.lang, kinds=("guide",))
+            hits = {p: len(find_any(normalise(p), words("slots", "how_cards_connect"))) for p in guide.paragraphs}
+            link = tuple(sorted((p for p in guide.paragraphs if hits[p]), key=lambda p: -hits[p]))  # most on it
+            if guide.intent == "question" and link:
+                reply = replace(reply, paragraphs=reply.paragraphs + link[:2],
+                                sources=reply.sources + tuple(x for x in guide.sources if x not in reply.sources))
         return reply
 
     def _what_fits(self, t: Turn) -> Reply:

@@ -503,3 +503,10 @@ def test_why_not_after_cheaper_is_the_ceiling_not_the_budget(conversation, turns
         reply = conversation.turn(text)
     out = plain(reply)
     assert says in out and not_says not in out, out
+
+
+@pytest.mark.parametrize("text, lead", [("两张4090能跑70b吗 要nvlink吗", "可以"),
+                                        ("can two 3090s run llama 70b, do I need nvlink?", "Yes")])
+def test_a_setup_and_a_model_with_a_link_question_gets_the_fit_first(conversation, text, lead):
+    reply = conversation.turn(text)
+    assert reply.intent == "fit" and reply.paragraphs[0].startswith(lead) and len(reply.paragraphs) >= 2, plain(reply)
