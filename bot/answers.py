@@ -1918,6 +1918,7 @@ def workload_verdict(spec, setup: str, have: float, lang: str) -> str:
               f"不够：{setup} 只有 {have:g} GB，{spec.label.zh}至少要 {spec.min_vram_gb:g} GB。")
 
 
+_MODEL_KIND_OF_WORKLOAD = {"diffusion": "image", "video": "video"}  # the models.csv kind a job's models are
 SMALL_MODELS_SHARE = 0.5  # memory at least this share of a training job's minimum still trains small models
 
 
@@ -2537,6 +2538,24 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
     else:
         spec = workload_spec(engine.knowledge_dir, need.workload, need.as_of or engine.today or date.today())
         verdict = workload_verdict(spec, setup, have, lang)
+        kind = _MODEL_KIND_OF_WORKLOAD.get(spec.name)
+        if kind and count == 1:  # "能跑sd吗": which of the known image models it holds, not only the job's rule of thumb
+            from bot.models import load_models
+
+            known = sorted((m for m in load_models(engine.knowledge_dir).models if m.kind == kind and
+                            m.image_infer_gb), key=lambda m: m.image_infer_gb)
+            runs = [f"{m.name} (~{m.image_infer_gb:g} GB)" for m in known if m.image_infer_gb <= have]
+            more = [f"{m.name} (~{m.image_infer_gb:g} GB)" for m in known if m.image_infer_gb > have]
+            if runs and have < spec.min_vram_gb:  # under the job's rule of thumb, yet the lighter models run
+                verdict = _t(lang, f"Only the lighter models: {setup} has {have:g} GB, under the {spec.min_vram_gb:g} GB "
+                                   f"{spec.label.en} usually needs, but it runs {', '.join(runs)}.",
+                             f"只能跑轻量的模型：{setup} 有 {have:g} GB，低于{spec.label.zh}通常需要的 {spec.min_vram_gb:g} GB，"
+                             f"不过能跑 {'、'.join(runs)}。")
+            elif runs:
+                bullets.append(_t(lang, f"Runs as published: {', '.join(runs)}.", f"按官方需求能跑：{'、'.join(runs)}。"))
+            if more:
+                bullets.append(_t(lang, f"Needs more memory (or offloading/quantised weights): {', '.join(more[:4])}.",
+                                  f"显存不够（要靠卸载或量化权重）：{'、'.join(more[:4])}。"))
         if spec.caveat:
             bullets.append(spec.caveat.get(lang))
     header = (_t(lang, "Option", "方案"), _t(lang, "Memory", "显存"), _t(lang, "Verdict", "结论"))

@@ -120,3 +120,19 @@ def test_answers_from_the_specs(conversation, text, says):
 def test_under_a_jobs_minimum_small_models_still_train(conversation, text, lead):
     reply = conversation.turn(text)
     assert reply.paragraphs[0].startswith(lead), plain(reply)
+
+
+@pytest.mark.parametrize("text, lead, runs", [
+    ("1660 super能跑sd吗", "只能跑轻量的模型", "Stable Diffusion 1.5"),
+    ("can my 3060 12gb run stable diffusion", "Yes", "Stable Diffusion XL"),
+])
+def test_an_image_job_fit_names_the_image_models_the_card_holds(conversation, knowledge_dir, text, lead, runs):
+    from bot.models import load_models
+
+    reply = conversation.turn(text)
+    out = plain(reply)
+    assert reply.paragraphs[0].startswith(lead) and runs in out, out
+    g = conversation.engine.catalog.get(gpus(text, conversation.engine.catalog)[0][0])
+    for m in load_models(knowledge_dir).models:  # every model said to run fits the card's memory as published
+        if m.kind == "image" and m.image_infer_gb and m.name in reply.paragraphs[0] + " ".join(reply.bullets[:1]):
+            assert m.image_infer_gb <= g.vram_gb or "Needs more" in out or "显存不够" in out
