@@ -40,6 +40,7 @@ MIN_REFUSAL_CONFIDENCE = 0.4  # an out-of-scope guess with no words of another t
 SURE_SMALL_TALK = 0.5  # a greeting/help/reset guess on a message with no such word needs this much
 SURE_OUT_OF_SCOPE = 0.8  # an out-of-scope guess this sure is not overruled by a place, a date or a vendor alone
 SHORT = 40  # characters: a message this short that carries a command word is that command
+SHORT_FOLLOW_UP = 12  # characters: a message this short with a GPU word ("Windows 下呢", "PSU?") follows the card on screen
 COMMANDS = ("language", "reset", "help", "greeting")
 _SMALL_CUES = context.SMALL_TALK_CUES
 
@@ -98,7 +99,7 @@ def _any_content(q: Query) -> bool:
     return bool(not q.need.is_empty() or q.bare_number is not None or q.gpus or q.direction or q.ordinals)
 
 
-def _off_topic_gate(q: Query, act: str, guess: ActGuess | None) -> str:
+def _off_topic_gate(q: Query, act: str, guess: ActGuess | None, about_the_focus: bool = False) -> str:
     """A request about another topic ("机械键盘推荐", "what gpu for fortnite?", "NVDA earnings?") is declined, not
     answered with GPU picks: words of another topic and none of machine learning. A refinement that states nothing
     ("whats 2+2") is no refinement."""
@@ -112,7 +113,7 @@ def _off_topic_gate(q: Query, act: str, guess: ActGuess | None) -> str:
     if _says(q.text, "tasks_we_do_not_do") and not (q.need.budget or
                                                                                 "pick_request" in q.cues):
         return "out_of_scope"  # "write me a DDP script", "帮我写个训练代码": a task, not advice on hardware
-    if "offtopic" in q.cues and not _ml_evidence(q):
+    if "offtopic" in q.cues and not _ml_evidence(q) and not about_the_focus:  # "Windows 下呢" after an AMD card
         # a question about a named card's power, stock or memory ("is the 3090 Ti a space heater?", "which retailer
         # has the 4070 Super?") and a confident guide question in GPU words ("为什么游戏卡比专业卡性价比高") stay in scope
         about_a_card = bool(q.gpus) and act in ("power", "where_to_buy", "memory", "fit", "rent")
@@ -150,8 +151,8 @@ def _about_something_else(q: Query) -> bool:
 def _about_the_focus(q: Query, s: Session) -> bool:
     """A question about the card on the table by pronoun and a word of what we answer about it (price, power,
     memory, speed…): "how much should I pay for it?", "它功耗多大"."""
-    return bool(s.focus) and "pronoun" in q.cues and "offtopic" not in q.cues and \
-        bool(q.cues & (_GPU_CUES | {"price", "worth"}))
+    return bool(s.focus) and ("pronoun" in q.cues or len(q.text.strip()) <= SHORT_FOLLOW_UP) and \
+        ("offtopic" not in q.cues or "software" in q.cues) and bool(q.cues & (_GPU_CUES | {"price", "worth"}))
 
 
 def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool:
@@ -400,7 +401,7 @@ class Conversation:
         need = self._need_in_context(q, lang)
         referred = self._referred(q, act)
         act = self._act_in_context(q, need, act, referred)
-        act = _off_topic_gate(q, act, guess)
+        act = _off_topic_gate(q, act, guess, _about_the_focus(q, s))
         if act in ("refine", "recommend") and q.cues & {"budget_up", "budget_down"} and q.need.is_empty() and \
                 s.need.budget is None and not q.gpus and q.bare_number is None and not q.cues - {
                     "budget_up", "budget_down", "domain", "dl", "now"} and (guess is None or guess.confidence < 0.6):
@@ -824,8 +825,14 @@ class Conversation:
         return answers.why_not(self.engine, r, s.last_picks, name, t.lang, asked=asked)
 
     def _guide_question(self, t: Turn) -> Reply:
-        """The guide answers; when it has nothing, the cards named still get their numbers."""
-        reply = answers.question(self.engine, t.q.text, t.lang)
+        """The guide answers; when it has nothing, the cards named still get their numbers. A short follow-up about
+        the card on screen ("Windows 下呢" after an AMD card) is asked of the guide with that card's maker."""
+        text = t.q.text
+        card = self.engine.catalog.get(self.session.focus) if self.session.focus else None
+        if card is not None and not t.q.gpus and len(text.strip()) <= SHORT_FOLLOW_UP and \
+                _about_the_focus(t.q, self.session):
+            text = f"{card.vendor} {card.name} {text}"
+        reply = answers.question(self.engine, text, t.lang)
         if _says(t.q.text, "other_parts") and (reply.focus or reply.intent == "unknown"):
             return answers.unknown(t.lang)  # "which CPU for a 4090?": an honest "I don't know", not the 4090's numbers
         if reply.intent != "unknown" or not t.q.gpus:

@@ -190,3 +190,21 @@ def test_a_place_refines_only_as_a_follow_up(scorer_engine, context, text, inten
 ])
 def test_learning_something_else_is_not_a_first_gpu(scorer_engine, text, intent):
     assert Conversation(scorer_engine).turn(text).intent == intent
+
+
+@pytest.mark.parametrize("first, then", [
+    ("6800xt 能跑 stable diffusion 吗", "Windows 下呢"),
+    ("can an rx 7900 xtx run sdxl", "on windows?"),
+    ("thinking about a used 3090", "how much should I pay for it?"),
+])
+def test_a_short_follow_up_about_the_card_on_screen_is_not_refused(scorer_engine, first, then):
+    conv = Conversation(scorer_engine)
+    conv.turn(first)
+    assert conv.turn(then).intent != "out_of_scope"
+
+
+@pytest.mark.parametrize("text", ["windows 11 activation key cheap", "how do I reinstall windows on my laptop"])
+def test_an_operating_system_alone_is_still_another_topic(scorer_engine, text):
+    conv = Conversation(scorer_engine)
+    conv.turn("can an rx 7900 xtx run sdxl")
+    assert conv.turn(text).intent in ("out_of_scope", "unknown")
