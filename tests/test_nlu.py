@@ -319,3 +319,12 @@ def test_a_distilled_model_without_a_size_is_not_its_teacher(catalog, text):
 
 def test_the_full_model_is_still_the_full_model(catalog):
     assert parse("跑满血版deepseek r1", catalog).need.model_size_b == 671
+
+
+@pytest.mark.parametrize("text, direction", [
+    ("gpu for whisper large-v3, cheap", "cheaper"), ("a cheap gpu for learning", "cheaper"),
+    ("whisper on the cheap", "cheaper"), ("cheapest card for SD", "cheaper"), ("跑SD，cheap一点", "cheaper"),
+    ("cheap flights to tokyo", None),
+])
+def test_cheap_asks_for_the_cheap_end_only_when_said_of_a_card(catalog, text, direction):
+    assert parse(text, catalog).direction == direction
