@@ -1947,7 +1947,8 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Budget |
     g = engine.catalog.get(name)
     if g is None:
         return card
-    new, used = _current_price(engine, need, g, lang)
+    # an offer is checked against the price list of its own currency's market (NT$ and HK$ against the USD list)
+    new, used = _current_price(engine, replace(need, budget=offered) if offered else need, g, lang)
     price = new or used
     if offered is not None:
         # no longer sold new: an offer now is a used card
