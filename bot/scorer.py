@@ -326,6 +326,9 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     currency, budget = pricing(need, catalog, on, lang)
     model = perf_model or load_perf_model(knowledge_dir)
     spec = workload_spec(knowledge_dir, need.workload, on)
+    others = [workload_spec(knowledge_dir, w, on) for w in need.workloads[1:]]
+    if others:  # "SD and a 13B chat model": comfortable with what the hungriest of its jobs is comfortable with
+        spec = replace(spec, comfortable_vram_gb=max([spec.comfortable_vram_gb] + [o.comfortable_vram_gb for o in others]))
     needed, est = memory_needed(need, spec, knowledge_dir, on)
     lab = need.form_factor == "server" or bool(need.gpu_count is None and budget and budget.amount >= catalog.fx.convert(
         model.lab_budget_usd, "USD", currency, on))
@@ -414,7 +417,8 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     # equal speed (to the hundredth): more memory first, then the cheaper (a 16 GB card before its 8 GB twin)
     candidates.sort(key=lambda c: (-round(c.perf, 2), -(c.gpu.vram_gb * c.count), c.total, c.gpu.name))
     speed = _speed_reason(need, est, knowledge_dir, catalog) if spec.name == "llm_inference" and est else None
-    picks = _choose(candidates, budget, currency, spec, per_card, model.reference_gpu, speed)
+    picks = _choose(candidates, budget, currency, spec, per_card, model.reference_gpu, speed,
+                    memory_first=bool(set(need.workloads) & set(LLM_WORKLOADS)))
     exclusions = _notable_exclusions(candidates, too_small, over_budget, needed, budget, not_sold)
     suggestions = () if picks else _suggestions(need, est, needed, over_budget)
     split = next((p.candidate.count for p in picks if p.candidate.count > 1), None) if not need.gpu_count else None
@@ -488,11 +492,12 @@ def rank_or_used(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
             if need.used is None and not alt.used:
                 # running LLMs: used 24 GB cards are the usual buy; with no budget: the roomy "overall" pick would
                 # otherwise be whatever new card has the memory, however dear (a workstation card in China)
-                if (need.workload in LLM_WORKLOADS or need.budget is None) and need.vendor != "Apple":
+                llm = next((w for w in need.workloads if w in LLM_WORKLOADS), None)  # "SD and an LLM" too
+                if (llm or need.budget is None) and need.vendor != "Apple":
                     used = _used_is_better_value(catalog, alt, r, knowledge_dir, as_of, lang)
                     if used is not None:
-                        note = _USED_LLM_NOTE if need.workload == "llm_inference" else \
-                            _USED_FINETUNE_NOTE if need.workload == "llm_finetune" else _USED_NO_BUDGET_NOTE
+                        note = _USED_LLM_NOTE if llm == "llm_inference" else \
+                            _USED_FINETUNE_NOTE if llm == "llm_finetune" else _USED_NO_BUDGET_NOTE
                         return replace(used, notes=used.notes + notes + (note,)
                                        + _mac_note(catalog, used, knowledge_dir), used_fallback=True,
                                        used_why="better_value")
@@ -724,7 +729,7 @@ def candidate_for(catalog: Catalog, r: Ranking, name: str, knowledge_dir: Path) 
 
 
 def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: WorkloadSpec, per_card: dict[int, float],
-            ref: str, speed=None) -> list[Pick]:
+            ref: str, speed=None, memory_first: bool = False) -> list[Pick]:
     """With a budget: the fastest that fits, the best value, a runner-up. Without: the best value with comfortable
     memory ("best overall") and the best value of all."""
     if not cands:
@@ -734,7 +739,7 @@ def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: 
     chosen: list[tuple[str, Candidate]] = []
     if budget:
         fastest_roomy = next((c for c in cands if c in roomy), None)
-        if spec.name in LLM_WORKLOADS and fastest_roomy is not None and fastest_roomy is not cands[0]:
+        if memory_first and fastest_roomy is not None and fastest_roomy is not cands[0]:
             # an LLM job: memory decides which models run at all, so the fastest card with comfortable memory leads
             # (a used 24 GB card over a faster new 16 GB one) and the fastest of all follows, saying what it lacks
             chosen.append(("memory_first", fastest_roomy))
