@@ -149,10 +149,15 @@ def _about_something_else(q: Query) -> bool:
 
 
 def _about_the_focus(q: Query, s: Session) -> bool:
-    """A question about the card on the table by pronoun and a word of what we answer about it (price, power,
-    memory, speed…): "how much should I pay for it?", "它功耗多大"."""
-    return bool(s.focus) and ("pronoun" in q.cues or len(q.text.strip()) <= SHORT_FOLLOW_UP) and \
-        ("offtopic" not in q.cues or "software" in q.cues) and bool(q.cues & (_GPU_CUES | {"price", "worth"}))
+    """A question about the card on the table: by pronoun with a word of what we answer about it (price, power,
+    memory, speed…: "how much should I pay for it?", "它功耗多大"), or a short fragment with a GPU word or an operating
+    system ("PSU?", "Windows 下呢" after an AMD card). Words of another topic rule it out, but for an operating system."""
+    if not s.focus or ("offtopic" in q.cues and "operating_system" not in q.cues):
+        return False
+    if "pronoun" in q.cues:
+        return bool(q.cues & (_GPU_CUES | {"price", "worth", "operating_system"}))
+    # ("domain" alone is not enough: "剪片用邊張卡好" names cards, but for another job)
+    return len(q.text.strip()) <= SHORT_FOLLOW_UP and bool(q.cues & (_GPU_CUES - {"domain", "dl"} | {"operating_system"}))
 
 
 def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool:
