@@ -26,6 +26,7 @@ from bot.scorer import (
     price_for,
     pricing,
     psu_for,
+    setup_perf,
     stated_pricing,
     workload_spec,
 )
@@ -1976,11 +1977,7 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Budget |
     if offered is not None and r.budget is not None and g.vram_gb >= r.required_vram_gb and \
             not (g.crippled_fp16 and r.workload.trains):
         # at the price offered, whatever the catalog's price: the card against what the same money buys
-        from bot.perf import load_perf_model
-
-        model = load_perf_model(engine.knowledge_dir)
-        ref = engine.catalog.get(model.reference_gpu)
-        perf = model.relative(g, r.workload.family, ref, 1) if ref else None
+        perf = setup_perf(engine.catalog, r, g, engine.knowledge_dir)  # the job ranks single cards: r.count is 1
         mine = Candidate(g, Price(r.budget.amount, r.currency, price.on, price.market), 1, perf,
                          r.budget.amount) if perf else None
     what = r.workload.label.get(lang)

@@ -783,12 +783,16 @@ class Conversation:
 
     def _compare_again_for(self, t: Turn) -> Reply:
         """The cards just compared, weighed again for the job this message names."""
+        self.session.need = self.session.need.merge(t.need)
+        return self._compare_the_compared(t, {})
+
+    def _compare_the_compared(self, t: Turn, counts: dict[str, int]) -> Reply:
+        """The cards of the last comparison again (as setups of `counts`), for the job on the table."""
         s = self.session
-        s.need = s.need.merge(t.need)
         names = list(s.compared)
         if s.need.model_size_b and s.need.workload in (None, "llm_inference", "general"):
-            return self._compare_setups(t, names, s.need, {})
-        return answers.compare(self.engine, s.need, names, t.lang)
+            return self._compare_setups(t, names, s.need, counts)
+        return answers.compare(self.engine, s.need, names, t.lang, counts=counts or None)
 
     def _unusable_money(self, t: Turn) -> Reply:
         """An amount that is no budget (negative, nothing, beyond any purchase, a currency we do not price in): say so,
@@ -798,15 +802,6 @@ class Conversation:
             s.need = s.need.merge(replace(t.need, budget=None))
             s.awaiting = "budget"
         return answers.unusable_budget(self.engine, t.q.rejected_money, t.lang)
-
-    def _compare_counted(self, t: Turn) -> Reply:
-        """The cards just compared, as setups of the count this message names ("买两张呢" after "3090和4090对比")."""
-        s = self.session
-        n = t.q.need.gpu_count
-        names = list(s.compared)
-        if s.need.model_size_b and s.need.workload in (None, "llm_inference", "general"):
-            return self._compare_setups(t, names, s.need, {name: n for name in names})
-        return answers.compare(self.engine, s.need, names, t.lang, counts={name: n for name in names})
 
     def _compare_setups(self, t: Turn, names: list[str], need: Need, counts: dict[str, int] | None = None) -> Reply:
         counts = t.q.card_counts if counts is None else counts
@@ -1337,7 +1332,8 @@ POLICY: tuple[Rule, ...] = (
     Rule("count-after-a-comparison", _acts("recommend", "refine", "compare", "question"),
          lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
          not t.q.ordinals and bool(t.q.need.gpu_count) and replace(t.q.need, gpu_count=None).is_empty() and
-         len(t.text) <= SHORT, lambda c, t: c._compare_counted(t)),  # "买两张呢", "and for two of them?"
+         len(t.text) <= SHORT,  # "买两张呢", "and for two of them?": the compared cards as setups of that many
+         lambda c, t: c._compare_the_compared(t, dict.fromkeys(c.session.compared, t.q.need.gpu_count))),
     Rule("job-after-a-comparison", _acts("recommend", "refine", "question", "fit", "memory"),
          lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
          not t.q.ordinals and not t.need.budget and bool(t.need.workloads or t.need.model_size_b) and

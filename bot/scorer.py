@@ -722,10 +722,14 @@ def candidate_for(catalog: Catalog, r: Ranking, name: str, knowledge_dir: Path) 
     price = price_for(g, r.currency, r.need.used, r.as_of, catalog)
     if price is None:
         return None
+    return Candidate(g, price, r.count, setup_perf(catalog, r, g, knowledge_dir) or 0.0, price.amount * r.count)
+
+
+def setup_perf(catalog: Catalog, r: Ranking, g: GPU, knowledge_dir: Path) -> float | None:
+    """The speed of `r.count` × `g` for the ranking's job, relative to one reference card (None: specs missing)."""
     model = load_perf_model(knowledge_dir)
     ref = catalog.get(model.reference_gpu)
-    perf = (model.relative(g, r.workload.family, ref, r.count) if ref else None) or 0.0
-    return Candidate(g, price, r.count, perf, price.amount * r.count)
+    return model.relative(g, r.workload.family, ref, r.count) if ref else None
 
 
 def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: WorkloadSpec, per_card: dict[int, float],
