@@ -527,11 +527,16 @@ class Conversation:
             return "question"  # "功耗限制到300W会慢多少": the guide's advice on power limiting
         if act == "memory" and referred and not need.model_size_b:
             act = "gpu_info"  # "how much memory does it have?"
+        if act in ("where_to_buy", "gpu_info") and "cooling" in q.cues and q.gpus and not need.budget:
+            return "power"  # "bought a p40 off ebay, how do I keep it cool": its power and cooling, not shops
         if act == "power" and need.psu_w and (need.budget or need.workloads or "pick_request" in q.cues):
             act = "recommend"  # "I have a 650 W PSU and $1000 for CV": a need with a power limit
         if s.last_act == "power" and act in ("recommend", "refine", "gpu_info") and q.gpus and not (
                 q.need.budget or q.need.workloads or q.need.model_size_b or q.cues & {"pick_request", "more_info"}):
             return "power"  # "那换成两张4090呢" after "两张3090要多大的电源": the same question of other cards
+        if s.last_act == "power" and s.focus and q.need.psu_w and act in ("power", "recommend", "refine") and not (
+                q.gpus or q.ordinals or need.budget or need.workloads or "pick_request" in q.cues):
+            return "power"  # "我电源只有750w 不想换" after "3090要多大电源": is that PSU enough for it
         if act == "power" and s.last_picks and (q.need.psu_w or q.need.max_power_w) and not (q.gpus or q.ordinals) \
                 and not _asks(q.text):
             return "refine"  # "我电源只有650W", "功耗别超过300W", "keep it under 200 watts": the picks again
@@ -744,6 +749,8 @@ class Conversation:
         abroad = _says(t.q.text, "abroad") or bool(t.q.need.region and t.q.need.region != "cn")
         if t.need.usage:  # "I'd use it 20 hours a week": kept for a rent-or-buy question next
             s.need = replace(s.need, usage=t.need.usage)
+        if t.q.need.region:  # "where would we rent 4 of those in the us": where the user is, for what follows
+            s.need = replace(s.need, region=t.q.need.region)
         names = list(t.q.gpus) or list(t.referred) or (s.last_picks[:3] if s.last_picks else [])
         count = t.q.need.gpu_count or (s.need.gpu_count if s.last_act == "rent" else None) or 1
         cheaper = t.q.direction == "cheaper" and s.last_act == "rent"
@@ -936,10 +943,12 @@ class Conversation:
 
     def _power(self, t: Turn) -> Reply:
         s = self.session
-        names = list(t.referred) or s.last_picks[:1]
+        names = list(t.referred) or ([s.focus] if s.last_act == "power" and s.focus else s.last_picks[:1])
         same = bool(names) and names[0] == s.focus and not t.q.gpus
         count = t.q.need.gpu_count or (s.focus_count if same else None) or s.need.gpu_count or 1
         psu = t.q.need.psu_w or s.need.psu_w
+        if t.q.need.psu_w:  # "I have a 650w": the user's PSU, kept for the picks that follow
+            s.need = replace(s.need, psu_w=t.q.need.psu_w)
         if s.last_act == "compare" and len(s.compared) >= 2 and not (t.q.gpus or t.q.ordinals):
             # "PSU?" after "3090 vs 4090": the power of each card compared, not of the first pick before it
             each = [answers.power(self.engine, n, s.compared_counts.get(n) or s.pick_counts.get(n) or count, psu,
@@ -947,6 +956,11 @@ class Conversation:
             return replace(each[0], paragraphs=tuple(p for r in each for p in r.paragraphs),
                            sources=tuple(dict.fromkeys(x for r in each for x in r.sources)))
         reply = answers.power(self.engine, names[0], count, psu, t.lang)
+        if t.cue("cooling"):  # "how do I keep it cool in a normal case": the guide's cooling advice leads
+            asked = words("slots", "cues", "cooling_query", t.lang)[0] + t.q.delexicalised.replace("@", " ")
+            guide = answers.question(self.engine, asked, t.lang, kinds=("guide",))
+            if guide.intent == "question":
+                reply = answers.with_advice(reply, guide)
         if t.q.need.model_size_b or t.q.need.model:
             # "两张3090做QLoRA微调32B，可行吗，电源要多大": whether the setup does the job, then its power
             s.need = s.need.merge(replace(t.q.need, budget=None))
@@ -1055,6 +1069,20 @@ class Conversation:
             r = self._ranking(need, lang)
             notes.append(Text(f"Looking at the cheapest cards that do the job (up to about {need.budget}).",
                               f"只看能胜任的最便宜的卡（约 {need.budget} 以内）。"))
+        elif d == "more_memory" and previous is not None and not r.picks and need.budget and \
+                turn_need.budget is None:
+            # "more memory?" when the budget holds nothing bigger: the cheapest cards that have it, over the budget
+            unbounded = self._ranking(replace(need, budget=None), lang)
+            if unbounded.candidates:
+                low = min(c.total for c in unbounded.candidates)
+                s.budget_aside = asdict(need.budget)
+                over = Budget(round(low * 1.3), unbounded.currency, approximate=True)
+                notes.append(Text(f"Nothing within your budget of {need.budget} has more memory; the cheapest cards "
+                                  f"that do, over budget (up to about {over}):",
+                                  f"你的预算 {need.budget} 以内没有显存更大的卡；超出预算、显存更大的最便宜选择（约 {over} 以内）："))
+                need = replace(need, budget=over)
+                s.need = need
+                r = self._ranking(need, lang)
         elif d == "faster" and previous is None and need.budget is None and r.candidates:
             # "不差钱", "money is no object", "the fastest card for SD": the fastest that does the job, whatever it costs
             top = max(r.candidates, key=lambda c: c.perf)

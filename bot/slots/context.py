@@ -220,7 +220,9 @@ def cues(text: str, with_cards: str | None = None) -> frozenset[str]:
 def clauses_from(text: str, starters) -> list[tuple[int, int]]:
     """Spans from each of `starters` ("forget", "不做") to the end of its clause: punctuation or a word that says
     what replaces it (workload_negation's ends: "改成", "just", "now")."""
-    found = find_any(text, starters)
+    # "跑唔跑到", "做不做得了": a question of the A-not-A form asks, it does not drop anything
+    found = [(a, b) for a, b in find_any(text, starters)
+             if not (a > 0 and text[a] in "不唔" and b - a >= 2 and text[a - 1] == text[a + 1])]
     if not found:
         return []
     ends = find_any(text, words("slots", "workload_negation", "ends"))

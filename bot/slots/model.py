@@ -111,8 +111,8 @@ def workloads(text: str, size: float | None, method: str | None, named_llm: bool
             found["inference"] = at["llm_inference"]
     if "inference" in at and not llm:
         found.setdefault("inference", at["inference"])
-    if not method and "llm_finetune" not in at and not domains and size and size >= 1 and \
-            (runs or llm_pos is not None):
+    if not method and "llm_finetune" not in at and size and size >= 1 and \
+            (not domains and runs or llm_pos is not None):  # "想跑 qwen 14b and some SD": both jobs
         found.setdefault("llm_inference", llm_pos if llm_pos is not None else first)
     if "transformer" in at:
         llm_work = set(found) & set(LLM_WORKLOADS)

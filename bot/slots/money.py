@@ -301,7 +301,8 @@ def _counts_something(a: _Amount, text: str, lang: str, g: _Grammar, before: boo
         return False
     if a.scale == g.watts_scale:
         number = a.m["n"] or ""
-        cue = _has_cue(text, a.start, a.end, g)
+        # a budget word before it, or right after it ("预算100w", "100w预算"), not one further on: "750w带得动的 预算六千"
+        cue = bool(g.cues.search(_before(text, a.start)) or g.cues.match(_after(text, a.end).lstrip(" 的")))
         if (float(number.replace(",", "") or 0) >= 100 and not (lang == "zh" and cue)) or \
                 (lang != "zh" and "." not in number and not a.m["tail"] and not cue):
             return True  # "300w", "850w psu", "65w": watts ("1.5w", "预算2w", "预算100w": 15,000 … 1,000,000 yuan)
