@@ -527,6 +527,8 @@ class Conversation:
             return "question"  # "功耗限制到300W会慢多少": the guide's advice on power limiting
         if act == "memory" and referred and not need.model_size_b:
             act = "gpu_info"  # "how much memory does it have?"
+        if act == "where_to_buy" and "what_fits" in q.cues and q.gpus and not need.budget:
+            return "fit"  # "got 2 p40s off ebay, what llms can i run on them": what the cards run
         if act in ("where_to_buy", "gpu_info") and "cooling" in q.cues and q.gpus and not need.budget:
             return "power"  # "bought a p40 off ebay, how do I keep it cool": its power and cooling, not shops
         if act == "power" and need.psu_w and (need.budget or need.workloads or "pick_request" in q.cues):
@@ -542,16 +544,20 @@ class Conversation:
             return "refine"  # "我电源只有650W", "功耗别超过300W", "keep it under 200 watts": the picks again
         if "add_card" in q.cues and (need.owned_gpus or (s.focus and q.gpus and q.gpus[0] != s.focus)) and \
                 (need.model_size_b or s.need.model_size_b):
-            return "fit" if not need.owned_gpus else "recommend"  # a card joins the one(s) on the table
+            # a card joins the one(s) on the table; "i have a 3090. if i add a second one can i run 70b?" asks of two
+            return "recommend" if need.owned_gpus and ("pick_request" in q.cues or not _asks(q.text)) else "fit"
         if "price" in q.cues and "rent" not in q.cues and not q.gpus and s.focus and not need.budget and \
                 len(q.text) <= 30:
             return "where_to_buy"  # "价格多少" about the card on the table (not "租卡一小时多少钱": a rental price)
-        modifier_only = not need.budget and set(need.workloads) <= set(LLM_WORKLOADS) and bool(
+        modifier_only = not need.budget and (set(need.workloads) <= set(LLM_WORKLOADS) or bool(need.model)) and bool(
             need.precision_bits or need.finetune_method or need.model_size_b or q.gpus or need.gpu_count or
-            need.context_tokens or need.quant or need.kv_cache_bits or "finetune" in q.cues)
-        if act in ("recommend", "refine") and s.last_act in ("fit", "memory") and modifier_only and \
-                "pick_request" not in q.cues:
-            return s.last_act  # "4-bit 量化呢", "那4060 Ti 16G呢" after "can a 3060 run 14B?"
+            need.context_tokens or need.quant or need.kv_cache_bits or need.model or "finetune" in q.cues)
+        # "4-bit 量化呢", "那4060 Ti 16G呢" after "can a 3060 run 14B?", "and flux dev?" after SDXL on a card; a short
+        # question of the same kind too ("4bit量化的话能跑吗")
+        asked_again = act in ("recommend", "refine") or (act == "question" and len(q.text.strip()) <= SHORT_FOLLOW_UP
+                                                          and _asks(q.text))
+        if asked_again and s.last_act in ("fit", "memory") and modifier_only and "pick_request" not in q.cues:
+            return s.last_act
         if act in ("recommend", "refine"):
             act = self._new_or_refined(q, need, act)
         return act
@@ -910,9 +916,18 @@ class Conversation:
         same = t.referred[0] == s.focus  # the card on the table: its count and stated memory carry over
         count = t.q.need.gpu_count or (s.need.gpu_count if not t.q.gpus else None) or \
             (s.focus_count if same else None) or 1
+        owned = t.q.need.owned_gpus
+        if t.cue("add_card") and owned and set(t.q.gpus) <= set(owned) and not t.q.need.gpu_count:
+            count = len(owned) + 1  # "i have a 3090. if i add a second one…": one more of the same
         need = s.need.merge(replace(t.q.need, gpu_count=None, budget=None))
+        if not (need.workloads or need.model_size_b or need.model):
+            need = replace(need, workloads=("general",))  # "能拿来跑pytorch训练吗": deep learning in general
         vram = t.q.card_memory_gb or (s.focus_vram_gb if same and not t.q.gpus else None)
         reply = answers.fit(self.engine, t.referred[0], need, count, t.lang, vram_gb=vram)
+        card = self.engine.catalog.get(t.referred[0])
+        if card is not None and card.vendor not in ("NVIDIA", "Apple") and (t.cue("software") or _says_generic(t.q)):
+            # "6800xt 跑 pytorch": the maker's software (asked without the card's name, which draws its own sheet)
+            reply = self._with_vendor_advice(t, reply, card.vendor, text=t.q.delexicalised.replace("@", " "))
         if t.cue("serving"):
             reply = replace(reply, paragraphs=reply.paragraphs + (_SERVING_NOTE.get(t.lang),))
         if _says(t.q.text, "how_cards_connect"):  # "…要nvlink吗": the guide's word on the link after the fit
@@ -1055,7 +1070,8 @@ class Conversation:
             s.awaiting = "budget"
             return answers.ask_budget_and_workload(lang)
         if need.workload is None and need.min_vram_gb is None and not _says_generic(q) and \
-                not (s.last_picks and need.budget) and not _asks_for_a_pick_in_context(t, need, s) and \
+                not ((s.last_picks or s.last_rule == "recommend" and not s.awaiting) and need.budget) and \
+                not _asks_for_a_pick_in_context(t, need, s) and \
                 s.awaiting != "workload":  # asked once and answered with something else: assume, never ask twice
             s.awaiting = "workload"
             return answers.ask_workload(lang, need)
@@ -1073,10 +1089,11 @@ class Conversation:
                 turn_need.budget is None:
             # "more memory?" when the budget holds nothing bigger: the cheapest cards that have it, over the budget
             unbounded = self._ranking(replace(need, budget=None), lang)
-            if unbounded.candidates:
-                low = min(c.total for c in unbounded.candidates)
+            low = min((c.total for c in unbounded.candidates if c.price.currency == need.budget.currency),
+                      default=None)
+            if low is not None and low <= 2 * need.budget.amount:  # a stretch, not another class of card
                 s.budget_aside = asdict(need.budget)
-                over = Budget(round(low * 1.3), unbounded.currency, approximate=True)
+                over = Budget(round(low * 1.15), unbounded.currency, approximate=True)
                 notes.append(Text(f"Nothing within your budget of {need.budget} has more memory; the cheapest cards "
                                   f"that do, over budget (up to about {over}):",
                                   f"你的预算 {need.budget} 以内没有显存更大的卡；超出预算、显存更大的最便宜选择（约 {over} 以内）："))
@@ -1186,9 +1203,10 @@ def _asks_for_a_pick_in_context(t: Turn, need: Need, s: Session) -> bool:
 
 
 def _has_a_job(c: Conversation, t: Turn) -> bool:
-    """A model or workload to check a card against: this message's, or the conversation's."""
+    """A model or workload to check a card against: this message's, or the conversation's; a framework or a word of
+    training is deep learning in general ("我有张6800xt，能拿来跑pytorch训练吗")."""
     n, s = t.need, c.session.need
-    return bool(n.model_size_b or n.workloads or s.model_size_b or s.workloads)
+    return bool(n.model_size_b or n.workloads or s.model_size_b or s.workloads or _says_generic(t.q))
 
 
 def _asks_about_a_vendor(t: Turn) -> bool:

@@ -180,10 +180,15 @@ def gpu_count(text: str) -> tuple[int | None, Spans]:
 def vendor(text: str) -> str | None:
     """Only when exactly one vendor is asked for ('AMD vs NVIDIA?' sets none). Card names must be masked."""
     named = [v for v, ws in words("slots", "vendor").items() if has_any(text, ws)]
-    if len(named) > 1:  # "不想要amd 换成nvidia的", "no amd, nvidia only": the one not turned down
+    if len(named) > 1:  # "不想要amd 换成nvidia的", "no amd, nvidia only", "apple算了": the one not turned down
         turned_down = words_pattern(words("slots", "turned_down"))
-        kept = [v for v in named if not any(turned_down.search(text[max(0, a - 8):a])
-                                            for a, _ in find_any(text, words("slots", "vendor", v)))]
+        dropped_after = words_pattern(words("slots", "turned_down_after"))
+        at = sorted((a, b, v) for v in named for a, b in find_any(text, words("slots", "vendor", v)))
+        # a word that turns a maker down reaches back to the previous maker named, no further
+        down = {v for i, (a, b, v) in enumerate(at)
+                if turned_down.search(text[max(0, a - 8, at[i - 1][1] if i else 0):a]) or
+                dropped_after.match(text[b:].lstrip())}
+        kept = [v for v in named if v not in down]
         named = kept if kept else named
     if named == ["Apple"] and has_any(text, words("slots", "not_a_mac")):
         return None  # "Mac vs PC for local LLMs", "买mac studio还是pc": both are on the table

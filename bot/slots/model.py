@@ -58,6 +58,7 @@ def finetune_method(text: str) -> str | None:
 
 
 _GENERIC_FINETUNE = ("微调", "fine-tune", "fine tune", "finetune", "fine-tuning", "finetuning", "fine tuning", "sft")
+_SIZED_MODEL = re.compile(r"(?<![a-z0-9.])\d+(?:\.\d+)?\s*b\s*(?:的|參數的|参数的)?\s*(?:模型|model\b|models\b|param)")
 _DOMAINS = ("diffusion", "video", "speech", "rl", "recsys", "scientific", "rnn", "cnn", "kaggle")
 
 
@@ -86,6 +87,8 @@ def workloads(text: str, size: float | None, method: str | None, named_llm: bool
     llm_pos = _first_match(text, words("slots", "llm_words"))
     if llm_pos is None and named_llm:
         llm_pos = 0  # "qwen3-30b-a3b on an 8GB card": the model table knows it is an LLM
+    if llm_pos is None and (m := _SIZED_MODEL.search(text)):
+        llm_pos = m.start()  # "想跑SD和本地7B模型": a model called by its size in billions is a language model
     llm = llm_pos is not None or bool(size and size >= 0.5)
     runs = has_any(text, words("slots", "run_words"))
     trains = has_any(text, words("slots", "cues", "train_words"))
