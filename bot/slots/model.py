@@ -87,12 +87,12 @@ def workloads(text: str, size: float | None, method: str | None, named_llm: bool
     llm_pos = _first_match(text, words("slots", "llm_words"))
     if llm_pos is None and named_llm:
         llm_pos = 0  # "qwen3-30b-a3b on an 8GB card": the model table knows it is an LLM
-    if llm_pos is None and (m := _SIZED_MODEL.search(text)):
-        llm_pos = m.start()  # "想跑SD和本地7B模型": a model called by its size in billions is a language model
     llm = llm_pos is not None or bool(size and size >= 0.5)
     runs = has_any(text, words("slots", "run_words"))
     trains = has_any(text, words("slots", "cues", "train_words"))
     domains = [d for d in at if d in _DOMAINS]
+    if llm_pos is None and domains and (m := _SIZED_MODEL.search(text)):
+        llm_pos = m.start()  # "想跑SD和本地7B模型": beside another job, a model called by its size is an LLM
     found: dict[str, int] = {}
     first = min(at.values(), default=0)
     generic = has_any(text, _GENERIC_FINETUNE)
