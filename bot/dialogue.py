@@ -452,7 +452,7 @@ class Conversation:
                 not (q.gpus or q.need.budget or q.need.workloads or "pick_request" in q.cues):
             return "rent"  # "what if it's 40 hours a week?", "那一天用10小时呢" after a rent-or-buy answer: the same sum
         if s.focus and (s.need.model_size_b or s.need.model) and _says(q.text, "enough_question") and \
-                len(q.text.strip()) <= 24 and not (q.gpus or need.budget or q.direction):
+                len(q.text.strip()) <= 24 and not (q.gpus or need.budget or q.direction or q.need.psu_w):
             return "fit"  # "够吗", "is that enough?" after a fit or a pick: the card and the model on the table
         rest = q.need.stated().keys() - {"region"}
         if need.region and s.last_picks and not (rest or q.gpus or q.ordinals or q.direction) and \
@@ -536,6 +536,10 @@ class Conversation:
         if s.last_act == "power" and act in ("recommend", "refine", "gpu_info") and q.gpus and not (
                 q.need.budget or q.need.workloads or q.need.model_size_b or q.cues & {"pick_request", "more_info"}):
             return "power"  # "那换成两张4090呢" after "两张3090要多大的电源": the same question of other cards
+        if q.need.psu_w and act in ("fit", "memory", "question") and _asks(q.text) and (s.last_picks or s.focus or
+                                                                                     q.gpus) and not (
+                q.need.budget or q.need.workloads or q.need.model_size_b or q.need.model or "pick_request" in q.cues):
+            return "power"  # "我個火牛係650W 夠唔夠", "is my 650w psu enough?": that PSU for the card(s) on the table
         if s.last_act == "power" and s.focus and q.need.psu_w and act in ("power", "recommend", "refine") and not (
                 q.gpus or q.ordinals or need.budget or need.workloads or "pick_request" in q.cues):
             return "power"  # "我电源只有750w 不想换" after "3090要多大电源": is that PSU enough for it
