@@ -25,7 +25,7 @@ from bot.scorer import candidate_for, default_vendors, load_workloads, rank_or_u
 from bot.session import Session
 from bot.slots import context
 from bot.slots.lexicon import words
-from bot.slots.text import CJK, chinese_script, find_any, has_any, mask, normalise, to_script, without_markup
+from bot.slots.text import CJK, detect_language, chinese_script, find_any, has_any, mask, normalise, to_script, without_markup
 
 log = logging.getLogger(__name__)
 
@@ -864,7 +864,8 @@ class Conversation:
     def _with_vendor_advice(self, t: Turn, reply: Reply, vendor: str, text: str | None = None) -> Reply:
         """The guide's latest word on a maker's software beside an answer about its cards."""
         guide = answers.question(self.engine, f"{text or t.q.text} {vendor}", t.lang, kinds=("guide",))
-        about = [p for p in guide.paragraphs if vendor.lower() in p.lower()]
+        names = words("slots", "vendor", vendor) or (vendor.lower(),)  # by any of its names: "Mac", "苹果", "A卡"
+        about = [p for p in guide.paragraphs if has_any(normalise(p), names)]
         if guide.intent != "question" or not about:
             return reply
         return answers.with_advice(reply, replace(guide, paragraphs=tuple(about[-2:])))  # the latest word on it
@@ -976,7 +977,9 @@ class Conversation:
                            sources=tuple(dict.fromkeys(x for r in each for x in r.sources)))
         reply = answers.power(self.engine, names[0], count, psu, t.lang)
         if t.cue("cooling"):  # "how do I keep it cool in a normal case": the guide's cooling advice leads
-            asked = words("slots", "cues", "cooling_query", t.lang)[0] + t.q.delexicalised.replace("@", " ")
+            # searched in the language the words are written in: both languages of the reply quote the same advice
+            said = t.q.delexicalised.replace("@", " ")
+            asked = words("slots", "cues", "cooling_query", detect_language(t.q.text))[0] + said
             guide = answers.question(self.engine, asked, t.lang, kinds=("guide",))
             if guide.intent == "question":
                 reply = answers.with_advice(reply, guide)
