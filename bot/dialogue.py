@@ -25,7 +25,17 @@ from bot.scorer import candidate_for, default_vendors, load_workloads, rank_or_u
 from bot.session import Session
 from bot.slots import context
 from bot.slots.lexicon import words
-from bot.slots.text import CJK, detect_language, chinese_script, find_any, has_any, mask, normalise, to_script, without_markup
+from bot.slots.text import (
+    CJK,
+    chinese_script,
+    detect_language,
+    find_any,
+    has_any,
+    mask,
+    normalise,
+    to_script,
+    without_markup,
+)
 
 log = logging.getLogger(__name__)
 
