@@ -390,7 +390,7 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
         if len(speed) >= 2:
             (pa, faster), (pb, slower) = max(speed, key=lambda x: x[0]), min(speed, key=lambda x: x[0])
             ratio = pa / pb
-            if ratio < 1.03:  # the same chip in two memory sizes, or near enough: the speed does not decide
+            if ratio < SAME_SPEED:  # the same chip in two memory sizes, or near enough: the speed does not decide
                 paragraphs.append(_t(lang, f"For {spec.label.en}, they are about equally fast: memory and price "
                                            "decide.", f"{spec.label.zh}：速度基本相同，看显存和价格来选。"))
             else:
@@ -423,6 +423,7 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                                                                                                   strict=True)],
                                    job=(spec.label, spec.comfortable_vram_gb) if need.workloads else None,
                                    vram=[g.vram_gb * n for g, n in zip(gpus, n_of, strict=True)])
+        verdict = _software_tie(gpus, n_of, perfs[spec.family], label, lang) or verdict
         if verdict:
             paragraphs.insert(0, verdict[0])
             chosen = gpus[verdict[1]].name
@@ -437,6 +438,27 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                               _t(lang, "where can I rent them?", "去哪租？")))
 
 
+SAME_SPEED = 1.03  # within 3 %: "about equally fast" (the same chip in two memory sizes, or near enough)
+NO_CUDA_MARGIN = 1.15  # a lead on paper smaller than this does not outweigh CUDA's software (spec-based speeds)
+
+
+def _software_tie(gpus: list, counts: list[int], perfs: list, labels: list[str], lang: str) -> tuple[str, int] | None:
+    """A card without CUDA whose lead is on paper only (within NO_CUDA_MARGIN) loses to a CUDA card with at least as
+    much memory: its speed here comes from specs, while the CUDA card runs every tool as measured."""
+    if len(gpus) != 2 or not all(perfs) or {g.vendor == "NVIDIA" for g in gpus} != {True, False}:
+        return None
+    cuda = 0 if gpus[0].vendor == "NVIDIA" else 1
+    other = 1 - cuda
+    if gpus[cuda].vram_gb * counts[cuda] < gpus[other].vram_gb * counts[other] or \
+            perfs[other] > NO_CUDA_MARGIN * perfs[cuda]:
+        return None
+    return _t(lang, f"Verdict: {labels[cuda]} — as fast or nearly so, at least as much memory, and CUDA runs the whole "
+                    f"toolchain (PyTorch extensions, FlashAttention, bitsandbytes, vLLM); {labels[other]} only if it "
+                    "costs clearly less and your software is known to run on it.",
+              f"结论：{labels[cuda]}——速度相当或接近、显存不少，而且 CUDA 能跑全套工具（PyTorch 扩展、FlashAttention、"
+              f"bitsandbytes、vLLM）；只有 {labels[other]} 明显更便宜、且确认你的软件能在上面跑时才选它。"), cuda
+
+
 def _unpriced_verdict(perfs: list, labels: list[str], vram: list[float], roomy: list[bool] | None,
                       job: tuple[Text, float] | None, lang: str) -> tuple[str, int] | None:
     """Without today's prices for both: the fastest card when it also has the most memory, or when every card has
@@ -444,8 +466,8 @@ def _unpriced_verdict(perfs: list, labels: list[str], vram: list[float], roomy: 
     if len(perfs) < 2 or not all(perfs):
         return None
     best = max(range(len(perfs)), key=lambda i: perfs[i])
-    if sum(p == perfs[best] for p in perfs) > 1:
-        return None
+    if sum(p * SAME_SPEED >= perfs[best] for p in perfs) > 1:
+        return None  # "about equally fast": speed does not decide
     if vram[best] >= max(vram):
         why = Text("faster and at least as much memory", "更快，显存也不少")
     elif job is not None and roomy and all(roomy):
@@ -2527,6 +2549,19 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                                "memory, or renting by the hour.",
                          f"不行：{size} 模型即使用 {lightest[0]} 也要约 {lightest[2]:g} GB，{setup} 只有 {have:g} GB。"
                          f"{more}也可以换小一点的模型、换大显存的卡，或者按小时租。")
+            if need.finetune_method and need.finetune_method != "qlora":
+                # "LoRA on a 12 GB card?": not at 16-bit, but QLoRA (the 4-bit base) is how people do it on such cards
+                lighter = [o for o in _model_memory_rows(engine, replace(need, finetune_method="qlora"), lang)
+                           if o[2] <= have]
+                if lighter:
+                    label, _, gb = lighter[0]
+                    base = Text(" on a 16-bit base", "（16 位底座）") if need.finetune_method != "full" else Text("", "")
+                    verdict = _t(lang, f"Not with {lightest[0]}{base.en} (~{lightest[2]:g} GB), but yes with "
+                                       f"{label} (~{gb:g} GB): {setup} ({have:g} GB) fine-tunes a {size} model that way, "
+                                       "the usual route on cards of this size.",
+                                 f"按 {lightest[0]}{base.zh}不行（约 {lightest[2]:g} GB），但用 {label} 可以（约 {gb:g} GB）："
+                                 f"{setup}（{have:g} GB）这样能微调 {size} 模型，这个显存级别的卡通常就这么做。")
+                    options = options + [(label, _, gb)]
         rows = [(label, f"~{gb:g} GB", _t(lang, "fits", "装得下") if gb <= have else _t(lang, "does not fit", "装不下"))
                 for label, _, gb in options]
         if count > 1:

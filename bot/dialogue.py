@@ -233,6 +233,28 @@ def _reply_in_script(reply: Reply, script: str) -> Reply:
                    sources=tuple(replace(x, title=conv(x.title)) for x in reply.sources))
 
 
+def _counts_a_setup_for_llms(c: Conversation, t: Turn) -> bool:
+    """"那两张3090呢？" after a comparison for running LLMs with no model named: what that many of the card run."""
+    s = c.session
+    return len(t.q.gpus) == 1 and bool(t.q.need.gpu_count and t.q.need.gpu_count >= 2) and \
+        s.last_act in ("compare", "fit") and s.need.workload in LLM_WORKLOADS and not s.need.model_size_b and \
+        replace(t.q.need, gpu_count=None).is_empty()
+
+
+def _offers_a_price(c: Conversation, t: Turn) -> bool:
+    """An amount written right after the card, as what it sells for ("tesla p40 24gb for $180 — good for local
+    llms?"), is the price to check, not a budget, unless a budget word says otherwise."""
+    if _says(t.q.text, "cues", "budget_words") or not _asks(t.q.text):
+        return False
+    text = normalise(t.q.text)
+    mentions = c.engine.catalog.find_mentions(text)
+    if not mentions:
+        return False
+    between = "|".join(re.escape(w) for w in sorted(words("slots", "cues", "offer_between"), key=len, reverse=True))
+    return bool(re.match(rf"\s*(?:\d+\s*gb?\s*)?(?:used\s*|二手\s*)?(?:{between})\s*(?:only\s*|just\s*)?"
+                         rf"(?:[a-z]{{0,3}}\$|[¥€£])?\s*\d", text[mentions[0][1]:]))
+
+
 def _says(text: str, *path: str) -> bool:
     """Whether the (normalised) message uses a word of the lexicon list at `path` of knowledge/lexicon/slots.yaml."""
     return has_any(normalise(text), words("slots", *path))
@@ -750,6 +772,24 @@ class Conversation:
         return answers.rent_vs_buy(self.engine, names[:3], s.need, t.lang, china=self._rents_in_china(t),
                                    chosen_for_user=chosen)
 
+    def _choose_from_comparison(self, t: Turn) -> Reply:
+        """"Which one would you buy?" after a comparison: its verdict and the lines that decide it, not the table again."""
+        s = self.session
+        full = answers.compare(self.engine, s.need, s.compared, t.lang,
+                               counts={n: c for n, c in s.compared_counts.items() if c > 1} or None)
+        return replace(full, table=None, footer=(), chart_gpus=())
+
+    def _rent_or_buy_without_hours(self, t: Turn) -> Reply:
+        """"AutoDL租4090一小时多少钱？和自己买比哪个划算？": the card's dated rentals first, then the question of the
+        user's hours that the arithmetic needs; with no card or platform named, the guide's word on renting or buying."""
+        guide = answers.rent_or_buy_guide(self.engine, t.q.text, t.lang)
+        if not (t.q.gpus or answers.platforms_named(self.engine, t.q.text)):
+            return guide
+        rent = self._rent(t)
+        if rent.intent != "rent":
+            return guide
+        return replace(rent, paragraphs=rent.paragraphs + guide.paragraphs[-1:])
+
     def _rental_value(self, t: Turn) -> Reply:
         """Rentals weighed per unit of work: the cards named (with the ones just weighed, for "and the H100?"), on the
         platform named (or still the one of the last answer)."""
@@ -854,13 +894,19 @@ class Conversation:
     def _guide_question(self, t: Turn) -> Reply:
         """The guide answers; when it has nothing, the cards named still get their numbers. A short follow-up about
         the card on screen ("Windows 下呢" after an AMD card) is asked of the guide with that card's maker."""
-        text = t.q.text
-        card = self.engine.catalog.get(self.session.focus) if self.session.focus else None
+        text, s = t.q.text, self.session
+        card = self.engine.catalog.get(s.focus) if s.focus else None
+        several = max(s.focus_count or 1, s.need.gpu_count or 1) >= 2
         if card is not None and not t.q.gpus and len(text.strip()) <= SHORT_FOLLOW_UP and \
-                _about_the_focus(t.q, self.session):
+                _about_the_focus(t.q, s) and not several:
             text = f"{card.vendor} {card.name} {text}"
         reply = answers.question(self.engine, text, t.lang)
-        if _says(t.q.text, "other_parts") and (reply.focus or reply.intent == "unknown"):
+        if reply.intent == "unknown" and several and not t.q.gpus and len(text.strip()) <= 40 and \
+                "offtopic" not in t.q.cues:
+            # "主板有要求吗", "does the motherboard matter?" after two 3090s: asked again as a multi-GPU question
+            text = words("slots", "cues", "multi_gpu_query", detect_language(text))[0] + text
+            reply = answers.question(self.engine, text, t.lang)
+        if _says(t.q.text, "other_parts") and (reply.focus or reply.intent == "unknown") and not several:
             return answers.unknown(t.lang)  # "which CPU for a 4090?": an honest "I don't know", not the 4090's numbers
         if reply.intent != "unknown" or not t.q.gpus:
             return reply
@@ -1016,6 +1062,12 @@ class Conversation:
 
     def _recommend(self, t: Turn) -> Reply:
         s, e, q, lang = self.session, self.engine, t.q, t.lang
+        # the cards the user has are built on only when a card is to be added ("我有一张3090，再加一张什么卡"); an
+        # upgrade or a new need is ranked on its own
+        adding = t.cue("add_card")
+
+        def rank(n: Need):
+            return self._ranking(n if adding else replace(n, owned_gpus=()), lang)
         turn_need, before = t.need, s.need
         previous = self._previous_top(lang) if s.last_picks else None
         need = s.need.merge(turn_need)
@@ -1093,19 +1145,19 @@ class Conversation:
             s.awaiting = "workload"
             return answers.ask_workload(lang, need)
         assumed = need.workload is None
-        r = self._ranking(need, lang)
+        r = rank(need)
         if d == "cheaper" and previous is None and need.budget is None and r.candidates:
             # "the cheapest card that runs a 7B model": the cheap end of what does the job
             low = min(c.total for c in r.candidates)
             need = replace(need, budget=Budget(round(low * 1.3), r.currency, approximate=True))
             s.need = need
-            r = self._ranking(need, lang)
+            r = rank(need)
             notes.append(Text(f"Looking at the cheapest cards that do the job (up to about {need.budget}).",
                               f"只看能胜任的最便宜的卡（约 {need.budget} 以内）。"))
         elif d == "more_memory" and previous is not None and not r.picks and need.budget and \
                 turn_need.budget is None:
             # "more memory?" when the budget holds nothing bigger: the cheapest cards that have it, over the budget
-            unbounded = self._ranking(replace(need, budget=None), lang)
+            unbounded = rank(replace(need, budget=None))
             low = min((c.total for c in unbounded.candidates if c.price.currency == need.budget.currency),
                       default=None)
             if low is not None and low <= 2 * need.budget.amount:  # a stretch, not another class of card
@@ -1116,13 +1168,13 @@ class Conversation:
                                   f"你的预算 {need.budget} 以内没有显存更大的卡；超出预算、显存更大的最便宜选择（约 {over} 以内）："))
                 need = replace(need, budget=over)
                 s.need = need
-                r = self._ranking(need, lang)
+                r = rank(need)
         elif d == "faster" and previous is None and need.budget is None and r.candidates:
             # "不差钱", "money is no object", "the fastest card for SD": the fastest that does the job, whatever it costs
             top = max(r.candidates, key=lambda c: c.perf)
             need = replace(need, budget=Budget(round(top.total), top.price.currency, approximate=True))
             s.need = need
-            r = self._ranking(need, lang)
+            r = rank(need)
             notes.append(Text(f"Price aside: the fastest cards for this job (up to about {need.budget}).",
                               f"不考虑价格：这类任务最快的卡（约 {need.budget} 以内）。"))
         if t.cue("serving") and need.workload == "llm_inference":
@@ -1340,7 +1392,7 @@ POLICY: tuple[Rule, ...] = (
     Rule("guide-source", _acts(), _asks_about_the_guide, lambda c, t: c._guide_question(t)),
     Rule("rent-vs-buy", _acts(), _works_out_rent_or_buy, lambda c, t: c._rent_vs_buy(t)),
     Rule("rent-or-buy", _acts(), lambda c, t: _asks_rent_or_buy(t) and not (t.need.budget and t.need.workloads),
-         lambda c, t: answers.rent_or_buy_guide(c.engine, t.q.text, t.lang)),  # no hours yet: the guide, and ask
+         lambda c, t: c._rent_or_buy_without_hours(t)),  # no hours yet: the guide (or the card's rentals), and ask
     Rule("rental-value", _acts(), _weighs_rentals, lambda c, t: c._rental_value(t)),
     Rule("why-not", _acts("why_not"), lambda c, t: bool(t.referred) and bool(c.session.need.workload
                                                                                or c.session.last_picks),
@@ -1364,14 +1416,15 @@ POLICY: tuple[Rule, ...] = (
              _says(t.text, "llm_words")),
          lambda c, t: answers.worth_for_llm(c.engine, t.referred[0], c.session.need, t.lang)),
     Rule("price-check", _acts("gpu_info", "question", "recommend", "refine", "where_to_buy", "fit"),
-         lambda c, t: len(t.q.gpus) == 1 and t.cue("worth") and bool(t.q.need.budget) and not t.q.need.model_size_b
-         and not t.cue("compare"), lambda c, t: c._worth(t)),  # "a used 3090 at $700, good deal?", "闲鱼800块的P40值得吗"
+         lambda c, t: len(t.q.gpus) == 1 and (t.cue("worth") or _offers_a_price(c, t)) and bool(t.q.need.budget)
+         and not t.q.need.model_size_b and not t.cue("compare"), lambda c, t: c._worth(t)),  # "a used 3090 at $700, good deal?", "闲鱼800块的P40值得吗"
     Rule("worth", _acts("gpu_info", "question", "recommend", "refine", "where_to_buy", "fit"),
          lambda c, t: len(t.referred) == 1 and t.cue("worth") and not t.q.need.model_size_b and not t.need.budget and
          not t.cue("compare") and len(t.q.gpus) <= 1,
          lambda c, t: c._worth(t)),
-    Rule("what-fits", _acts("fit", "memory", "gpu_info", "question", "recommend"),
-         lambda c, t: bool(t.referred) and (t.cue("what_fits") or c.session.last_rule == "what-fits") and
+    Rule("what-fits", _acts("fit", "memory", "gpu_info", "question", "recommend", "refine"),
+         lambda c, t: bool(t.referred) and (t.cue("what_fits") or c.session.last_rule == "what-fits" or
+                                            _counts_a_setup_for_llms(c, t)) and
          not t.q.need.model_size_b and not t.q.need.model and not t.need.budget,
          lambda c, t: c._what_fits(t)),
     Rule("fit-on-memory", _acts("fit"), lambda c, t: not t.referred and bool((t.need.model_size_b or t.need.model)
@@ -1391,7 +1444,7 @@ POLICY: tuple[Rule, ...] = (
     Rule("choose-from-comparison", _acts("recommend", "refine", "question", "compare", "why"),
          lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
          not t.q.ordinals and replace(t.need, used=None).is_empty() and _says(t.text, "which_of_them"),
-         lambda c, t: answers.compare(c.engine, c.session.need, c.session.compared, t.lang)),  # "which should I buy?"
+         lambda c, t: c._choose_from_comparison(t)),  # "which should I buy?"
     Rule("count-after-a-comparison", _acts("recommend", "refine", "compare", "question"),
          lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
          not t.q.ordinals and bool(t.q.need.gpu_count) and replace(t.q.need, gpu_count=None).is_empty() and

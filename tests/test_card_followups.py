@@ -161,3 +161,77 @@ def test_a_follow_up_after_a_recommendation_that_found_nothing_does_not_ask_the_
     _, (amd, nvidia) = talk(scorer_engine, "给我推荐一张A卡，预算五千", "换N卡呢")
     assert amd.intent == "recommend"
     assert nvidia.recommendations, plain(nvidia)
+
+
+# --- patterns from the closing stranger round -----------------------------------------------------------------
+
+
+def test_an_upgrade_is_not_built_on_the_card_owned(scorer_engine):
+    _, (*_, upgrade) = talk(scorer_engine, "I own an RTX 3060 12GB. Can it run Llama 3.1 8B?", "and 70B?",
+                            "ok what should I upgrade to for 70B, budget ~2000?")
+    assert upgrade.recommendations, plain(upgrade)
+    assert not any("your" in row[0] for row in upgrade.table.rows)  # a replacement, not a card added to the 3060
+
+
+@pytest.mark.parametrize("text", ["tesla p40 24gb for $180 — good for local llms?", "p40 24g才300块 跑大模型行吗"])
+def test_an_amount_right_after_the_card_is_its_price_checked(scorer_engine, text):
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.intent == "gpu" and not reply.recommendations, plain(reply)
+    assert any(w in plain(reply) for w in ("below the used price", "低"))
+
+
+@pytest.mark.parametrize("turns", [
+    ("二手3090和新的4070Ti Super怎么选？跑LLM", "那两张3090呢？"),
+    ("used 3090 or a new 4070 ti super for running llms?", "what about two 3090s?"),
+])
+def test_a_count_of_one_card_after_a_comparison_for_llms_is_what_that_setup_runs(scorer_engine, turns):
+    _, (_, two) = talk(scorer_engine, *turns)
+    assert two.intent == "fit", plain(two)
+    assert "2× GeForce RTX 3090" in plain(two) and "70B" in plain(two)
+
+
+@pytest.mark.parametrize("turns", [
+    ("两张3090跑70b要多大电源", "主板有要求吗"),
+    ("PSU for two 3090s?", "does the motherboard matter?"),
+])
+def test_a_short_question_about_a_multi_card_setup_goes_to_the_multi_gpu_guide(scorer_engine, turns):
+    _, (_, board) = talk(scorer_engine, *turns)
+    assert board.intent == "question", plain(board)
+
+
+@pytest.mark.parametrize("text", ["AutoDL租4090一小时多少钱？和自己买比哪个划算？",
+                                  "how much is a 4090 on runpod per hour, vs buying one?"])
+def test_rent_or_buy_with_a_card_shows_its_rentals_and_asks_the_hours(scorer_engine, text):
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.intent == "rent" and reply.table and reply.table.rows, plain(reply)
+    assert any(w in plain(reply) for w in ("hours", "小时"))
+
+
+def test_a_cantonese_compare_with_buying_then_hours_works_out_rent_or_buy(scorer_engine):
+    _, (_, vs, hours) = talk(scorer_engine, "請問香港租GPU邊度平？想跑LLM fine-tune", "同買一張4090比邊個抵？",
+                             "如果我每日用4個鐘呢？")
+    assert vs.intent in ("question", "rent"), plain(vs)
+    assert hours.intent == "rent" and "4090" in plain(hours), plain(hours)
+
+
+@pytest.mark.parametrize("turns", [
+    ("Thinking about AMD. 7900 XTX for LLM inference, good idea?", "compare it with a used 3090",
+     "which one would you buy?"),
+    ("想买7900XTX跑大模型推理，行吗", "和二手3090比呢", "选哪个"),
+])
+def test_a_near_tie_goes_to_the_cuda_card_and_which_to_buy_is_the_verdict_only(scorer_engine, turns):
+    _, (_, cmp, which) = talk(scorer_engine, *turns)
+    assert cmp.intent == "compare"
+    assert cmp.paragraphs[0].split("—")[0].split("——")[0].count("3090"), plain(cmp)
+    assert which.intent == "compare" and which.table is None, plain(which)
+
+
+@pytest.mark.parametrize("text,method", [
+    ("想用RTX 5070跑Llama3 8B的LoRA微调，显存够吗？", "QLoRA"),
+    ("can a 3060 12gb lora finetune a 7b model", "QLoRA"),
+])
+def test_lora_that_does_not_fit_names_qlora_when_it_does(scorer_engine, text, method):
+    _, (fit,) = talk(scorer_engine, text)
+    assert fit.intent == "fit", plain(fit)
+    first = fit.paragraphs[0]
+    assert method in first and not first.startswith(("No:", "不行：")), plain(fit)
