@@ -1669,8 +1669,11 @@ def _cards_for(engine: Engine, need_gb: float, on: date, lang: str) -> tuple[str
                     and any(g.price(cur, m, on) for cur in ("USD", "CNY") for m in ("new", "used"))}, reverse=True)
     consumer = max((g.vram_gb for g in engine.catalog if g.vendor == "NVIDIA" and g.segment == "consumer"
                     and any(g.price(cur, "new", on) for cur in ("USD", "CNY"))), default=None)
+    # the most memory a consumer card has used (two used 24 GB cards are how most people run 70B at home)
+    used = max((g.vram_gb for g in engine.catalog if g.vendor == "NVIDIA" and g.segment == "consumer"
+                and any(g.price(cur, "used", on) for cur in ("USD", "CNY"))), default=None)
     big = [sz for sz in sizes if sz >= 80]  # the largest data-centre memory, and the common 80 GB class
-    picks = ([consumer] if consumer else []) + [sz for sz in big if sz == 80] + big[:1]
+    picks = sorted({sz for sz in (used, consumer) if sz}) + [sz for sz in big if sz == 80] + big[:1]
     counts = [(math.ceil(need_gb / sz), sz) for sz in dict.fromkeys(picks) if sz]
     if not counts:
         return ()
@@ -1918,6 +1921,54 @@ def _model_memory_rows(engine: Engine, need: Need, lang: str) -> list[tuple[str,
     return [(f"{b}-bit", b, estimate(size, "inference", b, engine.knowledge_dir).total_gb) for b in bits_list]
 
 
+def family_note(engine: Engine, family: str, have_gb: float, lang: str) -> Text | None:
+    """"跑deepseek" with no size: which of the family's models the top pick's memory holds at 4-bit, and what the
+    largest one needs (DeepSeek's full 671B is a server, its distilled models run on one card)."""
+    from bot.models import load_models
+    from bot.vram import estimate
+
+    members = sorted({m.params_b: m for m in load_models(engine.knowledge_dir).models
+                      if m.family == family and m.kind == "llm" and m.params_b}.values(), key=lambda m: m.params_b)
+    if len(members) < 2:
+        return None
+    gb = {m.name: estimate(m.params_b, "inference", 4, engine.knowledge_dir).total_gb for m in members}
+    fits = [m for m in members if gb[m.name] <= have_gb]
+    largest = members[-1]
+    if not fits or largest in fits:
+        return None
+    best = fits[-1]
+    return Text(f"{family.capitalize()} comes in several sizes: with {have_gb:g} GB the largest that runs at 4-bit is "
+                f"{best.name} (~{gb[best.name]:g} GB); {largest.name} needs ~{gb[largest.name]:,.0f} GB even at 4-bit, "
+                "a multi-GPU server rather than a card. Name the size to size the picks for it.",
+                f"{family.capitalize()} 有好几个尺寸：{have_gb:g} GB 显存按 4 位能跑的最大是 {best.name}（约 {gb[best.name]:g} GB）；"
+                f"{largest.name} 即使 4 位也要约 {gb[largest.name]:,.0f} GB，是多卡服务器的活，不是一张卡能装下的。"
+                "说出具体尺寸，我按它来选卡。")
+
+
+def training_setups_verdict(engine: Engine, setups: list[tuple[str, int]], need: Need, lang: str) -> str | None:
+    """Which setup trains the model with the heavier (better) method: "2× 3090 holds LoRA, the 4090 only QLoRA".
+    None when every setup holds the same method."""
+    rows = _model_memory_rows(engine, need, lang)  # heaviest first
+    held = []
+    for name, count in setups:
+        g = engine.catalog.get(name)
+        have = g.vram_gb * count if g else 0
+        held.append(next((i for i, r in enumerate(rows) if r[2] <= have), None))
+    if len(set(held)) < 2 or all(h is None for h in held):
+        return None
+    best = min((i for i, h in enumerate(held) if h is not None), key=lambda i: held[i])
+    name, count = setups[best]
+    label, _, gb = rows[held[best]]
+    setup = f"{count}× {name}" if count > 1 else name
+    lighter = [rows[h][0] for h in held if h is not None and h != held[best]]
+    rest = _t(lang, f"the other setup holds only {lighter[0]}" if lighter else "the other setup holds no method",
+              f"另一套只能用 {lighter[0]}" if lighter else "另一套哪种方法都装不下")
+    return _t(lang, f"Verdict: {setup} — it holds {label} (~{gb:g} GB), {rest}: memory decides "
+                    "how you can train. If the lighter method is enough for you, one faster card is simpler.",
+              f"结论：{setup}——它装得下 {label}（约 {gb:g} GB），{rest}：能用哪种方法训练由显存决定。如果轻量方法就够用，"
+              "一张更快的单卡更省事。")
+
+
 def workload_verdict(spec, setup: str, have: float, lang: str) -> str:
     """Is this much memory enough for the workload: comfortable, tight, or not enough (the guide's memory tiers)."""
     if have >= spec.comfortable_vram_gb:
@@ -1942,6 +1993,7 @@ def workload_verdict(spec, setup: str, have: float, lang: str) -> str:
 
 
 _MODEL_KIND_OF_WORKLOAD = {"diffusion": "image", "video": "video"}  # the models.csv kind a job's models are
+_WORKLOAD_OF_MODEL_KIND = {kind: job for job, kind in _MODEL_KIND_OF_WORKLOAD.items()}
 SMALL_MODELS_SHARE = 0.5  # memory at least this share of a training job's minimum still trains small models
 
 
@@ -2486,6 +2538,25 @@ def _card_size_for(engine: Engine, gb: float) -> float:
     return min((g.vram_gb for g in engine.catalog if g.vram_gb >= gb and g.segment != "mac"), default=math.ceil(gb))
 
 
+def _speed_line(engine: Engine, g: GPU, workload: str, count: int, lang: str) -> str | None:
+    """How fast the card is for the job, relative to the reference card: the spec-based estimate that ranks picks,
+    said to be one (there are no measured images per second in the data)."""
+    from bot.perf import load_perf_model
+
+    perf = load_perf_model(engine.knowledge_dir)
+    ref = engine.catalog.get(perf.reference_gpu)
+    spec = workload_spec(engine.knowledge_dir, workload, engine.today or date.today())
+    if ref is None or spec.family not in perf.families:
+        return None
+    rel = perf.relative(g, spec.family, ref, count)
+    if not rel:
+        return None
+    return _t(lang, f"Speed: about {rel:.2f}× a {ref.name} for {spec.label.en} (estimate from specs, calibrated on "
+                    "Lambda's training measurements; no measured images-per-second figures in my data).",
+              f"速度：做{spec.label.zh}约为 {ref.name} 的 {rel:.2f} 倍（按规格估算，用 Lambda 的训练实测校准；我的数据里没有"
+              "实测的每秒出图数）。")
+
+
 def _image_fit(engine: Engine, g: GPU, model, count: int, lang: str, training: bool = False) -> Reply:
     """Image and video models: the memory their inference (or LoRA training) needs at 16-bit against the card (one
     card: these pipelines do not split across cards easily), with the lower-memory routes the model table names."""
@@ -2506,6 +2577,9 @@ def _image_fit(engine: Engine, g: GPU, model, count: int, lang: str, training: b
                           f"16 位推理约需 {model.image_infer_gb:g} GB。"))
     if model.advice:
         bullets.append(model.advice.get(lang))
+    speed = _speed_line(engine, g, _WORKLOAD_OF_MODEL_KIND.get(model.kind, "diffusion"), count, lang)
+    if speed:
+        bullets.append(speed)
     return Reply("fit", lang, title=_t(lang, f"{g.name} × {model.name}: will it run?", f"{g.name} 跑 {model.name} 行吗？"),
                  paragraphs=(verdict,), bullets=tuple(bullets),
                  sources=tuple(Source(f"{model.name}", u) for u in model.sources[:2]), focus=g.name,
@@ -2558,9 +2632,9 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                     base = Text(" on a 16-bit base", "（16 位底座）") if need.finetune_method != "full" else Text("", "")
                     verdict = _t(lang, f"Not with {lightest[0]}{base.en} (~{lightest[2]:g} GB), but yes with "
                                        f"{label} (~{gb:g} GB): {setup} ({have:g} GB) fine-tunes a {size} model that way, "
-                                       "the usual route on cards of this size.",
+                                       f"the usual route on cards of this size.{more}",
                                  f"按 {lightest[0]}{base.zh}不行（约 {lightest[2]:g} GB），但用 {label} 可以（约 {gb:g} GB）："
-                                 f"{setup}（{have:g} GB）这样能微调 {size} 模型，这个显存级别的卡通常就这么做。")
+                                 f"{setup}（{have:g} GB）这样能微调 {size} 模型，这个显存级别的卡通常就这么做。{more}")
                     options = options + [(label, _, gb)]
         rows = [(label, f"~{gb:g} GB", _t(lang, "fits", "装得下") if gb <= have else _t(lang, "does not fit", "装不下"))
                 for label, _, gb in options]
@@ -2572,6 +2646,9 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
         spec = workload_spec(engine.knowledge_dir, need.workload, need.as_of or engine.today or date.today())
         verdict = workload_verdict(spec, setup, have, lang)
         kind = _MODEL_KIND_OF_WORKLOAD.get(spec.name)
+        speed = _speed_line(engine, g, spec.name, count, lang) if kind else None
+        if speed:
+            bullets.append(speed)
         if kind and count == 1:  # "能跑sd吗": which of the known image models it holds, not only the job's rule of thumb
             from bot.models import load_models
 

@@ -547,18 +547,22 @@ class Catalog:
         """(start, end, GPU) for every GPU named in `text`, in order; overlapping names resolve to the longest. A
         name the catalog does not have may be a reference card ('GTX 1650', 'Quadro P4000')."""
         out = []
+        name_end = {}  # where the name itself ends: a plural 's' after it ('two 3090s') is no part of it
         for m in self._mention_pattern.finditer(text):
             g = self.lookup(m.group(1))
             if g is not None:
                 out.append((m.start(), m.end(), g))
+                name_end[(m.start(), m.end())] = m.end(1)
         if self.knowledge_dir is not None:
             from bot import specdb
 
             for start, end, sheet in specdb.find(self.knowledge_dir, text):
                 g = self.reference_card(sheet)
                 overlapping = [m for m in out if start < m[1] and m[0] < end]
-                # the catalog's name wins, unless this one is longer and holds it: 'GTX 1660 Super' over 'GTX 1660'
-                if not all(start <= a and b <= end and b - a < end - start and h is not g for a, b, h in overlapping):
+                # the catalog's name wins, unless this one is longer and holds it: 'GTX 1660 Super' over 'GTX 1660',
+                # '1660s' (a Super) over '1660' read with a plural 's'
+                if not all(start <= a and b <= end and name_end.get((a, b), b) - a < end - start and h is not g
+                           for a, b, h in overlapping):
                     continue
                 out = [m for m in out if m not in overlapping] + [(start, end, g)]
             out.sort(key=lambda m: m[0])

@@ -24,7 +24,7 @@ from bot.reply import Reply
 from bot.scorer import candidate_for, default_vendors, load_workloads, rank_or_used, workload_spec
 from bot.session import Session
 from bot.slots import context
-from bot.slots.lexicon import words
+from bot.slots.lexicon import load, words
 from bot.slots.text import (
     CJK,
     chinese_script,
@@ -250,7 +250,7 @@ def _offers_a_price(c: Conversation, t: Turn) -> bool:
     mentions = c.engine.catalog.find_mentions(text)
     if not mentions:
         return False
-    between = "|".join(re.escape(w) for w in sorted(words("slots", "cues", "offer_between"), key=len, reverse=True))
+    between = "|".join(re.escape(w) for w in sorted(words("slots", "offer_between"), key=len, reverse=True))
     return bool(re.match(rf"\s*(?:\d+\s*gb?\s*)?(?:used\s*|二手\s*)?(?:{between})\s*(?:only\s*|just\s*)?"
                          rf"(?:[a-z]{{0,3}}\$|[¥€£])?\s*\d", text[mentions[0][1]:]))
 
@@ -464,7 +464,7 @@ class Conversation:
         s = self.session
         return s.last_rule in _CARD_RULES and len(q.gpus) == 1 and q.gpus[0] != s.focus and q.need.is_empty() and \
             not q.ordinals and not q.direction and not (q.cues - {"domain", "dl", "pronoun"}) and \
-            len(q.text.strip()) <= 24
+            len(q.text.strip()) <= 24 and not _says(q.text, "rent_or_buy")  # "同買一張4090比邊個抵": another question
 
     def _act_in_context(self, q: Query, need: Need, act: str, referred: list[str]) -> str:
         """What the act means in this conversation: a fit question without a card is a request for one, a memory
@@ -512,8 +512,12 @@ class Conversation:
                                                                                              or need.model_size_b):
             return "fit"  # "那个显存够不够长上下文", "will it handle 32k context?": the card and model on the table
         if s.last_act in ("fit", "recommend", "refine", "compare") and "speed" in q.cues and not q.gpus and \
-                not q.need.budget and not q.need.model_size_b and not q.need.model and s.need.model_size_b and s.focus:
-            return "fit"  # "how fast?", "速度多少" after a fit or a pick: the setup on the table, its speed
+                not q.need.budget and not q.need.model_size_b and not q.need.model and s.focus and \
+                (s.need.model_size_b or s.need.model or s.last_act == "fit" and s.need.workloads):
+            return "fit"  # "how fast?", "速度多少", "慢不慢" after a fit or a pick: the setup on the table, its speed
+        if "serving" in q.cues and s.last_picks and act in ("question", "refine", "recommend") and not q.gpus and \
+                not q.need.budget and s.need.workload in LLM_WORKLOADS:
+            return "refine"  # "要是用vLLM并发服务几个人呢" after picks for an LLM: the picks again, for serving
         if s.follow_up == "rent" and q.gpus and act in ("refine", "recommend", "gpu_info") and \
                 len(q.text.strip()) <= SHORT and not (q.need.budget or q.need.workloads or q.need.model_size_b or
                                                       q.cues & {"pick_request", "compare"}):
@@ -772,12 +776,25 @@ class Conversation:
         return answers.rent_vs_buy(self.engine, names[:3], s.need, t.lang, china=self._rents_in_china(t),
                                    chosen_for_user=chosen)
 
+    def _fit_setups_for_training(self, t: Turn, names: list[str], need: Need) -> Reply:
+        """"2x 3090 or 1x 4090 for training 13B?": which fine-tuning method each setup holds (memory decides what
+        trains at all), one verdict line a setup, then each setup's memory table."""
+        if need.workload != "llm_finetune":
+            need = replace(need, workloads=("llm_finetune",))  # training a model of billions at home is a fine-tune
+        setups = [(n, t.q.card_counts.get(n, 1)) for n in names[:3]]
+        fits = [answers.fit(self.engine, n, need, k, t.lang) for n, k in setups]
+        verdict = answers.training_setups_verdict(self.engine, setups, need, t.lang)
+        return replace(fits[0], intent="compare", title=" vs ".join(f"{k}× {n}" if k > 1 else n for n, k in setups),
+                       paragraphs=((verdict,) if verdict else ()) + tuple(r.paragraphs[0] for r in fits if r.paragraphs),
+                       table=None, focus=None, fit=None,
+                       sources=tuple(dict.fromkeys(x for r in fits for x in r.sources)))
+
     def _choose_from_comparison(self, t: Turn) -> Reply:
         """"Which one would you buy?" after a comparison: its verdict and the lines that decide it, not the table again."""
         s = self.session
         full = answers.compare(self.engine, s.need, s.compared, t.lang,
                                counts={n: c for n, c in s.compared_counts.items() if c > 1} or None)
-        return replace(full, table=None, footer=(), chart_gpus=())
+        return replace(full, table=None, footer=())
 
     def _rent_or_buy_without_hours(self, t: Turn) -> Reply:
         """"AutoDL租4090一小时多少钱？和自己买比哪个划算？": the card's dated rentals first, then the question of the
@@ -904,7 +921,7 @@ class Conversation:
         if reply.intent == "unknown" and several and not t.q.gpus and len(text.strip()) <= 40 and \
                 "offtopic" not in t.q.cues:
             # "主板有要求吗", "does the motherboard matter?" after two 3090s: asked again as a multi-GPU question
-            text = words("slots", "cues", "multi_gpu_query", detect_language(text))[0] + text
+            text = words("slots", "multi_gpu_query", detect_language(text))[0] + text
             reply = answers.question(self.engine, text, t.lang)
         if _says(t.q.text, "other_parts") and (reply.focus or reply.intent == "unknown") and not several:
             return answers.unknown(t.lang)  # "which CPU for a 4090?": an honest "I don't know", not the 4090's numbers
@@ -920,7 +937,8 @@ class Conversation:
     def _with_vendor_advice(self, t: Turn, reply: Reply, vendor: str, text: str | None = None) -> Reply:
         """The guide's latest word on a maker's software beside an answer about its cards."""
         guide = answers.question(self.engine, f"{text or t.q.text} {vendor}", t.lang, kinds=("guide",))
-        names = words("slots", "vendor", vendor) or (vendor.lower(),)  # by any of its names: "Mac", "苹果", "A卡"
+        # by any of its names ("Mac", "苹果", "A卡"); a maker the lexicon has no words for, by its own name
+        names = tuple(load("slots")["vendor"].get(vendor, ())) or (vendor.lower(),)
         about = [p for p in guide.paragraphs if has_any(normalise(p), names)]
         if guide.intent != "question" or not about:
             return reply
@@ -969,7 +987,10 @@ class Conversation:
             first, second = t.q.gpus[0], t.q.gpus[1]
             return answers.fit_mixed(self.engine, [first] * t.q.card_counts.get(first, 1), second, need, t.lang)
         if len(t.q.gpus) >= 2 and (t.need.model_size_b or s.need.model_size_b):  # "两张3090还是一张4090跑70B"
-            return self._compare_setups(t, list(t.q.gpus), s.need.merge(replace(t.q.need, gpu_count=None)))
+            need = s.need.merge(replace(t.q.need, gpu_count=None))
+            if need.finetune_method or need.workload in ("llm_finetune", "transformer"):
+                return self._fit_setups_for_training(t, list(t.q.gpus), need)
+            return self._compare_setups(t, list(t.q.gpus), need)
         if t.cue("add_card") and s.focus and t.q.gpus and t.q.gpus[0] != s.focus:  # "add a p40?" to the card on the table
             need = s.need.merge(replace(t.q.need, gpu_count=None, budget=None))
             have = [s.focus] * (s.focus_count or 1)
@@ -1035,7 +1056,7 @@ class Conversation:
         if t.cue("cooling"):  # "how do I keep it cool in a normal case": the guide's cooling advice leads
             # searched in the language the words are written in: both languages of the reply quote the same advice
             said = t.q.delexicalised.replace("@", " ")
-            asked = words("slots", "cues", "cooling_query", detect_language(t.q.text))[0] + said
+            asked = words("slots", "cooling_query", detect_language(t.q.text))[0] + said
             guide = answers.question(self.engine, asked, t.lang, kinds=("guide",))
             if guide.intent == "question":
                 reply = answers.with_advice(reply, guide)
@@ -1085,6 +1106,8 @@ class Conversation:
                 setup = f"{top.count}× {top.gpu.name}" if top.count > 1 else top.gpu.name
                 notes.append(Text(f"Looking below your previous top pick's {paid} ({setup}).",
                                   f"在上次首选 {setup}（{paid}）的价格以下找。"))
+            elif d == "more_memory" and (turn_need.gpu_count or 1) > (top.count or 1):
+                pass  # "显存不够的话双卡可以吗": more memory from more cards, not a bigger card
             elif d == "more_memory":
                 need = replace(need, min_vram_gb=top.gpu.vram_gb + 0.5)
                 notes.append(Text(f"Asking for more than {top.gpu.vram_gb:g} GB.",
@@ -1179,6 +1202,11 @@ class Conversation:
                               f"不考虑价格：这类任务最快的卡（约 {need.budget} 以内）。"))
         if t.cue("serving") and need.workload == "llm_inference":
             notes.append(_SERVING_NOTE)
+        if q.model_family and need.workload in LLM_WORKLOADS and not need.model_size_b and r.picks:
+            top = r.picks[0].candidate  # "跑deepseek": which of the family the top pick holds
+            family = answers.family_note(e, q.model_family, top.gpu.vram_gb * top.count, lang)
+            if family:
+                notes.append(family)
         if need.form_factor == "laptop":
             notes.append(Text("My catalog has desktop cards; a laptop GPU of the same name draws less power and often "
                               "has less memory, so take these as an upper bound.",

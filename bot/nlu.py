@@ -45,6 +45,7 @@ class Query:
     card_counts: dict = field(default_factory=dict)  # cards of each named model: "2x3090 vs an A100" -> {3090: 2}
     quant_formats: tuple[str, ...] = ()  # every quantisation format named ("Q4_K_M vs Q8_0")
     delexicalised: str = ""  # the normalised text with cards as "@" and digits as "9": what the act classifier reads
+    model_family: str | None = None  # a family named with no model or size ("跑deepseek"): which of it fits is asked
 
     def slots(self) -> dict:
         """The labelled-slot view (knowledge/intents/README.md): what the message states, JSON-ready."""
@@ -147,4 +148,5 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
         direction=context.direction(t) if len(gpus) < 2 else None,
         cues=cues, lang_request=context.language_request(t), card_memory_gb=hardware.stated_card_memory(n, catalog),
         memory_gb=memory_said, card_counts=hardware.card_counts(n, catalog), quant_formats=model.quant_formats(masked),
-        delexicalised=re.sub(r"\d+(?:[.,]\d+)*", "9", mask(n, gpu_spans, "@")).strip())
+        delexicalised=re.sub(r"\d+(?:[.,]\d+)*", "9", mask(n, gpu_spans, "@")).strip(),
+        model_family=model.named_family(masked) if not (size or model_name) else None)

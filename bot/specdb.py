@@ -198,6 +198,9 @@ def lookup(idx: SpecIndex, text: str) -> SpecSheet | None:
     'MX450 12W' and 'MX450 30.5W 10Gbps') means its plainest variant."""
     key = _norm(text)
     names = idx.by_key.get(key) or idx.by_prefix.get(key) or ()
+    if not names and re.search(r"\ds$", key):  # '1660s', '2060s': the Super of that number, as people type it
+        key = key[:-1] + "super"
+        names = idx.by_key.get(key) or idx.by_prefix.get(key) or ()
     if not names or len({idx.sheets[n].vendor for n in names}) > 1:
         return None
     return idx.sheets[names[0]]

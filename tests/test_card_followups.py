@@ -235,3 +235,58 @@ def test_lora_that_does_not_fit_names_qlora_when_it_does(scorer_engine, text, me
     assert fit.intent == "fit", plain(fit)
     first = fit.paragraphs[0]
     assert method in first and not first.startswith(("No:", "不行：")), plain(fit)
+
+
+@pytest.mark.parametrize("text,card", [("我有张1660s 6g", "GeForce GTX 1660 SUPER"), ("my 2060s", "GeForce RTX 2060 Super"),
+                                       ("two 3090s", "GeForce RTX 3090")])
+def test_a_model_number_with_s_is_its_super_when_there_is_one(catalog, text, card):
+    assert parse(text, catalog=catalog).gpus == (card,)
+
+
+@pytest.mark.parametrize("turns", [("我有张1660S 6G，能跑stable diffusion吗", "慢不慢"),
+                                   ("can my 1660 super run stable diffusion?", "is it slow?")])
+def test_how_fast_after_an_image_fit_gives_the_estimated_speed(scorer_engine, turns):
+    _, (_, speed) = talk(scorer_engine, *turns)
+    assert speed.intent == "fit", plain(speed)
+    assert any(w in plain(speed) for w in ("Speed: about", "速度：")), plain(speed)
+
+
+@pytest.mark.parametrize("text", ["Should I buy 2x 3090 or 1x 4090 for training 13B models?", "两张3090还是一张4090，微调14B"])
+def test_setups_for_training_are_weighed_by_the_method_each_holds(scorer_engine, text):
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.intent == "compare" and reply.table is None, plain(reply)
+    assert reply.paragraphs[0].startswith(("Verdict: 2× GeForce RTX 3090", "结论：2× GeForce RTX 3090")), plain(reply)
+    assert "tokens/s" not in plain(reply)  # a training question is not answered with generation speeds
+
+
+@pytest.mark.parametrize("text,words", [("显卡买啥 跑deepseek 预算两万 急！！", ("DeepSeek-R1", "671")),
+                                        ("best gpu for qwen, $1500", ("Qwen",))])
+def test_a_model_family_without_a_size_says_which_of_it_fits(scorer_engine, text, words):
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.recommendations
+    assert any(p for p in reply.paragraphs if "4-bit" in p or "4 位" in p), plain(reply)
+    assert words[0] in plain(reply)
+
+
+def test_memory_for_70b_at_4_bit_names_two_24_gb_cards(scorer_engine):
+    _, (reply,) = talk(scorer_engine, "How much VRAM do I need to run a 70B model in 4-bit?")
+    assert "2× 24 GB" in plain(reply)
+
+
+def test_serving_after_picks_refines_them(scorer_engine):
+    _, (_, _, serve) = talk(scorer_engine, "想买卡跑Qwen2.5-32B", "预算一万以内", "要是用vLLM并发服务几个人呢")
+    assert serve.intent == "recommend", plain(serve)
+
+
+def test_two_cards_for_more_memory_is_not_a_bigger_card_each(scorer_engine):
+    _, (_, _, two) = talk(scorer_engine, "想买卡跑Qwen2.5-32B", "预算一万以内", "显存不够的话双卡可以吗")
+    assert two.intent == "recommend"
+    assert "24.5 GB" not in plain(two), plain(two)
+
+
+@pytest.mark.parametrize("text", ["昇腾910B能拿来跑pytorch训练吗", "can an ascend 910b train models in pytorch"])
+def test_a_card_of_a_maker_without_lexicon_words_is_still_answered(scorer_engine, caplog, text):
+    with caplog.at_level("ERROR"):
+        _, (reply,) = talk(scorer_engine, text)
+    assert not [r for r in caplog.records if "turn failed" in r.getMessage()]
+    assert reply.intent in ("fit", "gpu", "question"), plain(reply)

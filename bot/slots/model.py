@@ -136,6 +136,8 @@ def workloads(text: str, size: float | None, method: str | None, named_llm: bool
         found[w] = at[w]
     if not found and size and size >= 0.1 and trains and not domains:
         found["transformer"] = first  # "training a 1B model from scratch"
+    if not found and llm_pos is not None and not trains and not domains and not has_any(text, _GENERIC_FINETUNE):
+        found["llm_inference"] = llm_pos  # "best gpu for qwen, $1500": an LLM named is one to run
     if not found and "general" in at:
         found["general"] = at["general"]
     return tuple(w for w, _ in sorted(found.items(), key=lambda kv: kv[1]))
@@ -172,6 +174,14 @@ def named_model(text: str) -> tuple[str | None, float | None, Spans]:
             if spec is not None:
                 return spec.name, spec.params_b, [m.span()]
     return None, None, []
+
+
+def named_family(text: str) -> str | None:
+    """A model family named without a model or size ("跑deepseek", "for qwen"): its key in the lexicon."""
+    for family, ws in load("slots")["model_families"].items():
+        if search_any(text, ws):
+            return family
+    return None
 
 
 def _quant_matches(text: str) -> list[tuple[int, int, str]]:
