@@ -1170,13 +1170,19 @@ class Conversation:
         assumed = need.workload is None
         r = rank(need)
         if d == "cheaper" and previous is None and need.budget is None and r.candidates:
-            # "the cheapest card that runs a 7B model": the cheap end of what does the job
+            # "the cheapest card that runs a 7B model", "cheap as possible": the cheap end of what does the job, used
+            # cards included unless the user said new (the cheapest way to the memory is usually a used card)
+            if need.used is None:
+                need = replace(need, used=True)
+                r = rank(need)
             low = min(c.total for c in r.candidates)
             need = replace(need, budget=Budget(round(low * 1.3), r.currency, approximate=True))
             s.need = need
             r = rank(need)
-            notes.append(Text(f"Looking at the cheapest cards that do the job (up to about {need.budget}).",
-                              f"只看能胜任的最便宜的卡（约 {need.budget} 以内）。"))
+            notes.append(Text(f"Looking at the cheapest cards that do the job (up to about {need.budget}), used ones "
+                              "included unless you say \"new only\".",
+                              f"只看能胜任的最便宜的卡（约 {need.budget} 以内），含二手；只要新卡请说“只要新卡”。"
+                              if need.used else f"只看能胜任的最便宜的卡（约 {need.budget} 以内）。"))
         elif d == "more_memory" and previous is not None and not r.picks and need.budget and \
                 turn_need.budget is None:
             # "more memory?" when the budget holds nothing bigger: the cheapest cards that have it, over the budget

@@ -88,13 +88,19 @@ def load_assumptions(knowledge_dir: Path) -> Assumptions:
                        float(d["buy_within_months"]), float(d["rent_beyond_months"]))
 
 
+INTERRUPTIBLE = ("spot", "interruptible")  # billing of offers the platform can take back at any time
+
+
 def cheapest_offer(offers: Iterable[RentalOffer], today: date, china: bool,
                    rate: Callable[[RentalOffer], float]) -> RentalOffer | None:
     """The cheapest quotable offer in the user's market (China's platforms for a user there, the international ones
-    otherwise), else anywhere; `rate` puts every price in one currency."""
+    otherwise), else anywhere, that the platform cannot reclaim mid-run if there is one; `rate` puts every price in one
+    currency."""
     usable = [o for o in offers if o.quotable(today)]
-    local = [o for o in usable if (o.region == "china") == china]
-    return min(local or usable, key=rate, default=None)
+    local = [o for o in usable if (o.region == "china") == china] or usable
+    # a job that runs for hours wants a machine that stays: an offer that can be reclaimed only when there is no other
+    steady = [o for o in local if o.billing not in INTERRUPTIBLE]
+    return min(steady or local, key=rate, default=None)
 
 
 @dataclass(frozen=True)

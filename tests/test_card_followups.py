@@ -290,3 +290,21 @@ def test_a_card_of_a_maker_without_lexicon_words_is_still_answered(scorer_engine
         _, (reply,) = talk(scorer_engine, text)
     assert not [r for r in caplog.records if "turn failed" in r.getMessage()]
     assert reply.intent in ("fit", "gpu", "question"), plain(reply)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("I'm a PhD student, 2.000 € budget, computer vision (ResNets, ViTs, some detection)", {"cnn", "transformer"}),
+    ("budget 800 euros, mostly stable diffusion XL + some comfyui video stuff", {"diffusion", "video"}),
+    ("研究生，预算1万5，做NLP，BERT和LLM都会用", {"transformer", "llm_inference"}),
+    ("bert-vits2 训练", {"speech"}),
+])
+def test_workloads_read_from_how_people_list_them(catalog, text, expected):
+    assert set(parse(text, catalog=catalog).need.workloads) == expected
+
+
+@pytest.mark.parametrize("text", ["gpu for whisper large-v3 transcription, cheap as possible", "跑whisper的显卡，越便宜越好"])
+def test_cheap_as_possible_includes_used_cards(scorer_engine, text):
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.recommendations, plain(reply)
+    assert reply.query["used"] is True
+    assert any(w in plain(reply) for w in ('"new only"', "只要新卡")), plain(reply)

@@ -122,6 +122,8 @@ def workloads(text: str, size: float | None, method: str | None, named_llm: bool
         explicit = _first_match(text, tuple(w for w in lex["transformer"] if w not in words("slots", "llm_words")))
         if explicit is not None and not (size and size >= 1 and not has_any(text, ("bert", "vit"))):
             found["transformer"] = explicit  # "train small transformers and play with LLMs": both
+            if llm_pos is not None and llm_pos != explicit and not llm_work:
+                found["llm_inference"] = llm_pos  # "做NLP，BERT和LLM都会用": an LLM named besides
         elif size and size >= 1 and not has_any(text, ("bert", "vit")) and not llm_work:
             found["llm_inference" if runs or not trains else "transformer"] = at["transformer"]
         elif llm and not llm_work and not trains:
