@@ -13,8 +13,8 @@ import yaml
 from bot.catalog import CatalogError
 from bot.need import Usage
 from bot.ownership import (
-    break_even,
     INTERRUPTIBLE,
+    break_even,
     cheapest_offer,
     cost_per_unit_of_work,
     load_assumptions,
