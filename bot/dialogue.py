@@ -887,6 +887,11 @@ class Conversation:
             s.awaiting = "budget"
         return answers.unusable_budget(self.engine, t.q.rejected_money, t.lang)
 
+    def _mac_for(self, need: Need, lang: str) -> str | None:
+        """The cheapest Mac in the catalog that holds the need's model (a Mac named only as "a Mac Studio")."""
+        r = self._ranking(replace(need, vendor="Apple", budget=None, gpu_count=None), lang)
+        return min(r.candidates, key=lambda c: c.total).gpu.name if r.candidates else None
+
     def _compare_setups(self, t: Turn, names: list[str], need: Need, counts: dict[str, int] | None = None) -> Reply:
         counts = t.q.card_counts if counts is None else counts
         need = replace(need, workloads=("llm_inference",) + tuple(w for w in need.workloads if w != "llm_inference"))
@@ -918,6 +923,13 @@ class Conversation:
                 _about_the_focus(t.q, s) and not several:
             text = f"{card.vendor} {card.name} {text}"
         reply = answers.question(self.engine, text, t.lang)
+        if reply.focus and t.q.gpus:
+            # "A卡（7900XTX）跑深度学习行不行？ROCm在国内好用吗", "兩張3090用NVLink會快很多嗎": a question about a topic that
+            # names a card is answered by the guide's section on the topic, asked without the card's name (which draws
+            # the card's own sheet); the sheet stays when the guide has nothing on the rest of the words
+            topical = answers.question(self.engine, t.q.delexicalised.replace("@", " "), t.lang, kinds=("guide",))
+            if topical.intent == "question":
+                reply = topical
         if reply.intent == "unknown" and several and not t.q.gpus and len(text.strip()) <= 40 and \
                 "offtopic" not in t.q.cues:
             # "主板有要求吗", "does the motherboard matter?" after two 3090s: asked again as a multi-GPU question
@@ -995,6 +1007,12 @@ class Conversation:
             need = s.need.merge(replace(t.q.need, gpu_count=None, budget=None))
             have = [s.focus] * (s.focus_count or 1)
             return answers.fit_mixed(self.engine, have, t.q.gpus[0], need, t.lang, s.focus_vram_gb)
+        need = s.need.merge(replace(t.q.need, gpu_count=None, budget=None))
+        if len(t.q.gpus) == 1 and (need.model_size_b or need.model) and need.workload in (None, "llm_inference") and \
+                _says(t.q.text, "vendor", "Apple"):
+            mac = self._mac_for(need, t.lang)  # "Mac Studio or a PC with 2x3090 for 70B?": both setups weighed
+            if mac:
+                return self._compare_setups(t, [t.q.gpus[0], mac], need)
         same = t.referred[0] == s.focus  # the card on the table: its count and stated memory carry over
         count = t.q.need.gpu_count or (s.need.gpu_count if not t.q.gpus else None) or \
             (s.focus_count if same else None) or 1

@@ -308,3 +308,20 @@ def test_cheap_as_possible_includes_used_cards(scorer_engine, text):
     assert reply.recommendations, plain(reply)
     assert reply.query["used"] is True
     assert any(w in plain(reply) for w in ('"new only"', "只要新卡")), plain(reply)
+
+
+@pytest.mark.parametrize("text,words", [
+    ("A卡（7900XTX）跑深度学习行不行？ROCm在国内好用吗？", ("ROCm",)),
+    ("Does NVLink matter for 2x RTX 3090 when fine-tuning?", ("GPU", "multi")),
+])
+def test_a_topic_question_naming_a_card_gets_the_guides_section_not_the_sheet(scorer_engine, text, words):
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.intent == "question" and not reply.focus, plain(reply)
+    assert any(w in plain(reply) for w in words)
+
+
+@pytest.mark.parametrize("text", ["Mac Studio or a PC with 2x3090 for running 70B models?", "两张3090还是买台mac studio跑70b"])
+def test_a_mac_named_only_as_a_mac_is_weighed_against_the_setup(scorer_engine, text):
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.intent == "compare", plain(reply)
+    assert "Mac" in reply.title and "2× GeForce RTX 3090" in reply.title
