@@ -1008,8 +1008,9 @@ class Conversation:
             have = [s.focus] * (s.focus_count or 1)
             return answers.fit_mixed(self.engine, have, t.q.gpus[0], need, t.lang, s.focus_vram_gb)
         need = s.need.merge(replace(t.q.need, gpu_count=None, budget=None))
-        if len(t.q.gpus) == 1 and (need.model_size_b or need.model) and need.workload in (None, "llm_inference") and \
-                _says(t.q.text, "vendor", "Apple"):
+        named = self.engine.catalog.get(t.q.gpus[0]) if len(t.q.gpus) == 1 else None
+        if named is not None and named.vendor != "Apple" and (need.model_size_b or need.model) and \
+                need.workload in (None, "llm_inference") and _says(t.q.text, "vendor", "Apple"):
             mac = self._mac_for(need, t.lang)  # "Mac Studio or a PC with 2x3090 for 70B?": both setups weighed
             if mac:
                 return self._compare_setups(t, [t.q.gpus[0], mac], need)

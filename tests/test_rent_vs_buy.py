@@ -40,12 +40,15 @@ def _quotable(row: dict) -> bool:
 
 def expected_break_even(catalog, card: str, china: bool) -> dict:
     """The break-even of `card`, recomputed from the CSV rows: its price (new, else used) in the market's currency,
-    the cheapest quotable rental of its family in the market, the market's tariff, its board power and the PC's."""
+    the cheapest quotable rental of its family in the market that cannot be reclaimed mid-run (if any), the market's
+    tariff, its board power and the PC's."""
     cur = "CNY" if china else "USD"
     g = catalog.get(card)
     price = g.price(cur, "new", TODAY, catalog.fx) or g.price(cur, "used", TODAY, catalog.fx)
-    rents = [catalog.fx.convert(float(r["price"]), r["currency"], cur, TODAY) for r in _csv("rentals.csv")
-             if r["family"] == family_of(card) and _quotable(r) and (r["region"] == "china") == china]
+    rows = [r for r in _csv("rentals.csv")
+            if r["family"] == family_of(card) and _quotable(r) and (r["region"] == "china") == china]
+    rows = [r for r in rows if r["billing"] not in ("spot", "interruptible")] or rows  # one that stays for the job
+    rents = [catalog.fx.convert(float(r["price"]), r["currency"], cur, TODAY) for r in rows]
     tariff = next(r for r in _csv("electricity.csv") if ("cn" in r["regions"].split("|")) == china and
                   (china or r["default"] == "yes"))
     kwh = catalog.fx.convert(float(tariff["price_kwh"]), tariff["currency"], cur, TODAY)
