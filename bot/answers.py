@@ -593,10 +593,11 @@ def _yn(v: bool, lang: str) -> str:
 
 # --- explanations --------------------------------------------------------------------------------------------------
 
-def why(engine: Engine, r: Ranking, lang: str) -> Reply:
+def why(engine: Engine, r: Ranking, lang: str, name: str | None = None) -> Reply:
+    """Why a pick was made (the top one, or the one named: "第二張點解好啲"), against the others."""
     if not r.picks:
         return unknown(lang)
-    top = r.picks[0]
+    top = next((p for p in r.picks if p.gpu.name == name), r.picks[0])
     paragraphs = [_t(lang, f"Why {top.gpu.name}:", f"为什么是 {top.gpu.name}：")]
     bullets = [x.get(lang) for x in top.reasons]
     others = [c for c in r.candidates if c.gpu.name != top.gpu.name][:2]

@@ -658,6 +658,13 @@ class Conversation:
         if t.act in ("fit", "memory", "gpu_info", "compare") and not t.need.is_empty():
             # the job a user asks about is their context: "can a 3060 run 14B?" then "what should I buy?"
             s.need = s.need.merge(t.need)
+        elif t.act in ("rent", "where_to_buy", "power", "question", "why", "why_not"):
+            # a job named in passing is context too: "训练一个7B模型LoRA要多久" then "还是买卡吧，预算两万"
+            n = t.need
+            job = Need(workloads=n.workloads, model_size_b=n.model_size_b, finetune_method=n.finetune_method,
+                       model=n.model, precision_bits=n.precision_bits)
+            if not job.is_empty() and job.workloads != ("general",):
+                s.need = s.need.merge(job)
         if "now" in t.q.cues and t.act == "refine" and s.need.as_of:
             s.need = replace(s.need, as_of=None)  # "and today?"
         again = self._another_card_same_question(t.q) and t.act == s.last_act
@@ -792,9 +799,10 @@ class Conversation:
     def _choose_from_comparison(self, t: Turn) -> Reply:
         """"Which one would you buy?" after a comparison: its verdict and the lines that decide it, not the table again."""
         s = self.session
-        full = answers.compare(self.engine, s.need, s.compared, t.lang,
-                               counts={n: c for n, c in s.compared_counts.items() if c > 1} or None)
-        return replace(full, table=None, footer=())
+        full = self._compare_the_compared(t, {n: c for n, c in s.compared_counts.items() if c > 1})
+        if s.need.model_size_b:  # setups for a model: the table is each one's tokens/s, the answer itself
+            return full
+        return replace(full, table=None, footer=()) if full.intent == "compare" and full.paragraphs else full
 
     def _rent_or_buy_without_hours(self, t: Turn) -> Reply:
         """"AutoDL租4090一小时多少钱？和自己买比哪个划算？": the card's dated rentals first, then the question of the
@@ -829,7 +837,9 @@ class Conversation:
         if t.q.need.region:  # "where would we rent 4 of those in the us": where the user is, for what follows
             s.need = replace(s.need, region=t.q.need.region)
         names = list(t.q.gpus) or list(t.referred) or (s.last_picks[:3] if s.last_picks else [])
-        count = t.q.need.gpu_count or (s.need.gpu_count if s.last_act == "rent" else None) or 1
+        # "or should I just rent?" after 2× 3090 for 70B: that many of the card, as the setup on screen had
+        shown = s.pick_counts.get(names[0]) if names and not t.q.gpus and names[0] in s.last_picks else None
+        count = t.q.need.gpu_count or (s.need.gpu_count if s.last_act == "rent" else None) or shown or 1
         cheaper = t.q.direction == "cheaper" and s.last_act == "rent"
         named = answers.platforms_named(self.engine, t.q.text)
         if not named and s.last_act == "rent" and not (t.q.gpus or t.q.direction or abroad or t.q.need.region):
@@ -1452,7 +1462,8 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._why_not(t)),
     Rule("why-not-without-picks", _acts("why_not"), _always, lambda c, t: c._guide_question(t)),
     Rule("why", _acts("why"), lambda c, t: _has_picks(c, t) and t.q.need.is_empty(),
-         lambda c, t: answers.why(c.engine, c._ranking(c.session.need, t.lang), t.lang)),
+         lambda c, t: answers.why(c.engine, c._ranking(c.session.need, t.lang), t.lang,
+                                  name=t.referred[0] if t.q.ordinals and t.referred else None)),
     Rule("why-from-guide", _acts("why"), lambda c, t: t.q.need.is_empty(), lambda c, t: c._guide_question(t)),
     Rule("why-about-cards", _acts("compare", "gpu_info", "why"), lambda c, t: t.cue("why") and not c.session.last_picks,
          lambda c, t: c._guide_question(t)),

@@ -325,3 +325,36 @@ def test_a_mac_named_only_as_a_mac_is_weighed_against_the_setup(scorer_engine, t
     _, (reply,) = talk(scorer_engine, text)
     assert reply.intent == "compare", plain(reply)
     assert "Mac" in reply.title and "2× GeForce RTX 3090" in reply.title
+
+
+def test_a_job_named_in_a_rental_question_stays_for_the_purchase_after(scorer_engine):
+    conv, (*_, buy) = talk(scorer_engine, "A100 在 AutoDL 上多少钱一小时", "训练一个7B模型LoRA大概要多久，花多少钱",
+                           "还是买卡吧，预算两万")
+    assert buy.recommendations and conv.session.need.workload == "llm_finetune", plain(buy)
+
+
+@pytest.mark.parametrize("turns", [("預算三萬台幣，想跑本地LLM同埋微調", "第二張點解好啲"),
+                                   ("$1500 for fine-tuning LLMs", "why is the second one better?")])
+def test_why_about_the_second_pick_explains_the_second(scorer_engine, turns):
+    conv, (picks, why) = talk(scorer_engine, *turns)
+    second = picks.recommendations[1].gpu
+    assert why.paragraphs[0].endswith((f"{second}:", f"{second}：")), plain(why)
+
+
+def test_renting_instead_of_a_multi_card_pick_rents_as_many(scorer_engine):
+    _, (picks, rent) = talk(scorer_engine, "what should I buy for 70B, budget ~2000?", "or should I just rent?")
+    assert picks.recommendations[0].count == 2
+    assert rent.intent == "rent" and "2 GPUs" in plain(rent), plain(rent)
+
+
+@pytest.mark.parametrize("text", ["what GPU is best for Call of Duty?", "使命召唤用什么显卡", "best gpu for cs2 at 240fps"])
+def test_a_game_named_is_out_of_scope(scorer_engine, text):
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.intent == "out_of_scope", plain(reply)
+
+
+def test_which_is_faster_after_setups_is_the_setups_answer(scorer_engine):
+    _, (_, which) = talk(scorer_engine, "Mac Studio M4 Max 128GB or a PC with 2x 3090 for running 70B models?",
+                         "which is faster in tokens/s?")
+    assert which.intent == "compare" and "tokens/s" in plain(which), plain(which)
+    assert not which.recommendations
