@@ -498,10 +498,12 @@ def _compare_verdict(perfs: list, labels: list[str], prices: list[tuple], lang: 
         (what, gb), tight = job, [x for x in priced if not roomy[x[3]]]
         pick = max((x for x in priced if roomy[x[3]]), key=lambda x: x[0] / x[2].amount)
         other = max(tight, key=lambda x: x[0] / x[2].amount)
+        cheaper = other[2].amount < pick[2].amount
         return _t(lang, f"Verdict: {pick[1]} ({cost(pick[2])}) — it has the {gb:g} GB {what.en} is comfortable with; "
-                        f"{other[1]} ({cost(other[2])}) is cheaper but tight on memory for it.",
+                        f"{other[1]} ({cost(other[2])}) is "
+                        f"{'cheaper but' if cheaper else 'no cheaper, and'} tight on memory for it.",
                   f"结论：选 {pick[1]}（{cost(pick[2])}）——它有{what.zh}比较从容的 {gb:g} GB 显存；{other[1]}"
-                  f"（{cost(other[2])}）便宜，但显存偏紧。"), pick[3]
+                  f"（{cost(other[2])}）{'便宜，但' if cheaper else '并不更便宜，而且'}显存偏紧。"), pick[3]
     fast = max(priced, key=lambda x: x[0])
     value = max(priced, key=lambda x: x[0] / x[2].amount)
     # value depends on the market's prices (a card costs more in one than the other): the verdict says whose

@@ -658,8 +658,9 @@ class Conversation:
         if t.act in ("fit", "memory", "gpu_info", "compare") and not t.need.is_empty():
             # the job a user asks about is their context: "can a 3060 run 14B?" then "what should I buy?"
             s.need = s.need.merge(t.need)
-        elif t.act in ("rent", "where_to_buy", "power", "question", "why", "why_not"):
-            # a job named in passing is context too: "训练一个7B模型LoRA要多久" then "还是买卡吧，预算两万"
+        elif t.act in ("rent", "where_to_buy", "power"):
+            # a job named in passing is context too: "训练一个7B模型LoRA要多久" then "还是买卡吧，预算两万" (not in a
+            # question to the guide: "多卡训练 Transformer 划算吗" asks about a topic, not the user's own job)
             n = t.need
             job = Need(workloads=n.workloads, model_size_b=n.model_size_b, finetune_method=n.finetune_method,
                        model=n.model, precision_bits=n.precision_bits)

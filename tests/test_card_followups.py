@@ -358,3 +358,9 @@ def test_which_is_faster_after_setups_is_the_setups_answer(scorer_engine):
                          "which is faster in tokens/s?")
     assert which.intent == "compare" and "tokens/s" in plain(which), plain(which)
     assert not which.recommendations
+
+
+def test_a_tight_card_that_costs_more_is_not_called_cheaper(scorer_engine):
+    _, (cmp,) = talk(scorer_engine, "used 3090 vs new 5070 Ti for deep learning, same price roughly")
+    verdict = cmp.paragraphs[0]
+    assert verdict.startswith("Verdict: GeForce RTX 3090") and "is cheaper" not in verdict, plain(cmp)
