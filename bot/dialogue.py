@@ -974,6 +974,8 @@ class Conversation:
         # an amount beside a card and "worth it / good deal" is what the card costs the user, not a budget
         offered = b if b is not None and not _says(t.q.text, "cues", "budget_words") else None
         need = self.session.need.merge(replace(t.need, budget=None) if offered else t.need)
+        if offered:  # a price offered now ("a used 3090 for $700 … in 2025") is judged against the latest prices
+            need = replace(need, as_of=None)
         reply = answers.worth_it(self.engine, need, t.referred[0], t.lang, offered=offered,
                                  offered_used=bool(t.q.need.used))
         if t.q.gpus and (t.need.used is not None or t.need.vendor is not None or t.cue("software")):

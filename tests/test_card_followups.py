@@ -364,3 +364,8 @@ def test_a_tight_card_that_costs_more_is_not_called_cheaper(scorer_engine):
     _, (cmp,) = talk(scorer_engine, "used 3090 vs new 5070 Ti for deep learning, same price roughly")
     verdict = cmp.paragraphs[0]
     assert verdict.startswith("Verdict: GeForce RTX 3090") and "is cheaper" not in verdict, plain(cmp)
+
+
+def test_a_price_offered_is_judged_against_the_latest_prices_whatever_year_is_said(scorer_engine):
+    _, (reply,) = talk(scorer_engine, "Is a used RTX 3090 for $700 a good deal in 2025? what should I check")
+    assert "below the used price" in plain(reply), plain(reply)
