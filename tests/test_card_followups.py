@@ -369,3 +369,10 @@ def test_a_tight_card_that_costs_more_is_not_called_cheaper(scorer_engine):
 def test_a_price_offered_is_judged_against_the_latest_prices_whatever_year_is_said(scorer_engine):
     _, (reply,) = talk(scorer_engine, "Is a used RTX 3090 for $700 a good deal in 2025? what should I check")
     assert "below the used price" in plain(reply), plain(reply)
+
+
+@pytest.mark.parametrize("text", ["What did Tim Dettmers recommend as the best GPU for deep learning on a budget?",
+                                  "Dettmers 推荐什么显卡"])
+def test_what_a_source_recommended_is_its_recommendations_not_the_guides_history(engine, text):
+    _, (reply,) = talk(engine, text)
+    assert reply.intent == "question" and reply.topic and reply.topic.startswith("dettmers-"), plain(reply)
