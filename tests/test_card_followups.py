@@ -376,3 +376,10 @@ def test_a_price_offered_is_judged_against_the_latest_prices_whatever_year_is_sa
 def test_what_a_source_recommended_is_its_recommendations_not_the_guides_history(engine, text):
     _, (reply,) = talk(engine, text)
     assert reply.intent == "question" and reply.topic and reply.topic.startswith("dettmers-"), plain(reply)
+
+
+@pytest.mark.parametrize("text,verdict", [("Is 850W enough for an RTX 5090 with a Ryzen 9 7950X?", "not enough"),
+                                          ("5090配850w电源够不够", "不够")])
+def test_is_this_psu_enough_gets_a_verdict(scorer_engine, text, verdict):
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.intent == "power" and verdict in plain(reply), plain(reply)

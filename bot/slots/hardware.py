@@ -223,7 +223,7 @@ def memory_mentioned(text: str) -> float | None:
 
 
 _WATTS = re.compile(r"(?<![\d.])(\d{2,4})\s*(?:w|瓦|watts?|瓦特)(?![a-z])")
-_PSU_NEAR = re.compile(r"电源|psu|power supply|供电|金牌|白金|铜牌|电供|火牛|带得动|带的动|带得起|帶得動|帶得起|\bhandle|\bunit\b|\bgold\b|\bplatinum\b|\bi have\b|\bonly have\b|\bhave a\b|\bmy\b|我的|i've got|got a")
+_PSU_NEAR = re.compile(r"电源|psu|power supply|供电|金牌|白金|铜牌|电供|火牛|带得动|带的动|带得起|帶得動|帶得起|\bhandle|\bunit\b|\bgold\b|\bplatinum\b|\bi have\b|\bonly have\b|\bhave a\b|\benough\b|够不够|够吗|够用|夠唔夠|夠不夠|\bmy\b|我的|i've got|got a")
 _PSU_BARE = re.compile(r"(?:电源|电供|psu)\s*(?:是|只有|才|有)?\s*(\d{3,4})(?![\d.w瓦])|"
                        r"(?<![\d.$¥€£])(\d{3,4})\s*(?:gold|platinum|bronze|titanium|金牌|白金|铜牌)?\s*"
                        r"(?:unit\b|psu\b|power supply|电源)")
