@@ -476,7 +476,8 @@ class Conversation:
                 and replace(q.need, gpu_count=None).is_empty():
             return "fit"  # "两张 5090 呢" with a 70B model on the table: can that setup run it
         if q.gpus and "speed" in q.cues and (s.need.model_size_b or s.need.model) and not q.need.budget and \
-                act in ("power", "gpu_info", "refine", "recommend") and "power" not in q.cues:
+                (act in ("power", "gpu_info", "refine", "recommend") or act == "compare" and len(q.gpus) == 1) and \
+                "power" not in q.cues:
             return "fit"  # "ok and two 3090s, how fast" with a 70B model on the table
         if act not in COMMANDS and act != "out_of_scope" and self._another_card_same_question(q):
             return s.last_act or act
@@ -1178,10 +1179,12 @@ class Conversation:
                               "prices where I have them.", f"换成国内：同样预算约 ¥{converted:,.0f}，下面尽量用国内价格。"))
         if turn_need.region:
             need = self._priced_abroad(need, turn_need, notes)
-        if q.cues & {"finetune", "train_words"} and previous is not None and \
-                not turn_need.workloads and need.workload and need.workload not in LLM_WORKLOADS and \
-                not turn_need.min_vram_gb:
-            # "and for fine-tuning whisper?": training the model on the table takes the memory that is comfortable
+        trained_here = bool(need.workload) and bool(
+            load_workloads(e.knowledge_dir).get(need.workload, {}).get("fine_tuned_in_place"))
+        if q.cues & {"finetune", "train_words"} and (previous is not None and not turn_need.workloads or trained_here) \
+                and need.workload and need.workload not in LLM_WORKLOADS and not turn_need.min_vram_gb:
+            # "and for fine-tuning whisper?" after picks, "€2,500 for SDXL fine-tuning": training the kind of model
+            # the job runs takes the memory that is comfortable, not the minimum for running it
             spec = workload_spec(e.knowledge_dir, need.workload, need.as_of or e.today or date.today())
             if spec.comfortable_vram_gb > (need.min_vram_gb or spec.min_vram_gb):
                 need = replace(need, min_vram_gb=spec.comfortable_vram_gb)

@@ -383,3 +383,10 @@ def test_what_a_source_recommended_is_its_recommendations_not_the_guides_history
 def test_is_this_psu_enough_gets_a_verdict(scorer_engine, text, verdict):
     _, (reply,) = talk(scorer_engine, text)
     assert reply.intent == "power" and verdict in plain(reply), plain(reply)
+
+
+@pytest.mark.parametrize("text", ["Budget €2,500, I want to train diffusion models (SDXL fine-tuning) at home. Which GPU?",
+                                  "预算8000训练SDXL的LoRA"])
+def test_training_an_image_model_asks_for_the_comfortable_memory_from_the_first_message(scorer_engine, text):
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.recommendations and all(r.vram_gb >= 12 for r in reply.recommendations), plain(reply)
