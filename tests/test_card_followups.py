@@ -390,3 +390,16 @@ def test_is_this_psu_enough_gets_a_verdict(scorer_engine, text, verdict):
 def test_training_an_image_model_asks_for_the_comfortable_memory_from_the_first_message(scorer_engine, text):
     _, (reply,) = talk(scorer_engine, text)
     assert reply.recommendations and all(r.vram_gb >= 12 for r in reply.recommendations), plain(reply)
+
+
+@pytest.mark.parametrize("text,counts", [("RTX 5090 or two used 3090s for 70B?", {"GeForce RTX 3090": 2}),
+                                         ("两张二手3090还是一张5090", {"GeForce RTX 3090": 2})])
+def test_a_count_with_a_word_before_the_card_still_counts(catalog, text, counts):
+    got = parse(text, catalog=catalog).card_counts
+    assert all(got[k] == v for k, v in counts.items()), got
+
+
+@pytest.mark.parametrize("text", ["魔改卡靠谱吗", "are modded cards reliable?"])
+def test_modded_cards_are_answered_from_the_used_market_section(engine, text):
+    _, (reply,) = talk(engine, text)
+    assert reply.intent == "question" and reply.topic == "used-market", plain(reply)

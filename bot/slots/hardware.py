@@ -72,8 +72,10 @@ def _laptop_variant(text: str, g, catalog: Catalog, start: int, end: int):
         catalog.laptop_reference(g) or g
 
 
-_CARD_COUNT_BEFORE = re.compile(r"(?:(\d{1,2})\s*(?:x|×|\*|张|块|片|卡)?|(two|dual|pair of|双卡|两卡|双|两张|两块|一对|2张)|"
-                           r"(three|三张|三卡)|(four|quad|四张|4张|四卡))\s*$")
+_CARD_COUNT_BEFORE = re.compile(r"(?:(\d{1,2})\s*([x×*张块片卡])?|(two|dual|pair of|双卡|两卡|双|两张|两块|一对|2张)|"
+                           r"(three|三张|三卡)|(four|quad|四张|4张|四卡))"
+                           # a word between the count and the card: "two used 3090s", "两张二手3090", "2 rtx 3090"
+                           r"(?:\s*(?:used|second[- ]hand|refurbished|new|[二2]手的?|全新的?|rtx|geforce|nvidia))?\s*$")
 _CARD_COUNT_AFTER = re.compile(r"\s*(?:x|×|\*)\s*(\d{1,2})(?![\d.])")
 
 
@@ -83,17 +85,16 @@ def card_counts(text: str, catalog: Catalog | None) -> dict[str, int]:
     if catalog is None:
         return out
     for start, end, g in catalog.find_mentions(text):
-        before = _CARD_COUNT_BEFORE.search(text[max(0, start - 10):start])
+        before = _CARD_COUNT_BEFORE.search(text[max(0, start - 22):start])
         after = _CARD_COUNT_AFTER.match(text, end)
         n = 1
         if after:
             n = int(after[1])
         elif before and before.group(0).strip():
             if before[1]:
-                n = int(before[1]) if before.group(0).rstrip()[-1:] in "x×*张块片卡" or text[start - 1:start] in "x×*" \
-                    else 1
+                n = int(before[1]) if before[2] or text[start - 1:start] in "x×*" else 1
             else:
-                n = 2 if before[2] else 3 if before[3] else 4
+                n = 2 if before[3] else 3 if before[4] else 4
         out.setdefault(g.name, n if 1 <= n <= 16 else 1)
     return out
 
