@@ -241,6 +241,12 @@ def _counts_a_setup_for_llms(c: Conversation, t: Turn) -> bool:
         replace(t.q.need, gpu_count=None).is_empty()
 
 
+def _asked_as(topic: str, text: str, written: str | None = None) -> str:
+    """`text` as a question of a topic the guide knows (`multi_gpu_query`, `cooling_query` in the lexicon), in the
+    language the message is `written` in: both reply languages then quote the same paragraphs."""
+    return words("slots", topic, detect_language(written or text))[0] + text
+
+
 def _offers_a_price(c: Conversation, t: Turn) -> bool:
     """An amount written right after the card, as what it sells for ("tesla p40 24gb for $180 — good for local
     llms?"), is the price to check, not a budget, unless a budget word says otherwise."""
@@ -939,14 +945,13 @@ class Conversation:
             # "A卡（7900XTX）跑深度学习行不行？ROCm在国内好用吗", "兩張3090用NVLink會快很多嗎": a question about a topic that
             # names a card is answered by the guide's section on the topic, asked without the card's name (which draws
             # the card's own sheet); the sheet stays when the guide has nothing on the rest of the words
-            topical = answers.question(self.engine, t.q.delexicalised.replace("@", " "), t.lang, kinds=("guide",))
+            topical = answers.question(self.engine, t.q.without_cards, t.lang, kinds=("guide",))
             if topical.intent == "question":
                 reply = topical
         if reply.intent == "unknown" and several and not t.q.gpus and len(text.strip()) <= 40 and \
                 "offtopic" not in t.q.cues:
             # "主板有要求吗", "does the motherboard matter?" after two 3090s: asked again as a multi-GPU question
-            text = words("slots", "multi_gpu_query", detect_language(text))[0] + text
-            reply = answers.question(self.engine, text, t.lang)
+            reply = answers.question(self.engine, _asked_as("multi_gpu_query", text), t.lang)
         if _says(t.q.text, "other_parts") and (reply.focus or reply.intent == "unknown") and not several:
             return answers.unknown(t.lang)  # "which CPU for a 4090?": an honest "I don't know", not the 4090's numbers
         if reply.intent != "unknown" or not t.q.gpus:
@@ -1042,7 +1047,7 @@ class Conversation:
         card = self.engine.catalog.get(t.referred[0])
         if card is not None and card.vendor not in ("NVIDIA", "Apple") and (t.cue("software") or _says_generic(t.q)):
             # "6800xt 跑 pytorch": the maker's software (asked without the card's name, which draws its own sheet)
-            reply = self._with_vendor_advice(t, reply, card.vendor, text=t.q.delexicalised.replace("@", " "))
+            reply = self._with_vendor_advice(t, reply, card.vendor, text=t.q.without_cards)
         if t.cue("serving"):
             reply = replace(reply, paragraphs=reply.paragraphs + (_SERVING_NOTE.get(t.lang),))
         if _says(t.q.text, "how_cards_connect"):  # "…要nvlink吗": the guide's word on the link after the fit
@@ -1087,10 +1092,8 @@ class Conversation:
                            sources=tuple(dict.fromkeys(x for r in each for x in r.sources)))
         reply = answers.power(self.engine, names[0], count, psu, t.lang)
         if t.cue("cooling"):  # "how do I keep it cool in a normal case": the guide's cooling advice leads
-            # searched in the language the words are written in: both languages of the reply quote the same advice
-            said = t.q.delexicalised.replace("@", " ")
-            asked = words("slots", "cooling_query", detect_language(t.q.text))[0] + said
-            guide = answers.question(self.engine, asked, t.lang, kinds=("guide",))
+            guide = answers.question(self.engine, _asked_as("cooling_query", t.q.without_cards, t.q.text), t.lang,
+                                     kinds=("guide",))
             if guide.intent == "question":
                 reply = answers.with_advice(reply, guide)
         if t.q.need.model_size_b or t.q.need.model:

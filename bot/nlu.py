@@ -47,6 +47,12 @@ class Query:
     delexicalised: str = ""  # the normalised text with cards as "@" and digits as "9": what the act classifier reads
     model_family: str | None = None  # a family named with no model or size ("跑deepseek"): which of it fits is asked
 
+    @property
+    def without_cards(self) -> str:
+        """The message with the cards' names left out: how the guide is asked about a topic a card is named in (the
+        name would draw that card's own sheet)."""
+        return self.delexicalised.replace("@", " ")
+
     def slots(self) -> dict:
         """The labelled-slot view (knowledge/intents/README.md): what the message states, JSON-ready."""
         out = {}
