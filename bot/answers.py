@@ -1721,6 +1721,27 @@ def workload_memory(engine: Engine, need: Need, lang: str) -> Reply:
                  suggestions=(_t(lang, f"$1500 for {label}", f"预算1万做{label}"),))
 
 
+def memory_enough(engine: Engine, gb: float, need: Need, lang: str) -> Reply:
+    """"Is 8 GB enough for deep learning?", "12G显存够跑大模型吗": a verdict on that much memory for the job (the
+    workload's minimum and comfortable sizes), then what it holds: the usual LLMs for an LLM job, else the smallest
+    cards with the sizes that matter."""
+    workload = need.workload or "general"
+    need = replace(need, workloads=(workload,)) if not need.workloads else need
+    on = need.as_of or engine.today or date.today()
+    spec = workload_spec(engine.knowledge_dir, workload, on)
+    verdict = workload_verdict(spec, None, gb, lang)
+    title = _t(lang, f"Is {gb:g} GB enough for {spec.label.en}?", f"{gb:g} GB 显存够不够{spec.label.zh}？")
+    card = typical_card(engine, gb, need, lang) if workload == "llm_inference" else None
+    if card is not None:  # which models that much memory runs says more than a rule of thumb
+        held = what_fits(engine, card, 1, lang)
+        note = _t(lang, f"Taking the {card} as the example of {gb:g} GB: memory decides what fits; speed scales with "
+                        "the memory bandwidth.",
+                  f"以 {card} 作为 {gb:g} GB 的例子：装不装得下看显存，速度大致随显存带宽变化。")
+        return replace(held, title=title, paragraphs=(verdict,) + held.paragraphs + (note,), intent="memory")
+    sizes = workload_memory(engine, need, lang)
+    return replace(sizes, title=title, paragraphs=(verdict,))  # the sizes' own paragraph says the verdict's numbers
+
+
 def _image_memory(engine: Engine, model, lang: str) -> Reply:
     """How much memory an image or video model needs: the published figures of the model table."""
     rows = [(_t(lang, "inference, 16-bit", "推理，16 位"), f"~{model.image_infer_gb:g} GB")]
@@ -1972,27 +1993,42 @@ def training_setups_verdict(engine: Engine, setups: list[tuple[str, int]], need:
               "一张更快的单卡更省事。")
 
 
-def workload_verdict(spec, setup: str, have: float, lang: str) -> str:
-    """Is this much memory enough for the workload: comfortable, tight, or not enough (the guide's memory tiers)."""
-    if have >= spec.comfortable_vram_gb:
-        return _t(lang, f"Yes: {setup} has {have:g} GB, comfortable for {spec.label.en} "
-                        f"({spec.comfortable_vram_gb:g} GB is comfortable, {spec.min_vram_gb:g} GB the minimum).",
-                  f"够用：{setup} 有 {have:g} GB 显存，做{spec.label.zh}比较从容（从容需 {spec.comfortable_vram_gb:g} GB，"
-                  f"最低 {spec.min_vram_gb:g} GB）。")
-    if have >= spec.min_vram_gb:
-        return _t(lang, f"Yes, but tight: {setup} has {have:g} GB; {spec.label.en} needs {spec.min_vram_gb:g} GB "
-                        f"and {spec.comfortable_vram_gb:g} GB is comfortable.",
-                  f"能用但偏紧：{setup} 有 {have:g} GB；{spec.label.zh}最少要 {spec.min_vram_gb:g} GB，"
-                  f"{spec.comfortable_vram_gb:g} GB 才从容。")
-    if spec.small_models_fit and have >= SMALL_MODELS_SHARE * spec.min_vram_gb:
+def workload_verdict(spec, setup: str | None, have: float, lang: str) -> str:
+    """Is this much memory enough for the workload: comfortable, tight, or not enough (the guide's memory tiers).
+    `setup` None: the memory itself is the subject ("is 8 GB enough?")."""
+    lo, hi, en, zh = spec.min_vram_gb, spec.comfortable_vram_gb, spec.label.en, spec.label.zh
+    if setup is None:
+        if have >= hi:
+            return _t(lang, f"Yes: {have:g} GB is comfortable for {en} ({lo:g} GB is the minimum, {hi:g} GB comfortable).",
+                      f"够用：{have:g} GB 做{zh}比较从容（最低 {lo:g} GB，{hi:g} GB 就从容）。")
+        if have >= lo:
+            return _t(lang, f"Yes, but tight: {have:g} GB meets the {lo:g} GB minimum for {en}; {hi:g} GB is "
+                            "comfortable.",
+                      f"能用但偏紧：{have:g} GB 达到{zh}的最低要求（{lo:g} GB），{hi:g} GB 才从容。")
+        if spec.small_models_fit and have >= SMALL_MODELS_SHARE * lo:
+            return _t(lang, f"Only for small models: {have:g} GB is under the {lo:g} GB that {en} usually needs. Small "
+                            "models still train with small batches, mixed precision (FP16) and gradient checkpointing; "
+                            "bigger ones will not fit.",
+                      f"只适合小模型：{have:g} GB 低于{zh}通常需要的 {lo:g} GB。小模型用小 batch、混合精度（FP16）和梯度检查点"
+                      "还能训练；大一点的模型就装不下了。")
+        return _t(lang, f"No: {have:g} GB is below the {lo:g} GB that {en} needs.",
+                  f"不够：{have:g} GB 低于{zh}至少需要的 {lo:g} GB。")
+    if have >= hi:
+        return _t(lang, f"Yes: {setup} has {have:g} GB, comfortable for {en} "
+                        f"({hi:g} GB is comfortable, {lo:g} GB the minimum).",
+                  f"够用：{setup} 有 {have:g} GB 显存，做{zh}比较从容（从容需 {hi:g} GB，最低 {lo:g} GB）。")
+    if have >= lo:
+        return _t(lang, f"Yes, but tight: {setup} has {have:g} GB; {en} needs {lo:g} GB and {hi:g} GB is comfortable.",
+                  f"能用但偏紧：{setup} 有 {have:g} GB；{zh}最少要 {lo:g} GB，{hi:g} GB 才从容。")
+    if spec.small_models_fit and have >= SMALL_MODELS_SHARE * lo:
         # a rule of thumb for the usual models, not a wall: small ones (a YOLO nano, BERT-base) still train
-        return _t(lang, f"Only for small models: {setup} has {have:g} GB, under the {spec.min_vram_gb:g} GB that "
-                        f"{spec.label.en} usually needs. Small models still train with small batches, mixed precision "
-                        "(FP16) and gradient checkpointing; bigger ones will not fit.",
-                  f"只适合小模型：{setup} 有 {have:g} GB，低于{spec.label.zh}通常需要的 {spec.min_vram_gb:g} GB。"
+        return _t(lang, f"Only for small models: {setup} has {have:g} GB, under the {lo:g} GB that {en} usually needs. "
+                        "Small models still train with small batches, mixed precision (FP16) and gradient "
+                        "checkpointing; bigger ones will not fit.",
+                  f"只适合小模型：{setup} 有 {have:g} GB，低于{zh}通常需要的 {lo:g} GB。"
                   "小模型用小 batch、混合精度（FP16）和梯度检查点还能训练；大一点的模型就装不下了。")
-    return _t(lang, f"No: {setup} has {have:g} GB, below the {spec.min_vram_gb:g} GB that {spec.label.en} needs.",
-              f"不够：{setup} 只有 {have:g} GB，{spec.label.zh}至少要 {spec.min_vram_gb:g} GB。")
+    return _t(lang, f"No: {setup} has {have:g} GB, below the {lo:g} GB that {en} needs.",
+              f"不够：{setup} 只有 {have:g} GB，{zh}至少要 {lo:g} GB。")
 
 
 _MODEL_KIND_OF_WORKLOAD = {"diffusion": "image", "video": "video"}  # the models.csv kind a job's models are

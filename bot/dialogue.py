@@ -1070,6 +1070,11 @@ class Conversation:
         vram = t.q.card_memory_gb or (s.focus_vram_gb if same and not t.q.gpus else None)
         return answers.what_fits(self.engine, t.referred[0], count, t.lang, vram_gb=vram)
 
+    def _memory_enough(self, t: Turn) -> Reply:
+        """"Is 12 GB enough?": for the job this message names, else the one on the table."""
+        need = self.session.need.merge(replace(t.q.need, min_vram_gb=None))  # the place and date asked about stay
+        return answers.memory_enough(self.engine, t.q.memory_gb, need, t.lang)
+
     def _fit_on_memory(self, t: Turn) -> Reply:
         """A model on "an N GB card": the fit on a typical current card with that much memory."""
         s = self.session
@@ -1503,6 +1508,12 @@ POLICY: tuple[Rule, ...] = (
     Rule("fit-on-memory", _acts("fit"), lambda c, t: not t.referred and bool((t.need.model_size_b or t.need.model)
                                                                             and t.q.memory_gb)
          and not t.need.budget and not t.q.gpus, lambda c, t: c._fit_on_memory(t)),
+    Rule("memory-enough", _acts("memory", "fit", "question", "recommend", "refine", "gpu_info"),
+         lambda c, t: bool(t.q.memory_gb) and not _says(t.text, "memory_floor") and not t.q.gpus and not t.q.ordinals and
+         not t.q.need.budget and "pick_request" not in t.q.cues and
+         not t.need.model_size_b and not t.need.model and (_says(t.text, "memory_enough") or
+                                                           _says(t.text, "enough_question")),
+         lambda c, t: c._memory_enough(t)),  # "8G显存够学深度学习吗"
     Rule("fit", _acts("fit", "memory"),
          lambda c, t: bool(t.referred) and _has_a_job(c, t) and not t.need.budget, lambda c, t: c._fit(t)),
     Rule("memory", _acts("memory", "fit"),

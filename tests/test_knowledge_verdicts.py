@@ -1,0 +1,50 @@
+"""Questions whose answer is a verdict first: "is 8 GB enough for X?" is judged against the job's memory tiers
+(knowledge/workloads.yaml), not answered with picks, a guide section about Macs, or a card nobody named."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.dialogue import Conversation
+from bot.render import plain
+
+
+def talk(engine, *turns):
+    conv = Conversation(engine)
+    return conv, [conv.turn(t) for t in turns]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("is 8GB enough for deep learning?", "Only for small models: 8 GB"),
+    ("is 24gb enough for most research", "Yes: 24 GB is comfortable"),
+    ("is 8GB enough for training CNNs?", "Yes, but tight: 8 GB"),
+    ("is 16gb enough for stable diffusion", "Yes: 16 GB is comfortable for image generation"),
+    ("4GB够不够入门深度学习", "只适合小模型：4 GB"),
+    ("8G显存够学深度学习吗", "能用但偏紧：8 GB"),
+    ("16GB夠唔夠玩AI繪圖", "夠用：16 GB"),
+])
+def test_is_this_much_memory_enough_gets_a_verdict_for_the_job(scorer_engine, text, verdict):
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.intent == "memory" and not reply.recommendations, plain(reply)
+    assert plain(reply).splitlines()[2].startswith(verdict), plain(reply)
+
+
+@pytest.mark.parametrize("text,runs", [("12G显存够跑大模型吗", "14B"), ("is 24gb enough for local llms?", "32B")])
+def test_enough_memory_for_llms_says_which_models_it_holds(scorer_engine, text, runs):
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.intent == "memory" and reply.table is not None, plain(reply)
+    assert runs in plain(reply), plain(reply)
+
+
+@pytest.mark.parametrize("turns,job", [(("$1500 for stable diffusion", "is 12gb enough?"), "image generation"),
+                                       (("预算八千训练CNN", "12G够吗"), "计算机视觉")])
+def test_enough_memory_after_picks_is_judged_for_the_job_on_the_table(scorer_engine, turns, job):
+    _, (_, reply) = talk(scorer_engine, *turns)
+    assert reply.intent == "memory" and job in plain(reply).splitlines()[0], plain(reply)
+
+
+@pytest.mark.parametrize("text", ["need at least 16gb, what's good enough for SD?", "推荐一张16G以上的卡 够跑SD就行",
+                                  "24GB is enough for me, which card for LLM?", "is 12gb vram enough for a 7b at q4"])
+def test_memory_stated_as_a_need_or_with_a_model_is_not_a_memory_verdict(scorer_engine, text):
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.intent in ("recommend", "fit"), plain(reply)
