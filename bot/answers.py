@@ -1815,7 +1815,7 @@ def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_
             break
     if not chosen:
         chosen = passages[:1]
-    chosen.sort(key=lambda p: p.position)
+    # best match first: "ROCm usable now?" leads with the paragraph on ROCm today, not the 2019 history before it
     title = chosen[0].title  # a passage carries its section's title in its own language
     if chosen[0].lang != lang and not section_id.startswith(("gpu:", "platform:")):
         # (parsing every guide file's front matter costs ~0.1 s of a cold answer: only when the language differs)

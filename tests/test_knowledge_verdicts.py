@@ -48,3 +48,16 @@ def test_enough_memory_after_picks_is_judged_for_the_job_on_the_table(scorer_eng
 def test_memory_stated_as_a_need_or_with_a_model_is_not_a_memory_verdict(scorer_engine, text):
     _, (reply,) = talk(scorer_engine, text)
     assert reply.intent in ("recommend", "fit"), plain(reply)
+
+
+@pytest.mark.parametrize("text,lead", [
+    ("ROCm usable for pytorch now?", "Is AMD usable today? Yes, if"),
+    ("A卡现在能跑pytorch吗", "AMD 现在能不能用：能，但前提是"),
+    ("do I need NVLink for 2x 3090?", "Do you need NVLink? Not for one or two consumer cards"),
+    ("双3090要不要买NVLink桥", "要不要 NVLink：一两块消费级显卡不需要"),
+])
+def test_a_guide_answer_leads_with_the_paragraph_that_answers_it(engine, text, lead):
+    conv = Conversation(engine)
+    conv.session.lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
+    reply = conv.turn(text)
+    assert reply.intent == "question" and reply.paragraphs[0].startswith(lead), plain(reply)
