@@ -951,12 +951,30 @@ def _notable_exclusions(cands: list[Candidate], too_small: list[Candidate], over
         if c.perf > top and (not budget or c.total <= budget.amount):
             out.append(Exclusion(c.gpu, Text(f"{c.gpu.vram_gb:g} GB VRAM, below the {round(need, 1):g} GB this job needs",
                                              f"显存 {c.gpu.vram_gb:g} GB，低于所需的 {round(need, 1):g} GB")))
-    for c in sorted(over_budget, key=lambda c: c.total)[:2]:
+    # a little over the budget for clearly more speed is what an expert mentions first ("for $40 more: two cards")
+    stretch = [c for c in over_budget if budget and c.total <= STRETCH_SHARE * budget.amount and top
+               and c.perf >= STRETCH_GAIN * top]
+    best_stretch = max(stretch, key=lambda c: (c.perf / c.total, c.perf), default=None)
+    shown = ([best_stretch] if best_stretch else []) + sorted(
+        (c for c in over_budget if c is not best_stretch), key=lambda c: c.total)
+    for c in shown[:2]:
         n = f"{c.count}× for " if c.count > 1 else ""
         n_zh = f"{c.count} 张共 " if c.count > 1 else ""
-        out.append(Exclusion(c.gpu, Text(f"{n}{money(c.total, c.price.currency)} is over the budget",
-                                         f"{n_zh}{money(c.total, c.price.currency)}，超出预算")))
+        total = money(c.total, c.price.currency)
+        if c is best_stretch:  # first of all: the one thing the user can act on
+            over = money(c.total - budget.amount, c.price.currency)
+            pct = round(100 * (c.total / budget.amount - 1))
+            out.insert(0, Exclusion(c.gpu, Text(
+                f"{n}{total}, {over} ({pct} %) over the budget for {c.perf / top:.1f}× the speed of the top pick: "
+                "worth it if you can stretch",
+                f"{n_zh}{total}，比预算多 {over}（{pct}%），速度是首选的 {c.perf / top:.1f} 倍：预算能松动的话值得考虑")))
+        else:
+            out.append(Exclusion(c.gpu, Text(f"{n}{total} is over the budget", f"{n_zh}{total}，超出预算")))
     return tuple(out)
+
+
+STRETCH_SHARE = 1.1  # an over-budget setup is named as a stretch up to this share of the budget...
+STRETCH_GAIN = 1.2  # ... when it is at least this much faster than the top pick
 
 
 def _suggestions(need_: Need, est: MemoryEstimate | None, need: float, over_budget: list[Candidate]
