@@ -1069,6 +1069,9 @@ def _a(name: str) -> str:
     """"a" or "an" before a card's name as it is said: an A100, an RTX 4090, an H100; a GeForce RTX 4090, an Arc B580."""
     first = name.split()[0] if name.split() else name
     spelled = first.isupper() or any(c.isdigit() for c in first)  # letters said one by one: "H" is "aitch"
+    digits = re.match(r"\d+", first)
+    if digits:  # "an 8B model", "an 11B", "an 18B": the number as it is said
+        return "an" if digits[0][0] == "8" or (len(digits[0]) == 2 and digits[0] in ("11", "18")) else "a"
     return "an" if (first[:1] in "AEFHILMNORSX" if spelled else first[:1].lower() in "aeiou") else "a"
 
 
@@ -2645,11 +2648,16 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                 speed = _t(lang, f", roughly {tps:.0f} tokens/s when generating (formula only: 60% of memory "
                                  "bandwidth over the weights read per token)",
                            f"，生成速度粗估约 {tps:.0f} tokens/s（仅公式估算：显存带宽的 60% 除以每个 token 读取的权重量）")
-            verdict = _t(lang, f"Yes: {setup} ({have:g} GB) can run a {size} model at {label} (~{gb:g} GB){speed}.",
+            verdict = _t(lang, f"Yes: {setup} ({have:g} GB) can run {_a(size)} {size} model at {label} (~{gb:g} GB){speed}.",
                          f"可以：{setup}（{have:g} GB）能跑 {size} 模型，{label}（约 {gb:g} GB）{speed}。")
             if need.workload == "llm_finetune" or need.finetune_method:
-                verdict = _t(lang, f"Yes: {setup} ({have:g} GB) can fine-tune a {size} model with {label} "
+                verdict = _t(lang, f"Yes: {setup} ({have:g} GB) can fine-tune {_a(size)} {size} model with {label} "
                                    f"(~{gb:g} GB).", f"可以：{setup}（{have:g} GB）能用 {label} 微调 {size} 模型（约 {gb:g} GB）。")
+                speed = training_speed(engine, g, need, count, lang)
+                if speed and need.dataset_samples:  # "how long for 10k samples?": the answer is the time
+                    verdict += " " + speed
+                elif speed:
+                    bullets.append(speed)
         else:
             lightest = options[-1]
             cards = math.ceil(lightest[2] / g.vram_gb)
@@ -2657,7 +2665,7 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                             "across the cards." if cards <= 16 else "",
                       f"{cards} 张 {g.name}（共 {cards * g.vram_gb:g} GB）按 {lightest[0]} 切分后能装下。" if cards <= 16
                       else "")
-            verdict = _t(lang, f"No: a {size} model needs about {lightest[2]:g} GB even at {lightest[0]}, and "
+            verdict = _t(lang, f"No: {_a(size)} {size} model needs about {lightest[2]:g} GB even at {lightest[0]}, and "
                                f"{setup} has {have:g} GB.{more} Other options: a smaller model, a card with more "
                                "memory, or renting by the hour.",
                          f"不行：{size} 模型即使用 {lightest[0]} 也要约 {lightest[2]:g} GB，{setup} 只有 {have:g} GB。"
@@ -2670,11 +2678,16 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                     label, _, gb = lighter[0]
                     base = Text(" on a 16-bit base", "（16 位底座）") if need.finetune_method != "full" else Text("", "")
                     verdict = _t(lang, f"Not with {lightest[0]}{base.en} (~{lightest[2]:g} GB), but yes with "
-                                       f"{label} (~{gb:g} GB): {setup} ({have:g} GB) fine-tunes a {size} model that way, "
+                                       f"{label} (~{gb:g} GB): {setup} ({have:g} GB) fine-tunes {_a(size)} {size} model that way, "
                                        f"the usual route on cards of this size.{more}",
                                  f"按 {lightest[0]}{base.zh}不行（约 {lightest[2]:g} GB），但用 {label} 可以（约 {gb:g} GB）："
                                  f"{setup}（{have:g} GB）这样能微调 {size} 模型，这个显存级别的卡通常就这么做。{more}")
                     options = options + [(label, _, gb)]
+                    speed = training_speed(engine, g, need, count, lang)
+                    if speed and need.dataset_samples:
+                        verdict += " " + speed
+                    elif speed:
+                        bullets.append(speed)
         rows = [(label, f"~{gb:g} GB", _t(lang, "fits", "装得下") if gb <= have else _t(lang, "does not fit", "装不下"))
                 for label, _, gb in options]
         if count > 1:
@@ -2715,6 +2728,61 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                             "显存：权重 + KV 缓存/优化器状态 + 约 20% 额外开销（仅公式估算；长上下文和大 batch 需要更多）。"),),
                  sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=g.name,
                  focus_count=count if count > 1 else None)
+
+
+def training_speed(engine: Engine, g: GPU, need: Need, count: int, lang: str) -> str | None:
+    """The fine-tuning speed line of a setup: for the lightest-to-say method that fits it (the one asked, else LoRA,
+    else QLoRA when only that fits), None when nothing fits or the card's throughput is unknown."""
+    if not need.model_size_b:
+        return None
+    options = _model_memory_rows(engine, need, lang)
+    if need.finetune_method not in (None, "qlora"):
+        options += _model_memory_rows(engine, replace(need, finetune_method="qlora"), lang)
+    label = next((o[0] for o in options if o[2] <= g.vram_gb * count), None)
+    return _finetune_speed_line(engine, g, need.model_size_b, label, count, lang, need.dataset_samples) if label else None
+
+
+_METHOD_OF_LABEL = {"LoRA": "lora", "QLoRA": "qlora"}  # labels of _model_memory_rows; anything else is a full fine-tune
+
+
+def _finetune_speed_line(engine: Engine, g: GPU, params_b: float, label: str, count: int, lang: str,
+                         samples: int | None = None) -> str | None:
+    """"How fast would QLoRA be?", "how long for 10k samples?": training tokens a second and the time an epoch of
+    the user's dataset (else of a million tokens) takes. Formula only, and said so."""
+    from bot.fit import finetune_tokens_per_s, settings
+
+    method = _METHOD_OF_LABEL.get(label, "full")
+    tps = finetune_tokens_per_s(g, params_b, method, engine.knowledge_dir)
+    if not tps:
+        return None
+    cfg = settings(engine.knowledge_dir)["finetune_speed"]
+    per_sample = cfg["sample_tokens"]
+    tokens = samples * per_sample if samples else 1e6
+    hours = tokens / tps / 3600
+    took = _t(lang, f"{hours * 60:.0f} minutes" if hours < 1 else f"{hours:.1f} hours",
+              f"{hours * 60:.0f} 分钟" if hours < 1 else f"{hours:.1f} 小时")
+    flops = cfg["flops_per_param"][method]
+    tflops = g.tensor_fp16_tflops or g.fp32_tflops
+    slower = _t(lang, f", and QLoRA assumed {cfg['qlora_slowdown']:g}× slower than LoRA for dequantising its 4-bit "
+                      "weights" if method == "qlora" else "",
+                f"，QLoRA 因反量化 4 位权重按比 LoRA 慢 {cfg['qlora_slowdown']:g} 倍计" if method == "qlora" else "")
+    basis = _t(lang, f"formula only: ~{flops} FLOPs per parameter per token at {cfg['mfu']:.0%} of its {tflops:g} FP16 "
+                     f"TFLOPS{slower}; measure a few steps before planning around it",
+               f"仅公式估算：每个 token 每个参数约 {flops} 次浮点运算，按 {tflops:g} FP16 TFLOPS 的 {cfg['mfu']:.0%} 计{slower}；"
+               "正式规划前先跑几步实测")
+    split = _t(lang, " Split by layers, the cards take turns: about one card's speed." if count > 1 else "",
+               "按层切分时各卡轮流计算：速度约等于一张卡。" if count > 1 else "")
+    if samples:
+        return _t(lang, f"Training time: {samples:,} samples of ~{per_sample} tokens (~{tokens / 1e6:.1f}M tokens) take "
+                        f"about {took} an epoch with {label}, at roughly {tps:,.0f} tokens/s ({basis}; longer samples "
+                        f"take proportionally longer).{split}",
+                  f"训练时间：{samples:,} 条约 {per_sample} token 的样本（约 {tokens / 1e6:.1f}M token）用 {label} 跑一轮约 "
+                  f"{took}，约每秒 {tps:,.0f} 个 token（{basis}；样本更长，时间按比例增加）。{split}")
+    per_million = round(1e6 / per_sample, -2)
+    return _t(lang, f"Training speed: roughly {tps:,.0f} tokens/s with {label}, so one pass over a million training tokens "
+                    f"(about {per_million:,.0f} samples of {per_sample} tokens) takes about {took} ({basis}).{split}",
+              f"训练速度：用 {label} 大约每秒 {tps:,.0f} 个 token，百万训练 token（约 {per_million:,.0f} 条 {per_sample} token "
+              f"的样本）跑一遍约 {took}（{basis}）。{split}")
 
 
 def power(engine: Engine, name: str, count: int, psu_w: float | None, lang: str) -> Reply:

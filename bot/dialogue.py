@@ -477,6 +477,10 @@ class Conversation:
         question about a named card is about that card, a bare modifier after a fit or memory answer continues
         it, and a need message starts or refines a recommendation."""
         s = self.session
+        if "duration" in q.cues and s.focus and s.need.model_size_b and (
+                s.need.finetune_method or "llm_finetune" in s.need.workloads) and act not in COMMANDS and \
+                not (q.gpus or q.need.budget):
+            return "fit"  # "how long would 10k samples take?" after a fine-tuning fit: its training speed
         if len(q.gpus) == 1 and q.need.gpu_count and (s.need.model_size_b or s.need.model) and not q.need.budget \
                 and s.last_act in ("compare", "fit", "memory") and act in ("refine", "recommend", "gpu_info", "compare") \
                 and replace(q.need, gpu_count=None).is_empty():
@@ -799,8 +803,11 @@ class Conversation:
         setups = [(n, t.q.card_counts.get(n, 1)) for n in names[:3]]
         fits = [answers.fit(self.engine, n, need, k, t.lang) for n, k in setups]
         verdict = answers.training_setups_verdict(self.engine, setups, need, t.lang)
+        speeds = [(f"{k}× {n}" if k > 1 else n, answers.training_speed(self.engine, self.engine.catalog.get(n), need, k,
+                                                                        t.lang)) for n, k in setups]
         return replace(fits[0], intent="compare", title=" vs ".join(f"{k}× {n}" if k > 1 else n for n, k in setups),
                        paragraphs=((verdict,) if verdict else ()) + tuple(r.paragraphs[0] for r in fits if r.paragraphs),
+                       bullets=tuple(f"{label}: {line}" for label, line in speeds if line),  # how fast each trains
                        table=None, focus=None, fit=None,
                        sources=tuple(dict.fromkeys(x for r in fits for x in r.sources)))
 

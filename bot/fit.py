@@ -123,6 +123,19 @@ def compute_tflops(gpu: GPU) -> float | None:
     return gpu.tensor_fp16_tflops_fp16acc or gpu.tensor_fp16_tflops or gpu.fp32_tflops
 
 
+def finetune_tokens_per_s(gpu: GPU, params_b: float, method: str, knowledge_dir: Path) -> float | None:
+    """Training tokens a second of fine-tuning a `params_b` model on one card (formula only: FLOPs per token over the
+    card's FP16 tensor throughput at an assumed utilisation; knowledge/llm-inference.yaml `finetune_speed`). A model
+    split over several cards by layers trains at about one card's speed, so the count does not enter."""
+    cfg = settings(knowledge_dir)["finetune_speed"]
+    tflops = gpu.tensor_fp16_tflops or gpu.fp32_tflops
+    per_param = cfg["flops_per_param"].get(method)
+    if not tflops or not per_param or params_b <= 0:
+        return None
+    tps = tflops * 1e12 * cfg["mfu"] / (per_param * params_b * 1e9)
+    return tps / cfg["qlora_slowdown"] if method == "qlora" else tps
+
+
 def _quant_code(text: str, table: ModelTable) -> str:
     t = text.strip().upper().replace(" ", "_").replace("-", "_")
     t = {"Q4_K_MEDIUM": "Q4_K_M", "Q5_K_MEDIUM": "Q5_K_M", "BF16": "F16", "FP16": "F16", "GPTQ": "AWQ",

@@ -88,6 +88,7 @@ class Need:
     serving: bool | None = None  # serving many users (vLLM/SGLang), not one person chatting
     kv_cache_bits: int | None = None  # a quantised KV cache (8 or 4); None: F16
     usage: Usage | None = None  # GPU-hours the user expects ("10 hours a week"): what rent-or-buy arithmetic uses
+    dataset_samples: int | None = None  # a fine-tuning dataset's size ("10k samples"): how long an epoch takes
 
     @property
     def workload(self) -> str | None:

@@ -419,7 +419,8 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     speed = _speed_reason(need, est, knowledge_dir, catalog) if spec.name == "llm_inference" and est else None
     picks = _choose(candidates, budget, currency, spec, per_card, model.reference_gpu, speed,
                     memory_first=bool(set(need.workloads) & set(LLM_WORKLOADS)))
-    exclusions = _notable_exclusions(candidates, too_small, over_budget, needed, budget, not_sold)
+    exclusions = _notable_exclusions(candidates, too_small, over_budget, needed, budget, not_sold,
+                                     stretch=need.max_price is None)  # "cheaper?" is a ceiling, not a budget to stretch
     suggestions = () if picks else _suggestions(need, est, needed, over_budget)
     split = next((p.candidate.count for p in picks if p.candidate.count > 1), None) if not need.gpu_count else None
     notes: tuple[Text, ...] = ()
@@ -939,8 +940,8 @@ def _caveats(c: Candidate, spec: WorkloadSpec) -> tuple[Text, ...]:
 
 
 def _notable_exclusions(cands: list[Candidate], too_small: list[Candidate], over_budget: list[Candidate],
-                        need: float, budget: Budget | None, not_sold: list[tuple[Candidate, Text]] = ()
-                        ) -> tuple[Exclusion, ...]:
+                        need: float, budget: Budget | None, not_sold: list[tuple[Candidate, Text]] = (),
+                        stretch: bool = True) -> tuple[Exclusion, ...]:
     """Faster cards the user might expect, and why they are not picked."""
     top = cands[0].perf if cands else 0.0
     out = []
@@ -952,9 +953,9 @@ def _notable_exclusions(cands: list[Candidate], too_small: list[Candidate], over
             out.append(Exclusion(c.gpu, Text(f"{c.gpu.vram_gb:g} GB VRAM, below the {round(need, 1):g} GB this job needs",
                                              f"显存 {c.gpu.vram_gb:g} GB，低于所需的 {round(need, 1):g} GB")))
     # a little over the budget for clearly more speed is what an expert mentions first ("for $40 more: two cards")
-    stretch = [c for c in over_budget if budget and c.total <= STRETCH_SHARE * budget.amount and top
-               and c.perf >= STRETCH_GAIN * top]
-    best_stretch = max(stretch, key=lambda c: (c.perf / c.total, c.perf), default=None)
+    stretches = [c for c in over_budget if stretch and budget and c.total - budget.amount >= 1 and top and
+                 c.total <= STRETCH_SHARE * budget.amount and c.perf >= STRETCH_GAIN * top]
+    best_stretch = max(stretches, key=lambda c: (c.perf / c.total, c.perf), default=None)
     shown = ([best_stretch] if best_stretch else []) + sorted(
         (c for c in over_budget if c is not best_stretch), key=lambda c: c.total)
     for c in shown[:2]:

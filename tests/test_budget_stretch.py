@@ -39,3 +39,13 @@ def test_a_stretch_is_never_beyond_its_share_of_the_budget(catalog, knowledge_di
 
 def _over(catalog, knowledge_dir, amount):
     return rank(catalog, Need(budget=Budget(amount * 2, "USD"), workloads=("cnn",)), knowledge_dir, ON).candidates
+
+
+@pytest.mark.parametrize("turns", [("$2000 to fine-tune a 7B LLM with LoRA", "cheaper?"), ("预算4000 跑大模型", "便宜点")])
+def test_cheaper_is_a_ceiling_nothing_is_offered_as_a_stretch_over_it(scorer_engine, turns):
+    from bot.dialogue import Conversation
+    from bot.render import plain
+
+    conv = Conversation(scorer_engine)
+    replies = [conv.turn(t) for t in turns]
+    assert not any(w in plain(replies[-1]) for w in ("over the budget for", "比预算多")), plain(replies[-1])

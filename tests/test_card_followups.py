@@ -256,7 +256,9 @@ def test_setups_for_training_are_weighed_by_the_method_each_holds(scorer_engine,
     _, (reply,) = talk(scorer_engine, text)
     assert reply.intent == "compare" and reply.table is None, plain(reply)
     assert reply.paragraphs[0].startswith(("Verdict: 2× GeForce RTX 3090", "结论：2× GeForce RTX 3090")), plain(reply)
-    assert "tokens/s" not in plain(reply)  # a training question is not answered with generation speeds
+    text = plain(reply)  # a training question is answered with training speeds, each setup's, not generation speeds
+    assert "when generating" not in text and "生成" not in text, text
+    assert text.count("Training speed") == 2 or text.count("训练速度") == 2, text
 
 
 @pytest.mark.parametrize("text,words", [("显卡买啥 跑deepseek 预算两万 急！！", ("DeepSeek-R1", "671")),

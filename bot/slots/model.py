@@ -232,3 +232,20 @@ def kv_cache_bits(text: str) -> tuple[int | None, Spans]:
         if m:
             return bits, [m.span()]
     return None, []
+
+
+MIN_SAMPLES = 100
+
+
+def training_samples(text: str) -> tuple[int | None, Spans]:
+    """A fine-tuning dataset's size ("10k samples", "1万条数据", "5,000 conversations"): samples, and where it is said
+    (so the money and count extractors do not read the number)."""
+    lex = load("slots")["training_samples"]
+    mult = lex["multipliers"]
+    units = "|".join(re.escape(u) for u in sorted(lex["units"], key=len, reverse=True))
+    muls = "|".join(re.escape(m) for m in sorted(mult, key=len, reverse=True))
+    m = re.search(rf"(\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?)\s*({muls})?\s*(?:多|来|個|个)?\s*(?:{units})(?![a-z])", text)
+    if not m:
+        return None, []
+    n = float(m[1].replace(",", "")) * (mult[m[2]] if m[2] else 1)
+    return (int(n), [m.span()]) if MIN_SAMPLES <= n <= 1e9 else (None, [])  # "give me 3 examples" is no dataset

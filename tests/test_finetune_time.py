@@ -1,0 +1,61 @@
+"""How long a fine-tune takes: the fit answer gives a training speed (formula only, and says so), a dataset size
+("10k samples", "1万条数据") turns it into hours an epoch, and "how long?" after a fine-tuning fit asks exactly that
+(was refused as out of scope)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.dialogue import Conversation
+from bot.fit import finetune_tokens_per_s
+from bot.nlu import parse
+from bot.render import plain
+
+
+def talk(engine, *turns):
+    conv = Conversation(engine)
+    return conv, [conv.turn(t) for t in turns]
+
+
+@pytest.mark.parametrize("text,samples", [
+    ("how long would it take for 10k samples?", 10_000), ("训练1万条数据要多久", 10_000), ("2w条数据", 20_000),
+    ("5,000 conversations, 7b lora", 5_000), ("訓練5千條樣本要幾耐", 5_000), ("give me 3 examples", None),
+    ("3条建议", None), ("预算1万 训练CNN", None),
+])
+def test_a_dataset_size_is_read_and_is_never_money(catalog, text, samples):
+    q = parse(text, catalog=catalog)
+    assert q.need.dataset_samples == samples
+    if samples:
+        assert q.need.budget is None and q.need.gpu_count is None
+
+
+def test_training_speed_scales_with_throughput_and_size_and_qlora_is_slower(catalog, knowledge_dir):
+    g = catalog.get("GeForce RTX 4090")
+    lora_7 = finetune_tokens_per_s(g, 7, "lora", knowledge_dir)
+    assert finetune_tokens_per_s(g, 14, "lora", knowledge_dir) == pytest.approx(lora_7 / 2)
+    assert finetune_tokens_per_s(g, 7, "qlora", knowledge_dir) < lora_7
+    assert finetune_tokens_per_s(g, 7, "full", knowledge_dir) < lora_7  # weight gradients too
+    slower = catalog.get("GeForce RTX 3090")
+    assert finetune_tokens_per_s(slower, 7, "lora", knowledge_dir) < lora_7
+    assert finetune_tokens_per_s(g, 0, "lora", knowledge_dir) is None
+
+
+@pytest.mark.parametrize("turns", [
+    ("can a 3090 fine-tune a 13B with LoRA?", "how long would it take for 10k samples?"),
+    ("4090能用QLoRA微调14B吗", "训练1万条数据要多久"),
+    ("4090能用QLoRA微調14B嗎", "一萬條數據要訓練幾耐"),
+])
+def test_how_long_after_a_finetuning_fit_gives_the_hours_of_an_epoch(scorer_engine, turns):
+    _, (first, reply) = talk(scorer_engine, *turns)
+    assert first.intent == "fit" and reply.intent == "fit", plain(reply)
+    text = plain(reply)
+    assert "10,000" in text and re.search(r"(\d+(\.\d)?) (hours|minutes|小时|分钟|小時|分鐘)", text), text
+    assert "formula only" in text or "仅公式估算" in text or "僅公式估算" in text
+
+
+@pytest.mark.parametrize("text", ["Can a 4090 fine-tune Llama 3 8B with LoRA?", "3090能QLoRA微调13B吗"])
+def test_a_finetuning_fit_says_how_fast_it_trains(scorer_engine, text):
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.intent == "fit" and ("tokens/s with" in plain(reply) or "大约每秒" in plain(reply)), plain(reply)
