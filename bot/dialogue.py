@@ -477,6 +477,8 @@ class Conversation:
         question about a named card is about that card, a bare modifier after a fit or memory answer continues
         it, and a need message starts or refines a recommendation."""
         s = self.session
+        if _says(q.text, "than_mine") and s.need.owned_gpus and act not in COMMANDS and not q.need.budget:
+            return "compare"  # "how much faster is it than my card?": the card meant against the one the user has
         if "duration" in q.cues and s.focus and s.need.model_size_b and (
                 s.need.finetune_method or "llm_finetune" in s.need.workloads) and act not in COMMANDS and \
                 not (q.gpus or q.need.budget):
@@ -526,6 +528,12 @@ class Conversation:
                 not q.need.budget and not q.need.model_size_b and not q.need.model and s.focus and \
                 (s.need.model_size_b or s.need.model or s.last_act == "fit" and s.need.workloads):
             return "fit"  # "how fast?", "速度多少", "慢不慢" after a fit or a pick: the setup on the table, its speed
+        if s.last_act in ("fit", "gpu_info") and s.focus and not s.last_picks and \
+                act in ("refine", "recommend", "question") and \
+                (q.need.workloads or q.need.model_size_b or q.need.model) and not (q.gpus or q.ordinals or
+                                                                             q.need.budget) and \
+                "pick_request" not in q.cues and len(q.text.strip()) <= SHORT:
+            return "fit"  # "那跑SD呢", "and for training CNNs?" after "is my 4060 laptop enough?": the same card, that job
         if "serving" in q.cues and s.last_picks and act in ("question", "refine", "recommend") and not q.gpus and \
                 not q.need.budget and s.need.workload in LLM_WORKLOADS:
             return "refine"  # "要是用vLLM并发服务几个人呢" after picks for an LLM: the picks again, for serving
@@ -757,6 +765,9 @@ class Conversation:
                 i = len(listed) - 1 if o == -1 else o - 1
                 if 0 <= i < len(listed) and listed[i] not in out:
                     out.append(listed[i])
+        if _says(q.text, "than_mine") and s.need.owned_gpus:  # the card meant (else the top pick) and the user's
+            meant = out or s.last_picks[:1] or ([s.focus] if s.focus else [])
+            return list(dict.fromkeys(meant[:1] + [s.need.owned_gpus[0]]))
         if not out and s.focus and (_says(q.text, "cues", "pronoun")
                                     or act in ("fit", "power", "where_to_buy", "rent", "gpu_info", "why_not")):
             out.append(s.focus)
@@ -1248,6 +1259,18 @@ class Conversation:
                 need = replace(need, budget=over)
                 s.need = need
                 r = rank(need)
+        elif d == "cheaper" and previous is not None and not r.picks and need.min_vram_gb and turn_need.budget is None:
+            # "cheaper?" when the top pick is already the cheapest with the memory asked for: say so, and what less
+            # memory would cost (the floor stays in the conversation's need)
+            lower = rank(replace(need, min_vram_gb=None))
+            if lower.picks:
+                top = previous
+                paid = format_money(top.total, top.price.currency)
+                notes.append(Text(f"Nothing with {need.min_vram_gb:g} GB costs less: {top.gpu.name} ({paid}) is already "
+                                  f"the cheapest that has it. Cheaper cards with less memory, if you can live with it:",
+                                  f"显存 {need.min_vram_gb:g} GB 的卡里没有更便宜的：{top.gpu.name}（{paid}）已经是最便宜的。"
+                                  "如果能接受更小的显存，更便宜的选择："))
+                r = lower
         elif d == "faster" and previous is None and need.budget is None and r.candidates:
             # "不差钱", "money is no object", "the fastest card for SD": the fastest that does the job, whatever it costs
             top = max(r.candidates, key=lambda c: c.perf)
@@ -1505,8 +1528,9 @@ POLICY: tuple[Rule, ...] = (
          and not t.q.need.model_size_b and not t.cue("compare"), lambda c, t: c._worth(t)),  # "a used 3090 at $700, good deal?", "闲鱼800块的P40值得吗"
     Rule("worth", _acts("gpu_info", "question", "recommend", "refine", "where_to_buy", "fit"),
          lambda c, t: len(t.referred) == 1 and t.cue("worth") and not t.q.need.model_size_b and not t.need.budget and
-         not t.cue("compare") and len(t.q.gpus) <= 1,
-         lambda c, t: c._worth(t)),
+         not t.cue("compare") and len(t.q.gpus) <= 1 and not (t.q.need.workloads and t.act == "fit" and
+                                                               _says(t.text, "enough_question")),
+         lambda c, t: c._worth(t)),  # (but "my 4060 laptop, enough to learn DL?" is whether it fits that job)
     Rule("what-fits", _acts("fit", "memory", "gpu_info", "question", "recommend", "refine"),
          lambda c, t: bool(t.referred) and (t.cue("what_fits") or c.session.last_rule == "what-fits" or
                                             _counts_a_setup_for_llms(c, t)) and

@@ -526,7 +526,7 @@ def _what_blocks(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
     if need.form_factor:
         tries.append((replace(need, form_factor=None), Text(f"the {need.form_factor} form factor",
                                                             f"{need.form_factor} 形态")))
-    out = []  # (the budget is not tried: a reply with no picks already names the cheapest card that fits)
+    out = []
     for alt, what in tries:
         r = rank(catalog, alt, knowledge_dir, as_of, lang=lang)
         if not r.picks:
@@ -535,6 +535,17 @@ def _what_blocks(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
         price = money(c.total, c.price.currency)
         out.append(Text(f"What rules everything out is {what.en}: without it, {c.setup.en} at {price}.",
                         f"卡住的是{what.zh}：放开这一条，{c.setup.zh}（{price}）就可以。"))
+    if need.budget and not out:  # the budget alone: the cheapest setup that does the job at all, cards added up if need be
+        for alt, _ in _alternatives(replace(need, budget=None, max_price=None)):
+            r = rank(catalog, alt, knowledge_dir, as_of, lang=lang)
+            if r.candidates:
+                c = min(r.candidates, key=lambda c: c.total)
+                price = money(c.total, c.price.currency)
+                used = Text(" (used)", "二手，") if c.price.market == "used" else Text("", "")
+                out.append(Text(f"What rules everything out is the budget: the cheapest setup that does it is "
+                                f"{c.setup.en}{used.en} at {price}.",
+                                f"卡住的是预算：能做到的最便宜配置是 {c.setup.zh}（{used.zh}{price}）。"))
+                break
     if not out and len(tries) >= 2:  # no single limit: say which ones do it together
         together = replace(need, psu_w=None, max_power_w=None, vendor=None, min_vram_gb=None, form_factor=None)
         r = rank(catalog, together, knowledge_dir, as_of, lang=lang)

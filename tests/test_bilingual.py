@@ -45,7 +45,7 @@ ABBREVIATIONS = {"CUDA", "VRAM", "LoRA", "QLoRA", "GPU", "GPUs", "CPU", "NPU", "
 # Software and model names the workload, platform and guide texts use as they are.
 TOOLS = {"CANN", "MindSpore", "bitsandbytes", "cuDNN", "cuBLAS", "oneAPI", "Docker", "Python", "AMI", "Stack", "Whisper",
          "TTS", "RLHF", "TorchRec", "HugeCTR", "Isaac", "Lab", "Brax", "MJX", "GROMACS", "AMBER", "OpenMM", "sudo",
-         "sysctl"}
+         "sysctl", "SGLang"}
 
 
 def _latin(text: str) -> set[str]:
@@ -85,6 +85,10 @@ def allowed_words(knowledge_dir: Path) -> tuple[frozenset[str], frozenset[str]]:
             words |= _latin(name)
     for o in load_rentals(knowledge_dir):
         words |= _latin(o.platform) | _latin(o.gpu_listed.zh)
+    from bot.fit import load_measurements
+
+    for m in load_measurements(knowledge_dir):  # a measurement's card as its source names it ("M3 Max (40-core GPU)")
+        words |= _latin(m.gpu)
     table = load_models(knowledge_dir)
     for m in table.models:
         for name in (m.name, m.family, m.licence, *m.aliases):
