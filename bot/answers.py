@@ -1047,9 +1047,11 @@ def _cost_of_usage(u: Usage, hour: float, cur: str, lang: str) -> str:
     if u.per == "total":
         return _t(lang, f"Your {_usage_label(u, lang)}: about {money(hour * u.hours, cur)}.",
                   f"按你说的{_usage_label(u, lang)}：约 {money(hour * u.hours, cur)}。")
+    whole = _t(lang, f", about {money(hour * u.hours_per_month * u.months, cur)} for the {_span(u.months, lang)}",
+               f"，{_span(u.months, lang)}共约 {money(hour * u.hours_per_month * u.months, cur)}") if u.months else ""
     return _t(lang, f"At your {_usage_label(u, lang)}{_per_month(u, lang)}: about "
-                    f"{money(hour * u.hours_per_month, cur)} a month.",
-              f"按你说的{_usage_label(u, lang)}{_per_month(u, lang)}：每月约 {money(hour * u.hours_per_month, cur)}。")
+                    f"{money(hour * u.hours_per_month, cur)} a month{whole}.",
+              f"按你说的{_usage_label(u, lang)}{_per_month(u, lang)}：每月约 {money(hour * u.hours_per_month, cur)}{whole}。")
 
 
 def _fine(amount: float, currency: str) -> str:
@@ -1073,6 +1075,14 @@ def _a(name: str) -> str:
     if digits:  # "an 8B model", "an 11B", "an 18B": the number as it is said
         return "an" if digits[0][0] == "8" or (len(digits[0]) == 2 and digits[0] in ("11", "18")) else "a"
     return "an" if (first[:1] in "AEFHILMNORSX" if spelled else first[:1].lower() in "aeiou") else "a"
+
+
+def _span(months: float, lang: str) -> str:
+    """A project's length as said: "3 months", "1.5 years"."""
+    if months < 24:
+        n = round(months, 1) if months < 2 else round(months)
+        return _t(lang, f"{n:g} months" if n != 1 else "month", f"{n:g} 个月")
+    return _t(lang, f"{months / 12:.1f} years", f"{months / 12:.1f} 年")
 
 
 def _duration(months: float, lang: str) -> str:
@@ -1277,6 +1287,20 @@ def _break_even_verdict(be, g: GPU, usage: Usage | None, a, cur: str, lang: str)
                       f"按{said}算，买一张 {name}（连电费 {own}）比租（{rent}）便宜：买，卡还是你的。")
         return _t(lang, f"For {said}, renting {_a(name)} {name} costs about {rent}, against {own} to buy and run one: rent.",
                   f"按{said}算，租 {name} 大约 {rent}，买来跑要 {own}：租。")
+    if usage.months and usage.hours_per_month:  # "a 3-month project, 8 hours a day": what that project costs each way
+        hours = usage.hours_per_month * usage.months
+        rent, own = money(be.renting(hours), cur), money(be.owning(hours), cur)
+        span = _span(usage.months, lang)
+        pays = be.months(usage)
+        back = _t(lang, f" Buying pays back only after {_duration(pays, lang)}." if pays else "",
+                  f"买的话要{_duration(pays, lang)}才回本。" if pays else "")
+        if be.renting(hours) <= be.owning(hours):
+            return _t(lang, f"Rent: over {span} at {said} (~{hours:,.0f} GPU-hours), renting {_a(name)} {name} costs about "
+                            f"{rent}, against {own} to buy and run one (before reselling it).{back}",
+                      f"租：按{said}用 {span}（约 {hours:,.0f} 卡时），租 {name} 约 {rent}，买来跑要 {own}（未算转卖）。{back}")
+        return _t(lang, f"Buy: over {span} at {said} (~{hours:,.0f} GPU-hours), buying {_a(name)} {name} ({own} with its "
+                        f"electricity) costs less than renting one ({rent}), and you keep the card.",
+                  f"买：按{said}用 {span}（约 {hours:,.0f} 卡时），买一张 {name}（连电费 {own}）比租（{rent}）便宜，卡还是你的。")
     months = be.months(usage)
     kind = be.verdict(usage, a)
     if kind == "rent":

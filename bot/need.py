@@ -53,6 +53,7 @@ class Usage:
     hours: float
     per: str  # day | week | month | total
     approximate: bool = False
+    months: float | None = None  # how long the project runs at that rate ("a 3-month project, 8 hours a day")
 
     @property
     def hours_per_month(self) -> float | None:

@@ -85,10 +85,6 @@ def allowed_words(knowledge_dir: Path) -> tuple[frozenset[str], frozenset[str]]:
             words |= _latin(name)
     for o in load_rentals(knowledge_dir):
         words |= _latin(o.platform) | _latin(o.gpu_listed.zh)
-    from bot.fit import load_measurements
-
-    for m in load_measurements(knowledge_dir):  # a measurement's card as its source names it ("M3 Max (40-core GPU)")
-        words |= _latin(m.gpu)
     table = load_models(knowledge_dir)
     for m in table.models:
         for name in (m.name, m.family, m.licence, *m.aliases):
@@ -184,7 +180,22 @@ def source_words(reply: Reply, knowledge_dir: Path) -> list[str]:
     titles of the documents it cites."""
     cited = cited_titles(knowledge_dir)
     return [w for x in reply.sources if x.title not in cited and zhconv.convert(x.title, "zh-cn") not in cited
-            for w in english_words(x.title, knowledge_dir)]
+            for w in english_words(_without_measured_setups(x.title, knowledge_dir), knowledge_dir)]
+
+
+@lru_cache(maxsize=1)
+def _measured_setups(knowledge_dir: Path) -> tuple[str, ...]:
+    from bot.fit import load_measurements
+
+    return tuple(sorted({m.gpu for m in load_measurements(knowledge_dir)}, key=len, reverse=True))
+
+
+def _without_measured_setups(title: str, knowledge_dir: Path) -> str:
+    """A measurement's source names the card as the benchmark did ("Apple M3 Max (40-core GPU) Llama 3 70B"): cited
+    as written, like a document's title."""
+    for name in _measured_setups(knowledge_dir):
+        title = title.replace(name, " ")
+    return title
 
 
 def test_the_source_check_catches_an_english_label(knowledge_dir):

@@ -35,7 +35,7 @@ CASES = [
     ("12 gpu hours a week", (12, "week", False)),
     ("I use it 2-3 hours a day", (2.5, "day", True)),
     ("every day for 8 hours", (8, "day", False)),
-    ("for 3 months of 8h days?", (8, "day", False)),
+    ("for 3 months of 8h days?", (8, "day", False, 3)),  # a 3-month project at 8 hours a day
     ("8-hour days", (8, "day", False)),
     ("200 hours a month", (200, "month", False)),
     ("8 hours a day, 5 days a week", (40, "week", False)),
@@ -83,8 +83,7 @@ NOTHING = [
 
 @pytest.mark.parametrize("text, expected", CASES)
 def test_usage_is_read_as_people_write_it(text, expected):
-    hours, per, approximate = expected
-    assert read(text) == Usage(hours, per, approximate), text
+    assert read(text) == Usage(*expected), text
 
 
 @pytest.mark.parametrize("text", NOTHING)

@@ -8,6 +8,7 @@ text is the parser's, with Chinese numerals already digits, so the words are con
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 from bot.need import Usage
@@ -64,6 +65,9 @@ def _grammar() -> dict:
             re.compile(rng + r"\s*-?\s*" + hours + r"\s*(?:of\s+(?:[a-z0-9@]+\s+){0,2}?)?" +
                        _alternation(lex["total_after"])),
         ),
+        # "a 3-month project", "for 6 weeks", "三个月": how long the rate runs (a number right before the unit)
+        "horizon": {p: re.compile(r"(?<![\d.])(?P<lo>" + num + r")\s*-?\s*" + _alternation(ws))
+                    for p, ws in lex["horizon"].items()},
         "vague": tuple((re.compile(_alternation(v["words"])), float(v["hours"]), v["per"], not v.get("exact"))
                        for v in lex["said_without_number"].values()),
     }
@@ -76,6 +80,23 @@ def _value(m: re.Match, numbers: dict[str, float]) -> tuple[float, bool]:
     if m.group("hi") is None:
         return one(m.group("lo")), False
     return (one(m.group("lo")) + one(m.group("hi"))) / 2, True
+
+
+WEEKS_PER_MONTH = 30.44 / 7
+
+
+def _horizon(text: str, g: dict) -> tuple[float | None, Spans]:
+    """How many months the rate runs ("a 3-month project", "for 6 weeks", "三个月"), from up to 5 years."""
+    for per, rx in g["horizon"].items():
+        m = rx.search(text)
+        if m is None:
+            continue
+        lo = m.group("lo")
+        n = g["numbers"][lo] if lo in g["numbers"] else float(lo.replace(",", ""))
+        months = n if per == "month" else n / WEEKS_PER_MONTH
+        if 0 < months <= 60:
+            return months, [m.span()]
+    return None, []
 
 
 def usage(text: str) -> tuple[Usage | None, Spans]:
@@ -109,7 +130,10 @@ def usage(text: str) -> tuple[Usage | None, Spans]:
             elif week is not None:
                 said = Usage(said.hours * working, "week", said.approximate)
                 spans.append(week.span())
-        return said, spans
+        months, horizon_spans = _horizon(mask(text, spans), g)
+        if months:
+            said = replace(said, months=months)
+        return said, spans + horizon_spans
     rest = mask(text, spans)  # (a rate read as impossible is no total either)
     for rx in g["totals"]:
         m = rx.search(rest)
