@@ -18,6 +18,7 @@ from bot.need import CURRENCY_SYMBOLS, Budget, Need, Usage, format_money
 from bot.reply import Recommendation, Reply, Table
 from bot.scorer import (
     PSU_HEADROOM,
+    SPLITTABLE_WORKLOADS,
     SYSTEM_POWER_W,
     Candidate,
     Ranking,
@@ -2720,7 +2721,13 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                               "多卡按层切分时显存相加，但速度不会成倍增加；消费级卡之间走 PCIe。"))
     else:
         spec = workload_spec(engine.knowledge_dir, need.workload, need.as_of or engine.today or date.today())
-        verdict = workload_verdict(spec, setup, have, lang)
+        pooled = count == 1 or spec.name in SPLITTABLE_WORKLOADS
+        verdict = workload_verdict(spec, setup if pooled else g.name, have if pooled else g.vram_gb, lang)
+        if not pooled:  # an image pipeline or a CNN's data-parallel copies need the whole model on each card
+            verdict = _t(lang, f"A second card does not pool memory for {spec.label.en}: each card runs its own copy, "
+                               f"so {count} cards make {count} images or batches at a time, not one faster or bigger. ",
+                         f"做{spec.label.zh}时多一张卡不会把显存加在一起：每张卡各跑一份，{count} 张卡是同时出 {count} 张图"
+                         "（或多跑几个 batch），单张不会更快、也装不下更大的模型。") + verdict
         kind = _MODEL_KIND_OF_WORKLOAD.get(spec.name)
         speed = _speed_line(engine, g, spec.name, count, lang) if kind else None
         if speed:

@@ -534,6 +534,10 @@ class Conversation:
                                                                              q.need.budget) and \
                 "pick_request" not in q.cues and len(q.text.strip()) <= SHORT:
             return "fit"  # "那跑SD呢", "and for training CNNs?" after "is my 4060 laptop enough?": the same card, that job
+        if (q.need.gpu_count or 0) >= 2 and not q.gpus and s.focus and s.last_act in ("fit", "gpu_info") and \
+                act in ("refine", "recommend", "question", "compare") and len(q.text.strip()) <= SHORT and \
+                not replace(q.need, gpu_count=None, used=None).stated():
+            return "fit"  # "兩張會唔會好啲", "would two of them be better?" after a card's answer: that many of it
         if "serving" in q.cues and s.last_picks and act in ("question", "refine", "recommend") and not q.gpus and \
                 not q.need.budget and s.need.workload in LLM_WORKLOADS:
             return "refine"  # "要是用vLLM并发服务几个人呢" after picks for an LLM: the picks again, for serving

@@ -685,7 +685,7 @@ SPLIT_ROUTE_FROM_GB = 32  # memory beyond the common 24 GB cards, where adding c
 SPLIT_ROUTE_SAVING = 0.75  # several cards are worth naming when they cost at most this share of the one-card pick
 # jobs whose memory can add up over cards (an LLM split by layers, sharded training); an image pipeline or a CNN's
 # data-parallel copies need the whole amount on each card
-_SPLITTABLE = ("general", "llm_inference", "llm_finetune", "transformer")
+SPLITTABLE_WORKLOADS = ("general", "llm_inference", "llm_finetune", "transformer")
 
 
 def _split_route_note(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: Path, as_of: date | None,
@@ -693,7 +693,7 @@ def _split_route_note(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: P
     """"I need 48 GB", "cheapest way to get 48GB of VRAM": when one card with that memory is the pick and two or four
     cheaper cards add up to it for much less (two used 24 GB cards), name them, and say when memory adds up."""
     if not need.min_vram_gb or need.min_vram_gb < SPLIT_ROUTE_FROM_GB or not float(need.min_vram_gb).is_integer() \
-            or need.gpu_count or r.count != 1 or not r.picks or (need.workload or "general") not in _SPLITTABLE:
+            or need.gpu_count or r.count != 1 or not r.picks or (need.workload or "general") not in SPLITTABLE_WORKLOADS:
         return ()  # (a 'more than 24 GB' step after "more memory?" is 24.5 GB: a step up from a pick, no amount)
     top = r.picks[0].candidate
     best = None

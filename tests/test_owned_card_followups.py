@@ -62,3 +62,19 @@ def test_a_budget_that_rules_everything_out_names_the_cheapest_setup_that_does_i
     _, replies = talk(scorer_engine, *turns)
     text = plain(replies[-1])
     assert "卡住的是预算" in text or "What rules everything out is the budget" in text, text
+
+
+@pytest.mark.parametrize("turns", [("台北，預算三萬台幣，做SD出圖", "4070 Ti Super 點睇？", "兩張會唔會好啲"),
+                                   ("$1500 for stable diffusion", "tell me about the 4070 ti super",
+                                    "would two of them be better?")])
+def test_two_of_the_card_for_an_image_job_says_memory_does_not_pool(scorer_engine, turns):
+    _, replies = talk(scorer_engine, *turns)
+    reply = replies[-1]
+    assert reply.intent == "fit" and reply.recommendations == (), plain(reply)
+    assert "does not pool memory" in reply.paragraphs[0] or "不會把顯存加在一起" in reply.paragraphs[0], plain(reply)
+    assert "16 GB" in reply.paragraphs[0] and "32 GB" not in reply.paragraphs[0]
+
+
+def test_two_of_the_card_for_an_llm_still_adds_memory_up(scorer_engine):
+    _, (_, reply) = talk(scorer_engine, "can a 3090 run a 70B model?", "what about two of them?")
+    assert reply.intent == "fit" and "48 GB" in reply.paragraphs[0], plain(reply)
