@@ -2660,6 +2660,7 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
     have = g.vram_gb * count
     setup = f"{count}× {g.name}" if count > 1 else g.name
     rows, bullets = [], []
+    extra_sources: tuple[Source, ...] = ()
     if need.model_size_b:
         options = _model_memory_rows(engine, need, lang)
         fitting = [o for o in options if o[2] <= have]
@@ -2695,6 +2696,20 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                                "memory, or renting by the hour.",
                          f"不行：{size} 模型即使用 {lightest[0]} 也要约 {lightest[2]:g} GB，{setup} 只有 {have:g} GB。"
                          f"{more}也可以换小一点的模型、换大显存的卡，或者按小时租。")
+            from bot.fit import settings
+
+            edge = settings(engine.knowledge_dir)["qlora_borderline"]
+            if lightest[0] == "QLoRA" and lightest[2] <= edge["share"] * have:
+                # a little over by the formula: the QLoRA paper fit a 65B model on one 48 GB card
+                verdict = _t(lang, f"Borderline: QLoRA on {_a(size)} {size} model comes to ~{lightest[2]:g} GB by my "
+                                   f"formula (adapters on every layer, AdamW, 2,048-token samples) against {setup}'s "
+                                   f"{have:g} GB. The QLoRA paper fine-tuned a 65B model on a single 48 GB GPU, so it "
+                                   "can fit with a smaller LoRA rank, shorter samples and a paged 8-bit optimizer; "
+                                   f"expect to tune for it.{more}",
+                             f"勉强：按我的公式，QLoRA 微调 {size} 模型约需 {lightest[2]:g} GB（每层都加适配器、AdamW、2,048 "
+                             f"token 样本），{setup} 有 {have:g} GB。QLoRA 论文在单张 48 GB 显卡上微调了 65B 模型，所以调小 "
+                             f"LoRA 的秩、缩短样本、用分页 8-bit 优化器可以装下，但要花点功夫调。{more}")
+                extra_sources = (Source(source_title("qlora_paper", lang), edge["source"]),)
             if need.finetune_method and need.finetune_method != "qlora":
                 # "LoRA on a 12 GB card?": not at 16-bit, but QLoRA (the 4-bit base) is how people do it on such cards
                 lighter = [o for o in _model_memory_rows(engine, replace(need, finetune_method="qlora"), lang)
@@ -2757,7 +2772,8 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                  footer=(_t(lang, "Memory: weights + KV cache / optimizer states + ~20% overhead (formula only; long "
                                   "contexts and bigger batches need more).",
                             "显存：权重 + KV 缓存/优化器状态 + 约 20% 额外开销（仅公式估算；长上下文和大 batch 需要更多）。"),),
-                 sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=g.name,
+                 sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1])
+                 + extra_sources, focus=g.name,
                  focus_count=count if count > 1 else None)
 
 

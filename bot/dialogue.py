@@ -105,8 +105,10 @@ _SMALL_TALK_ACTS = ("greeting", "help", "reset")
 
 
 def _any_content(q: Query) -> bool:
-    """A need, a number, a card, a direction or a position: what no greeting, thanks or "start over" carries."""
-    return bool(not q.need.is_empty() or q.bare_number is not None or q.gpus or q.direction or q.ordinals)
+    """A need, a number, a card, a memory size, a direction or a position: what no greeting, thanks or "start over"
+    carries."""
+    return bool(not q.need.is_empty() or q.bare_number is not None or q.gpus or q.direction or q.ordinals or
+                q.memory_gb)  # "12G够吗"
 
 
 def _off_topic_gate(q: Query, act: str, guess: ActGuess | None, about_the_focus: bool = False) -> str:

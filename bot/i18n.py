@@ -103,6 +103,8 @@ CHART = {
 # is about (a cited document keeps its own title). Chinese is written in Simplified; a Traditional reply converts it.
 SOURCE_LABELS = {
     "specs": Text("{name} — specs", "{name} — 规格"),
+    "qlora_paper": Text("Dettmers et al. — QLoRA: Efficient Finetuning of Quantized LLMs (2023)",
+                        "Dettmers 等 — QLoRA：量化大模型的高效微调（2023）"),
     "specs_price": Text("{name} — specs / price", "{name} — 规格 / 价格"),
     "specifications": Text("{name} — specifications", "{name} — 规格参数"),
     "availability": Text("{name} — availability", "{name} — 销售情况"),

@@ -117,6 +117,9 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     spans = gpu_spans + size_spans + name_spans + ctx_spans + kv_spans
     min_vram, vram_spans = hardware.min_vram(mask(n, spans))
     memory_said = hardware.memory_mentioned(mask(n, spans))
+    if min_vram and len(gpus) == 1 and catalog is not None and (g := catalog.get(gpus[0])) is not None and \
+            g.vram_gb == min_vram:
+        min_vram = None  # "a Mac Studio M2 Ultra with 192GB": the named machine's own memory, not a need
     spans += vram_spans
     as_of, date_spans = context.as_of(mask(n, spans), today)
     spans += date_spans

@@ -59,3 +59,18 @@ def test_how_long_after_a_finetuning_fit_gives_the_hours_of_an_epoch(scorer_engi
 def test_a_finetuning_fit_says_how_fast_it_trains(scorer_engine, text):
     _, (reply,) = talk(scorer_engine, text)
     assert reply.intent == "fit" and ("tokens/s with" in plain(reply) or "大约每秒" in plain(reply)), plain(reply)
+
+
+@pytest.mark.parametrize("text", ["can an A6000 do QLoRA on a 70B model?", "2x 3090 enough to QLoRA a 70B?",
+                                  "A6000能QLoRA微调65B吗"])
+def test_qlora_a_little_over_the_card_is_borderline_with_the_papers_precedent(scorer_engine, text):
+    conv = Conversation(scorer_engine)
+    conv.session.lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
+    reply = conv.turn(text)
+    assert reply.intent == "fit" and reply.paragraphs[0].startswith(("Borderline", "勉强")), plain(reply)
+    assert any("arxiv.org/abs/2305.14314" in s.url for s in reply.sources)
+
+
+def test_qlora_far_over_the_card_is_still_no(scorer_engine):
+    reply = Conversation(scorer_engine).turn("can a 3090 do QLoRA on a 70B model?")
+    assert reply.paragraphs[0].startswith("No:"), plain(reply)

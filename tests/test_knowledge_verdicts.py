@@ -61,3 +61,11 @@ def test_a_guide_answer_leads_with_the_paragraph_that_answers_it(engine, text, l
     conv.session.lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
     reply = conv.turn(text)
     assert reply.intent == "question" and reply.paragraphs[0].startswith(lead), plain(reply)
+
+
+@pytest.mark.parametrize("text,memory", [("Is a Mac Studio M2 Ultra with 192GB good for running LLMs?", None),
+                                         ("a 4090 with 24GB for SD?", None), ("need 24GB for SD, 4070 ti super?", 24)])
+def test_a_named_machines_own_memory_is_not_a_need(catalog, text, memory):
+    from bot.nlu import parse
+
+    assert parse(text, catalog=catalog).need.min_vram_gb == memory
