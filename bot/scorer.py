@@ -666,9 +666,23 @@ def _used_market_note(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: P
     floor = min((p.candidate.perf for p in r.picks), default=0.0)
     offers = [c for c in used.candidates if c.price.market == "used" and c.value >= USED_VALUE_MARGIN * best_new
               and c.perf >= 0.9 * floor]
-    if not offers:
+    # ... or the memory the job is comfortable with, which no new pick has, for no worse value (a used 12 GB card
+    # against new 8 GB ones for a student's first card)
+    comfortable = workload_spec(knowledge_dir, need.workload, r.as_of).comfortable_vram_gb
+    most_new = max((p.candidate.gpu.vram_gb * p.candidate.count for p in r.picks), default=0.0)
+    roomy = [c for c in used.candidates if c.price.market == "used" and c.value >= best_new and
+             most_new < comfortable <= c.gpu.vram_gb * c.count and c.perf >= 0.6 * floor] if most_new else []
+    if not offers and not roomy:
         return ()
-    c = max(offers, key=lambda c: (c.value, c.perf))
+    c = max(offers, key=lambda c: (c.value, c.perf)) if offers else max(roomy, key=lambda c: (c.value, c.perf))
+    if not offers:
+        return (Text(f"On the used market: {c.setup.en} for about {money(c.total, c.price.currency)} (used prices of "
+                     f"{c.price.on:%Y-%m}) has {c.gpu.vram_gb * c.count:g} GB, the memory this job is comfortable with "
+                     f"(the new picks have {most_new:g} GB), at relative speed {c.perf:.2f}. Say \"used is fine\" to "
+                     "rank used cards.",
+                     f"二手市场：{c.setup.zh} 约 {money(c.total, c.price.currency)}（{c.price.on:%Y-%m} 的二手价），有 "
+                     f"{c.gpu.vram_gb * c.count:g} GB 显存，正是这类任务比较从容的大小（新卡推荐只有 {most_new:g} GB），"
+                     f"相对速度 {c.perf:.2f}。说“二手也行”就按二手一起排。"),)
     setup = f"{c.count}× {c.gpu.name}" if c.count > 1 else c.gpu.name
     each = f" ({money(c.price.amount, c.price.currency)} each)" if c.count > 1 else ""
     each_zh = f"（每张 {money(c.price.amount, c.price.currency)}）" if c.count > 1 else ""

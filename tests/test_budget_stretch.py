@@ -49,3 +49,14 @@ def test_cheaper_is_a_ceiling_nothing_is_offered_as_a_stretch_over_it(scorer_eng
     conv = Conversation(scorer_engine)
     replies = [conv.turn(t) for t in turns]
     assert not any(w in plain(replies[-1]) for w in ("over the budget for", "比预算多")), plain(replies[-1])
+
+
+@pytest.mark.parametrize("text", ["学生党，预算3000，想入门深度学习", "$350 for learning deep learning"])
+def test_a_used_card_with_the_comfortable_memory_the_new_picks_lack_is_named(scorer_engine, text):
+    from bot.dialogue import Conversation
+    from bot.render import plain
+
+    reply = Conversation(scorer_engine).turn(text)
+    top_new = max(r.vram_gb for r in reply.recommendations)
+    note = next((b for b in reply.paragraphs + reply.bullets if b.startswith(("On the used market", "二手市场"))), None)
+    assert note is not None and top_new < 12 and ("12 GB" in note), plain(reply)
