@@ -2021,42 +2021,40 @@ def training_setups_verdict(engine: Engine, setups: list[tuple[str, int]], need:
               "一张更快的单卡更省事。")
 
 
+_SMALL_EN = ("Small models still train with small batches, mixed precision (FP16) and gradient checkpointing; bigger "
+             "ones will not fit.")
+_SMALL_ZH = "小模型用小 batch、混合精度（FP16）和梯度检查点还能训练；大一点的模型就装不下了。"
+# A memory verdict by tier, said of a setup ("the 4060 Laptop has 8 GB") or of the memory itself ("is 8 GB enough?")
+_TIER_TEXT = {
+    ("comfortable", True): ("Yes: {setup} has {have} GB, comfortable for {en} ({hi} GB is comfortable, {lo} GB the "
+                            "minimum).", "够用：{setup} 有 {have} GB 显存，做{zh}比较从容（从容需 {hi} GB，最低 {lo} GB）。"),
+    ("comfortable", False): ("Yes: {have} GB is comfortable for {en} ({lo} GB is the minimum, {hi} GB comfortable).",
+                             "够用：{have} GB 做{zh}比较从容（最低 {lo} GB，{hi} GB 就从容）。"),
+    ("tight", True): ("Yes, but tight: {setup} has {have} GB; {en} needs {lo} GB and {hi} GB is comfortable.",
+                      "能用但偏紧：{setup} 有 {have} GB；{zh}最少要 {lo} GB，{hi} GB 才从容。"),
+    ("tight", False): ("Yes, but tight: {have} GB meets the {lo} GB minimum for {en}; {hi} GB is comfortable.",
+                       "能用但偏紧：{have} GB 达到{zh}的最低要求（{lo} GB），{hi} GB 才从容。"),
+    ("small", True): ("Only for small models: {setup} has {have} GB, under the {lo} GB that {en} usually needs. "
+                      + _SMALL_EN, "只适合小模型：{setup} 有 {have} GB，低于{zh}通常需要的 {lo} GB。" + _SMALL_ZH),
+    ("small", False): ("Only for small models: {have} GB is under the {lo} GB that {en} usually needs. " + _SMALL_EN,
+                       "只适合小模型：{have} GB 低于{zh}通常需要的 {lo} GB。" + _SMALL_ZH),
+    ("no", True): ("No: {setup} has {have} GB, below the {lo} GB that {en} needs.",
+                   "不够：{setup} 只有 {have} GB，{zh}至少要 {lo} GB。"),
+    ("no", False): ("No: {have} GB is below the {lo} GB that {en} needs.", "不够：{have} GB 低于{zh}至少需要的 {lo} GB。"),
+}
+
+
 def workload_verdict(spec, setup: str | None, have: float, lang: str) -> str:
     """Is this much memory enough for the workload: comfortable, tight, or not enough (the guide's memory tiers).
     `setup` None: the memory itself is the subject ("is 8 GB enough?")."""
-    lo, hi, en, zh = spec.min_vram_gb, spec.comfortable_vram_gb, spec.label.en, spec.label.zh
-    if setup is None:
-        if have >= hi:
-            return _t(lang, f"Yes: {have:g} GB is comfortable for {en} ({lo:g} GB is the minimum, {hi:g} GB comfortable).",
-                      f"够用：{have:g} GB 做{zh}比较从容（最低 {lo:g} GB，{hi:g} GB 就从容）。")
-        if have >= lo:
-            return _t(lang, f"Yes, but tight: {have:g} GB meets the {lo:g} GB minimum for {en}; {hi:g} GB is "
-                            "comfortable.",
-                      f"能用但偏紧：{have:g} GB 达到{zh}的最低要求（{lo:g} GB），{hi:g} GB 才从容。")
-        if spec.small_models_fit and have >= SMALL_MODELS_SHARE * lo:
-            return _t(lang, f"Only for small models: {have:g} GB is under the {lo:g} GB that {en} usually needs. Small "
-                            "models still train with small batches, mixed precision (FP16) and gradient checkpointing; "
-                            "bigger ones will not fit.",
-                      f"只适合小模型：{have:g} GB 低于{zh}通常需要的 {lo:g} GB。小模型用小 batch、混合精度（FP16）和梯度检查点"
-                      "还能训练；大一点的模型就装不下了。")
-        return _t(lang, f"No: {have:g} GB is below the {lo:g} GB that {en} needs.",
-                  f"不够：{have:g} GB 低于{zh}至少需要的 {lo:g} GB。")
-    if have >= hi:
-        return _t(lang, f"Yes: {setup} has {have:g} GB, comfortable for {en} "
-                        f"({hi:g} GB is comfortable, {lo:g} GB the minimum).",
-                  f"够用：{setup} 有 {have:g} GB 显存，做{zh}比较从容（从容需 {hi:g} GB，最低 {lo:g} GB）。")
-    if have >= lo:
-        return _t(lang, f"Yes, but tight: {setup} has {have:g} GB; {en} needs {lo:g} GB and {hi:g} GB is comfortable.",
-                  f"能用但偏紧：{setup} 有 {have:g} GB；{zh}最少要 {lo:g} GB，{hi:g} GB 才从容。")
-    if spec.small_models_fit and have >= SMALL_MODELS_SHARE * lo:
-        # a rule of thumb for the usual models, not a wall: small ones (a YOLO nano, BERT-base) still train
-        return _t(lang, f"Only for small models: {setup} has {have:g} GB, under the {lo:g} GB that {en} usually needs. "
-                        "Small models still train with small batches, mixed precision (FP16) and gradient "
-                        "checkpointing; bigger ones will not fit.",
-                  f"只适合小模型：{setup} 有 {have:g} GB，低于{zh}通常需要的 {lo:g} GB。"
-                  "小模型用小 batch、混合精度（FP16）和梯度检查点还能训练；大一点的模型就装不下了。")
-    return _t(lang, f"No: {setup} has {have:g} GB, below the {lo:g} GB that {en} needs.",
-              f"不够：{setup} 只有 {have:g} GB，{zh}至少要 {lo:g} GB。")
+    lo, hi = spec.min_vram_gb, spec.comfortable_vram_gb
+    # under the minimum is a rule of thumb, not a wall: small models (a YOLO nano, BERT-base) still train
+    tier = "comfortable" if have >= hi else "tight" if have >= lo else \
+        "small" if spec.small_models_fit and have >= SMALL_MODELS_SHARE * lo else "no"
+    en, zh = _TIER_TEXT[(tier, setup is not None)]
+    values = {"setup": setup, "have": f"{have:g}", "lo": f"{lo:g}", "hi": f"{hi:g}", "en": spec.label.en,
+              "zh": spec.label.zh}
+    return _t(lang, en.format(**values), zh.format(**values))
 
 
 _MODEL_KIND_OF_WORKLOAD = {"diffusion": "image", "video": "video"}  # the models.csv kind a job's models are
