@@ -17,6 +17,8 @@ from bot.knowledge import Source
 from bot.need import CURRENCY_SYMBOLS, Budget, Need, Usage, format_money
 from bot.reply import Recommendation, Reply, Table
 from bot.scorer import (
+    LARGEST_PSU_W,
+    MIN_POWER_LIMIT_SHARE,
     PSU_HEADROOM,
     SPLITTABLE_WORKLOADS,
     SYSTEM_POWER_W,
@@ -2847,10 +2849,25 @@ def power(engine: Engine, name: str, count: int, psu_w: float | None, lang: str)
         ok = psu_w >= psu
         paras.append(_t(lang, f"Your {psu_w:.0f} W PSU is {'enough' if ok else 'not enough'} for that.",
                         f"你的 {psu_w:.0f} W 电源{'够用' if ok else '不够'}。"))
-    if count > 1:
-        paras.append(_t(lang, "Several cards also need the slots, spacing and airflow for them; above ~1,600 W of "
-                              "PSU a home circuit can become the limit.",
-                        "多卡还要考虑主板插槽、间距和风道；电源超过约 1600 W 时，家用电路本身可能成为限制。"))
+    if count > 1 and psu > LARGEST_PSU_W:  # "4x 4090": no single ATX PSU is that big
+        limit = int((LARGEST_PSU_W / PSU_HEADROOM - SYSTEM_POWER_W) / count // 10 * 10)
+        if limit >= MIN_POWER_LIMIT_SHARE * g.tdp_w:
+            cut = _t(lang, f", or power-limit the cards to about {limit} W each (e.g. nvidia-smi -pl {limit}): they then "
+                           f"draw {limit * count} W and a {LARGEST_PSU_W:,} W PSU does; a moderate limit costs "
+                           "proportionally less speed than the power it saves (measure it on your job)",
+                         f"，或者把每张卡限功耗到约 {limit} W（例如 nvidia-smi -pl {limit}）：显卡合计 {limit * count} W，"
+                         f"一个 {LARGEST_PSU_W} W 电源就够；适度限功耗损失的速度比省下的功耗比例小（请在自己的任务上实测）")
+        else:
+            cut = ""
+        paras.append(_t(lang, f"That is more than one ATX PSU gives (the biggest workstation units are about "
+                              f"{LARGEST_PSU_W:,} W): use two PSUs, on separate circuits if the wall is the limit{cut}. "
+                              "Several cards also need the slots, spacing and airflow for them.",
+                        f"这超过了单个电源的能力（最大的工作站电源约 {LARGEST_PSU_W} W）：用两个电源，必要时分接两路电路{cut}。"
+                        "多卡还要考虑主板插槽、间距和风道。"))
+    elif count > 1:
+        paras.append(_t(lang, f"Several cards also need the slots, spacing and airflow for them; above ~{LARGEST_PSU_W:,} W "
+                              "of PSU a home circuit can become the limit.",
+                        f"多卡还要考虑主板插槽、间距和风道；电源超过约 {LARGEST_PSU_W} W 时，家用电路本身可能成为限制。"))
     return Reply("power", lang, title=_t(lang, "Power and PSU", "功耗与电源"), paragraphs=tuple(paras),
                  sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=g.name,
                  focus_count=count if count > 1 else None)

@@ -22,6 +22,8 @@ MULTI_CARD_COUNTS = (2, 4)  # setups tried when no single card holds an LLM job
 DEFAULT_WORKLOAD = "general"  # "deep learning" with nothing more specific
 SYSTEM_POWER_W = 250  # CPU, board, drives: what a PSU feeds besides the cards
 PSU_HEADROOM = 1.2  # 20% over the steady draw rides out transient spikes; it gives the PSU sizes GPU makers publish
+LARGEST_PSU_W = 1600  # the biggest workstation PSU commonly sold (the guide's power-and-cooling section, Lambda 2020)
+MIN_POWER_LIMIT_SHARE = 0.5  # a power limit below this share of a card's TDP costs too much speed to suggest
 ONE_CARD_MAX_W = 700  # no single card draws more: a cap above this is for the whole machine ("4 cards, 1600 W")
 
 

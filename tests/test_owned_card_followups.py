@@ -78,3 +78,15 @@ def test_two_of_the_card_for_an_image_job_says_memory_does_not_pool(scorer_engin
 def test_two_of_the_card_for_an_llm_still_adds_memory_up(scorer_engine):
     _, (_, reply) = talk(scorer_engine, "can a 3090 run a 70B model?", "what about two of them?")
     assert reply.intent == "fit" and "48 GB" in reply.paragraphs[0], plain(reply)
+
+
+@pytest.mark.parametrize("text,limit", [("what PSU for 4x 4090?", "nvidia-smi -pl 270"), ("4张3090要多大电源", "nvidia-smi -pl 270")])
+def test_a_psu_beyond_any_single_unit_says_two_psus_or_a_power_limit(scorer_engine, text, limit):
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.intent == "power" and limit in plain(reply), plain(reply)
+    assert "two PSUs" in plain(reply) or "两个电源" in plain(reply)
+
+
+def test_two_cards_within_one_psu_get_no_such_advice(scorer_engine):
+    _, (reply,) = talk(scorer_engine, "two 3090s, what psu?")
+    assert "nvidia-smi" not in plain(reply), plain(reply)
