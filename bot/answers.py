@@ -2710,10 +2710,12 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                              f"token 样本），{setup} 有 {have:g} GB。QLoRA 论文在单张 48 GB 显卡上微调了 65B 模型，所以调小 "
                              f"LoRA 的秩、缩短样本、用分页 8-bit 优化器可以装下，但要花点功夫调。{more}")
                 extra_sources = (Source(source_title("qlora_paper", lang), edge["source"]),)
-            if need.finetune_method and need.finetune_method != "qlora":
-                # "LoRA on a 12 GB card?": not at 16-bit, but QLoRA (the 4-bit base) is how people do it on such cards
-                lighter = [o for o in _model_memory_rows(engine, replace(need, finetune_method="qlora"), lang)
-                           if o[2] <= have]
+            if need.finetune_method in _LIGHTER:
+                # "LoRA on a 12 GB card?": not at 16-bit, but QLoRA (the 4-bit base) is how people do it on such cards;
+                # "full fine-tune of 13B on an A6000?": not in full, but LoRA (the next lighter method) fits
+                lighter = next((fit for m in _LIGHTER[need.finetune_method]
+                                if (fit := [o for o in _model_memory_rows(engine, replace(need, finetune_method=m), lang)
+                                            if o[2] <= have])), [])
                 if lighter:
                     label, _, gb = lighter[0]
                     base = Text(" on a 16-bit base", "（16 位底座）") if need.finetune_method != "full" else Text("", "")
@@ -2783,12 +2785,13 @@ def training_speed(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
     if not need.model_size_b:
         return None
     options = _model_memory_rows(engine, need, lang)
-    if need.finetune_method not in (None, "qlora"):
-        options += _model_memory_rows(engine, replace(need, finetune_method="qlora"), lang)
+    for m in _LIGHTER.get(need.finetune_method, ()):
+        options += _model_memory_rows(engine, replace(need, finetune_method=m), lang)
     label = next((o[0] for o in options if o[2] <= g.vram_gb * count), None)
     return _finetune_speed_line(engine, g, need.model_size_b, label, count, lang, need.dataset_samples) if label else None
 
 
+_LIGHTER = {"full": ("lora", "qlora"), "lora": ("qlora",)}  # what to try, in order, when a method does not fit
 _METHOD_OF_LABEL = {"LoRA": "lora", "QLoRA": "qlora"}  # labels of _model_memory_rows; anything else is a full fine-tune
 
 

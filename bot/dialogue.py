@@ -1406,7 +1406,8 @@ def _has_picks(c: Conversation, t: Turn) -> bool:
 def _asks_about_the_guide(c: Conversation, t: Turn) -> bool:
     """A question about what a source said ('What did Lambda recommend for $8000?'), not a need of one's own."""
     n = t.q.need
-    return "guide_source" in t.q.cues and not (n.budget and n.workloads)
+    return "guide_source" in t.q.cues and not (n.budget and n.workloads) and \
+        not (t.q.gpus and "rent" in t.q.cues)  # "A100 price on vast.ai vs Lambda": Lambda the cloud, a rental asked
 
 
 def _always(c: Conversation, t: Turn) -> bool:

@@ -74,3 +74,18 @@ def test_qlora_a_little_over_the_card_is_borderline_with_the_papers_precedent(sc
 def test_qlora_far_over_the_card_is_still_no(scorer_engine):
     reply = Conversation(scorer_engine).turn("can a 3090 do QLoRA on a 70B model?")
     assert reply.paragraphs[0].startswith("No:"), plain(reply)
+
+
+@pytest.mark.parametrize("text,method", [("Can an A6000 fully fine-tune 13B?", "LoRA"), ("一张4090能全参微调7B吗", "LoRA"),
+                                         ("can a 3060 12GB do LoRA on a 13B?", "QLoRA")])
+def test_a_method_that_does_not_fit_offers_the_next_lighter_one_that_does(scorer_engine, text, method):
+    conv = Conversation(scorer_engine)
+    conv.session.lang = "en"
+    reply = conv.turn(text)
+    assert f"but yes with {method} " in reply.paragraphs[0], plain(reply)
+
+
+@pytest.mark.parametrize("text", ["A100 price on vast.ai vs Lambda", "h100 on lambda cloud per hour?"])
+def test_lambda_the_cloud_with_a_card_and_a_price_is_a_rental_question(scorer_engine, text):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "rent" and "Lambda Cloud" in plain(reply), plain(reply)
