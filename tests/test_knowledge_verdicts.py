@@ -52,7 +52,8 @@ def test_memory_stated_as_a_need_or_with_a_model_is_not_a_memory_verdict(scorer_
 
 @pytest.mark.parametrize("text,lead", [
     ("ROCm usable for pytorch now?", "Is AMD usable today? Yes, if"),
-    ("A卡现在能跑pytorch吗", "AMD 现在能不能用：能，但前提是"),
+    ("A卡现在能跑pytorch吗", "AMD（A卡）现在能不能用：能，但前提是"),
+    ("is intel arc usable for pytorch?", "Intel Arc cards work, but it is early days"),
     ("do I need NVLink for 2x 3090?", "Do you need NVLink? Not for one or two consumer cards"),
     ("双3090要不要买NVLink桥", "要不要 NVLink：一两块消费级显卡不需要"),
 ])
