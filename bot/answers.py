@@ -1958,6 +1958,9 @@ def ask_which_to_compare(lang: str, names: list[str]) -> Reply:
         f"要对比哪几张卡？{('和' + have.strip() + '比，') if have else ''}说出两张，例如“3090 和 4090 对比”。"),))
 
 
+_METHOD_LABEL = {"full": Text("full fine-tune", "全参微调"), "lora": Text("LoRA", "LoRA"), "qlora": Text("QLoRA", "QLoRA")}
+
+
 def _model_memory_rows(engine: Engine, need: Need, lang: str) -> list[tuple[str, int | None, float]]:
     """(label, bits, GB) for the ways to run or train the need's model, lightest last."""
     from bot.vram import estimate
@@ -1968,8 +1971,7 @@ def _model_memory_rows(engine: Engine, need: Need, lang: str) -> list[tuple[str,
         out = []
         for m in methods:
             e = estimate(size, m, need.precision_bits, engine.knowledge_dir)
-            label = {"full": _t(lang, "full fine-tune", "全参微调"), "lora": "LoRA", "qlora": "QLoRA"}[m]
-            out.append((label, e.precision_bits, e.total_gb))
+            out.append((_METHOD_LABEL[m].get(lang), e.precision_bits, e.total_gb))
         return out
     bits_list = [need.precision_bits] if need.precision_bits else [16, 8, 4]
     return [(f"{b}-bit", b, estimate(size, "inference", b, engine.knowledge_dir).total_gb) for b in bits_list]
@@ -2699,7 +2701,7 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
             from bot.fit import settings
 
             edge = settings(engine.knowledge_dir)["qlora_borderline"]
-            if lightest[0] == "QLoRA" and lightest[2] <= edge["share"] * have:
+            if lightest[0] == _METHOD_LABEL["qlora"].get(lang) and lightest[2] <= edge["share"] * have:
                 # a little over by the formula: the QLoRA paper fit a 65B model on one 48 GB card
                 verdict = _t(lang, f"Borderline: QLoRA on {_a(size)} {size} model comes to ~{lightest[2]:g} GB by my "
                                    f"formula (adapters on every layer, AdamW, 2,048-token samples) against {setup}'s "
@@ -2782,26 +2784,28 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
 def training_speed(engine: Engine, g: GPU, need: Need, count: int, lang: str) -> str | None:
     """The fine-tuning speed line of a setup: for the lightest-to-say method that fits it (the one asked, else LoRA,
     else QLoRA when only that fits), None when nothing fits or the card's throughput is unknown."""
+    from bot.vram import estimate
+
     if not need.model_size_b:
         return None
-    options = _model_memory_rows(engine, need, lang)
-    for m in _LIGHTER.get(need.finetune_method, ()):
-        options += _model_memory_rows(engine, replace(need, finetune_method=m), lang)
-    label = next((o[0] for o in options if o[2] <= g.vram_gb * count), None)
-    return _finetune_speed_line(engine, g, need.model_size_b, label, count, lang, need.dataset_samples) if label else None
+    methods = [need.finetune_method] if need.finetune_method else ["lora", "qlora"]
+    methods += _LIGHTER.get(need.finetune_method, ())
+    method = next((m for m in methods if estimate(need.model_size_b, m, need.precision_bits,
+                                                  engine.knowledge_dir).total_gb <= g.vram_gb * count), None)
+    return _finetune_speed_line(engine, g, need.model_size_b, method, count, lang, need.dataset_samples) \
+        if method else None
 
 
 _LIGHTER = {"full": ("lora", "qlora"), "lora": ("qlora",)}  # what to try, in order, when a method does not fit
-_METHOD_OF_LABEL = {"LoRA": "lora", "QLoRA": "qlora"}  # labels of _model_memory_rows; anything else is a full fine-tune
 
 
-def _finetune_speed_line(engine: Engine, g: GPU, params_b: float, label: str, count: int, lang: str,
+def _finetune_speed_line(engine: Engine, g: GPU, params_b: float, method: str, count: int, lang: str,
                          samples: int | None = None) -> str | None:
     """"How fast would QLoRA be?", "how long for 10k samples?": training tokens a second and the time an epoch of
     the user's dataset (else of a million tokens) takes. Formula only, and said so."""
     from bot.fit import finetune_tokens_per_s, settings
 
-    method = _METHOD_OF_LABEL.get(label, "full")
+    label = _METHOD_LABEL[method].get(lang)
     tps = finetune_tokens_per_s(g, params_b, method, engine.knowledge_dir)
     if not tps:
         return None
