@@ -899,6 +899,40 @@ def _no_local_platforms(engine: Engine, need: Need | None, region: Text | None, 
               f"我手上没有{region.zh}本地 GPU 租用平台的记录：下面是国际平台的美元价格（中国大陆的平台面向大陆用户，这里不列出）。")
 
 
+def _rentable_cards_that_hold(engine: Engine, need: Need, today: date, china: bool = False
+                              ) -> tuple[float, int, list, set[str]] | None:
+    """For a job with a model or a memory floor: the memory it needs, the fewest cards of one kind that hold it (1, 2,
+    4 or 8), the rented cards (one per family, cheapest per hour first) that hold it as that many, and the names of
+    every rented card that does (an offer of the 40 GB A100 is not one for the 80 GB); `china`: rented on a China
+    platform. None when the job states no memory or nothing rented holds it."""
+    from bot.fit import usable_memory_gb
+    from bot.rentals import card_of, family_of, load_rentals
+    from bot.scorer import memory_needed
+
+    if not (need.model_size_b or need.min_vram_gb):
+        return None
+    spec = workload_spec(engine.knowledge_dir, need.workload, today)
+    fx, cards = engine.catalog.fx, list(engine.catalog)
+    cheapest: dict[str, tuple[float, object]] = {}
+    for o in load_rentals(engine.knowledge_dir):
+        g = card_of(o, cards)
+        if g is None or not o.quotable(today) or (china and o.region != "china"):
+            continue
+        usd = fx.convert(o.price, o.currency, "USD", today)
+        if g.name not in cheapest or usd < cheapest[g.name][0]:
+            cheapest[g.name] = (usd, g)
+    for count in ((need.gpu_count,) if need.gpu_count else (1, 2, 4, 8)):
+        each = max(memory_needed(replace(need, gpu_count=count), spec, engine.knowledge_dir, today)[0],
+                   need.min_vram_gb / count if need.min_vram_gb else 0.0)
+        holding = sorted((usd, g.name) for usd, g in cheapest.values() if usable_memory_gb(g, engine.knowledge_dir) >= each)
+        one_a_family = list(OrderedDict((family_of(n), n) for _, n in reversed(holding)).values())[::-1]
+        if one_a_family:
+            total = memory_needed(replace(need, gpu_count=1), spec, engine.knowledge_dir, today)[0]
+            return round(max(total, need.min_vram_gb or 0.0), 1), count, \
+                [engine.catalog.get(n) for n in one_a_family[:3]], {n for _, n in holding}
+    return None
+
+
 def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need: Need | None = None,
                   count: int = 1, cheaper: bool = False, text: str = "", platforms: tuple[str, ...] = (),
                   region: Text | None = None) -> Reply:
@@ -907,7 +941,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     (Taiwan, Hong Kong, Europe…): with no platform of its own on file, the reply says so and shows the international
     platforms only."""
     from bot.knowledge import load_platforms
-    from bot.rentals import family_of, offers_for
+    from bot.rentals import card_of, family_of, offers_for
 
     gpus = [g for g in (engine.catalog.get(n) for n in names) if g is not None]
     no_local = None if china else _no_local_platforms(engine, need, region, lang)
@@ -921,6 +955,21 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
         return fx.convert(o.price, o.currency, cur, today)
 
     offers = offers_for(engine.knowledge_dir, [g.name for g in gpus])
+    instead = None
+    unrented = not offers or (china and not any(o.region == "china" for o in offers))
+    if unrented and need is not None and not platforms:  # the picks are not rented by the hour: cards that are
+        held = _rentable_cards_that_hold(engine, need, today, china)
+        if held:
+            gb, count, cards, holds = held
+            was = ", ".join(g.name for g in gpus)
+            where = _t(lang, " from a China platform", "国内平台") if china else ""
+            instead = _t(lang, f"{was}: no dated rental price{where} on file. Rented by the hour{where}, these hold "
+                               f"the ~{gb:g} GB this job needs{f' as {count} cards' if count > 1 else ''}:",
+                         f"{was} 暂无{where}带日期的租用价格；{where}按小时租、{f'{count} 张' if count > 1 else ''}"
+                         f"能装下这个任务所需约 {gb:g} GB 的卡有：")
+            gpus = cards
+            offers = [o for o in offers_for(engine.knowledge_dir, [g.name for g in gpus])
+                      if getattr(card_of(o, list(engine.catalog)), "name", None) in holds]
     _, named = _platforms_in(engine, text, offers, platforms)  # "AutoDL 上 4090": its rows first, and it leads
     if no_local:  # not the mainland-only platforms as if they were local (unless one is asked about by name)
         offers = [o for o in offers if o.region != "china" or o.platform in named]
@@ -1001,7 +1050,8 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPU as listed", "所列型号"),
                                             ("Per GPU-hour", "每卡每小时"), ("Billing", "计费"), ("Date", "日期")))
     names_txt = ", ".join(g.name for g in gpus)
-    paras = ([no_local] if no_local else []) + ([(" " if lang == "en" else "").join(verdict)] if verdict else [])
+    paras = ([no_local] if no_local else []) + ([instead] if instead else []) + \
+        ([(" " if lang == "en" else "").join(verdict)] if verdict else [])
     if not offers:
         general = _rent_platforms(engine, lang, china, need, text, platforms, no_local)
         if general.topic and general.topic.startswith("platform:"):  # a platform asked about keeps its answer

@@ -1470,7 +1470,8 @@ def _weighs_rentals(c: Conversation, t: Turn) -> bool:
     if q.need.budget or "pick_request" in q.cues:
         return False
     if len(_rental_cards(c, t)) >= 2:
-        rental = "rent" in q.cues or s.follow_up == "rent"
+        # "compare the first two" means the picks as bought unless it says rent: a rental answer lists no ordinals
+        rental = "rent" in q.cues or (s.follow_up == "rent" and not q.ordinals)
         return rental and (_says(t.text, "rental_value") or t.cue("compare") or _says(t.text, "which_of_them"))
     return s.last_rule == "rental-value" and t.short and not q.ordinals and (
         (len(q.gpus) == 1 and replace(t.need, usage=None).is_empty()) or

@@ -184,11 +184,17 @@ def setup_counts(need: Need, spec: WorkloadSpec, lab: bool = False) -> tuple[int
     (`_alternatives`)."""
     if need.gpu_count:
         return (need.gpu_count,)
+    if runs_a_model(need, spec):
+        return (1,) + MULTI_CARD_COUNTS + ((8,) if lab or need.form_factor == "server" else ())
     if lab:
         return (4, 8)
-    if spec.name == "llm_inference" and need.model_size_b:
-        return (1,) + MULTI_CARD_COUNTS + ((8,) if need.form_factor == "server" else ())
     return (1,)
+
+
+def runs_a_model(need: Need, spec: WorkloadSpec) -> bool:
+    """Running an LLM of a known size: the fewest cards that hold it are the setup, whatever the budget (cards beyond
+    those add room for more concurrent users, not speed for one)."""
+    return spec.name == "llm_inference" and bool(need.model_size_b)
 
 
 def default_bits(spec: WorkloadSpec, params_b: float | None) -> int | None:
@@ -390,7 +396,7 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
                 else:
                     over_budget.append(c)
             continue
-        if lab:  # a machine of 4 or 8: the most cards the budget buys
+        if lab and not runs_a_model(need, spec):  # a machine of 4 or 8: the most cards the budget buys
             fitting = [k for k in counts if holds >= per_card[k] and price.amount * k <= budget.amount] \
                 if budget else [k for k in counts if holds >= per_card[k]]
             sizes = fitting[-1:] or counts[:1]
@@ -426,7 +432,7 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     suggestions = () if picks else _suggestions(need, est, needed, over_budget)
     split = next((p.candidate.count for p in picks if p.candidate.count > 1), None) if not need.gpu_count else None
     notes: tuple[Text, ...] = ()
-    if lab and picks:
+    if lab and picks and not runs_a_model(need, spec):
         notes = (_LAB_NOTE,)
     elif split and spec.name == "llm_inference":
         notes = (_split_note(split),)

@@ -84,6 +84,34 @@ def test_a_card_without_rental_prices_gets_the_platforms_and_says_so(scorer_engi
     assert "No dated rental price" in reply.paragraphs[0]
 
 
+
+@pytest.mark.parametrize("turns, lang", [
+    (("We need to serve Llama 3 70B at 8-bit for our product, budget around $40k",
+      "could we rent for the first few months instead"), "en"),
+    (("公司要部署一个70B的模型，8bit，预算30万", "先租几个月行不行"), "zh"),
+])
+def test_renting_for_a_job_whose_picks_are_not_rented_prices_cards_that_hold_the_model(scorer_engine, catalog,
+                                                                                       turns, lang):
+    """The picks of a big budget are often cards no platform rents by the hour (or none in China, for a user there):
+    the answer prices the rented cards that hold the job's model instead, and only offers of those (not the 40 GB A100
+    of an 80 GB card's family)."""
+    from bot.fit import usable_memory_gb
+    from bot.rentals import card_of
+
+    conv = Conversation(scorer_engine)
+    conv.turn(turns[0])
+    reply = conv.turn(turns[1])
+    assert reply.intent == "rent" and reply.table is not None and reply.table.rows
+    assert ("Rented by the hour" if lang == "en" else "国内平台按小时租") in reply.paragraphs[0]
+    gb = float(re.search(r"(\d+(?:\.\d+)?) GB", reply.paragraphs[0]).group(1))
+    assert gb > 70
+    for o in load_rentals(KNOWLEDGE):
+        if o.gpu_listed.get(lang) in {row[1] for row in reply.table.rows}:
+            assert usable_memory_gb(card_of(o, list(catalog)), KNOWLEDGE) >= gb, o
+    # "compare the first two" then means the picks as bought: a rental answer has no numbered rows
+    compared = conv.turn("compare the first two" if lang == "en" else "前两个比一下")
+    assert compared.intent == "compare"
+
 def test_rental_prices_follow_the_card_in_focus(scorer_engine):
     conv = Conversation(scorer_engine)
     conv.turn("tell me about the A100 80GB")

@@ -311,6 +311,27 @@ def test_a_model_no_single_card_holds_gets_a_two_card_setup(catalog):
     assert any("Used cards are ranked too" in n.en and "二手卡也一起排了" in n.zh for n in r.notes)
 
 
+@pytest.mark.parametrize("currency, amount", [("USD", 40_000), ("CNY", 300_000)])
+def test_a_big_budget_for_running_a_model_buys_the_fewest_cards_that_hold_it(catalog, currency, amount):
+    """A lab-sized budget for serving a 70B model is not a reason to buy eight cards: each setup is the fewest of its
+    card that holds the model (cards beyond those add concurrent users, not speed for one)."""
+    from bot.fit import usable_memory_gb
+    from bot.scorer import rank_or_used
+
+    need = _need("llm_inference", currency, budget=Budget(amount, currency), model_size_b=70, precision_bits=8)
+    r = rank_or_used(catalog, need, KNOWLEDGE, as_of=TODAY)
+    assert r.picks
+    for c in r.candidates:
+        if c.count > 1:  # the next smaller setup would not hold it
+            fewer = max(k for k in (1, 2, 4) if k < c.count)
+            each = memory_needed(replace(need, gpu_count=fewer), r.workload, KNOWLEDGE, TODAY)[0]
+            assert usable_memory_gb(c.gpu, KNOWLEDGE) < each, c
+    assert any(p.candidate.count == 1 for p in r.picks)
+    assert not any("4- and 8-card" in n.en for n in r.notes)
+    # a training lab with the same budget still gets machines of 4 and 8 cards
+    lab = rank_or_used(catalog, _need("cnn", currency, budget=Budget(amount, currency)), KNOWLEDGE, as_of=TODAY)
+    assert all(p.candidate.count in (4, 8) for p in lab.picks)
+
 def test_lora_that_does_not_fit_becomes_qlora_and_says_so(catalog):
     from bot.scorer import rank_or_used
 
