@@ -899,6 +899,17 @@ def _no_local_platforms(engine: Engine, need: Need | None, region: Text | None, 
               f"我手上没有{region.zh}本地 GPU 租用平台的记录：下面是国际平台的美元价格（中国大陆的平台面向大陆用户，这里不列出）。")
 
 
+def _any_holds(engine: Engine, gpus: list, need: Need, count: int, today: date) -> bool:
+    """Whether `count` of any of these cards hold the need's model (or memory floor)."""
+    from bot.fit import usable_memory_gb
+    from bot.scorer import memory_needed
+
+    spec = workload_spec(engine.knowledge_dir, need.workload, today)
+    each = max(memory_needed(replace(need, gpu_count=count), spec, engine.knowledge_dir, today)[0],
+               (need.min_vram_gb or 0.0) / count)
+    return any(usable_memory_gb(g, engine.knowledge_dir) >= each for g in gpus)
+
+
 def _rentable_cards_that_hold(engine: Engine, need: Need, today: date, china: bool = False
                               ) -> tuple[float, int, list, set[str]] | None:
     """For a job with a model or a memory floor: the memory it needs, the fewest cards of one kind that hold it (1, 2,
@@ -935,11 +946,12 @@ def _rentable_cards_that_hold(engine: Engine, need: Need, today: date, china: bo
 
 def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need: Need | None = None,
                   count: int = 1, cheaper: bool = False, text: str = "", platforms: tuple[str, ...] = (),
-                  region: Text | None = None) -> Reply:
+                  region: Text | None = None, asked: bool = True) -> Reply:
     """Dated per-GPU-hour offers for the cards asked about, cheapest first (China first for a user there); without a
     card, the platforms. `region`: the name of the user's region when its shops price in a currency of their own
     (Taiwan, Hong Kong, Europe…): with no platform of its own on file, the reply says so and shows the international
-    platforms only."""
+    platforms only. `asked`: the cards were named or pointed at; otherwise they are the picks on screen, and when
+    those are not rented (or do not hold the job's model) the rented cards that hold it are priced instead."""
     from bot.knowledge import load_platforms
     from bot.rentals import card_of, family_of, offers_for
 
@@ -957,19 +969,22 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     offers = offers_for(engine.knowledge_dir, [g.name for g in gpus])
     instead = None
     unrented = not offers or (china and not any(o.region == "china" for o in offers))
-    if unrented and need is not None and not platforms:  # the picks are not rented by the hour: cards that are
-        held = _rentable_cards_that_hold(engine, need, today, china)
-        if held:
-            gb, count, cards, holds = held
-            was = ", ".join(g.name for g in gpus)
-            where = _t(lang, " from a China platform", "国内平台") if china else ""
-            instead = _t(lang, f"{was}: no dated rental price{where} on file. Rented by the hour{where}, these hold "
-                               f"the ~{gb:g} GB this job needs{f' as {count} cards' if count > 1 else ''}:",
-                         f"{was} 暂无{where}带日期的租用价格；{where}按小时租、{f'{count} 张' if count > 1 else ''}"
-                         f"能装下这个任务所需约 {gb:g} GB 的卡有：")
-            gpus = cards
-            offers = [o for o in offers_for(engine.knowledge_dir, [g.name for g in gpus])
-                      if getattr(card_of(o, list(engine.catalog)), "name", None) in holds]
+    held = _rentable_cards_that_hold(engine, need, today, china) if need is not None and not platforms and \
+        (unrented or not asked) else None
+    small = held is not None and not asked and not unrented and not _any_holds(engine, gpus, need, count, today)
+    if held and (unrented or small):  # the picks are not rented by the hour, or too small for the job: cards that are
+        gb, count, cards, holds = held
+        was = ", ".join(g.name for g in gpus)
+        where = _t(lang, " from a China platform", "国内平台") if china else ""
+        these = _t(lang, f"Rented by the hour{where}, these hold the ~{gb:g} GB this job needs"
+                         f"{f' as {count} cards' if count > 1 else ''}:",
+                   f"{where}按小时租、{f'{count} 张' if count > 1 else ''}能装下这个任务所需约 {gb:g} GB 的卡有：")
+        instead = _t(lang, f"{was}: too small for this job. ", f"{was} 装不下这个任务。") if small else \
+            _t(lang, f"{was}: no dated rental price{where} on file. ", f"{was} 暂无{where}带日期的租用价格；")
+        instead += these
+        gpus = cards
+        offers = [o for o in offers_for(engine.knowledge_dir, [g.name for g in gpus])
+                  if getattr(card_of(o, list(engine.catalog)), "name", None) in holds]
     _, named = _platforms_in(engine, text, offers, platforms)  # "AutoDL 上 4090": its rows first, and it leads
     if no_local:  # not the mainland-only platforms as if they were local (unless one is asked about by name)
         offers = [o for o in offers if o.region != "china" or o.platform in named]

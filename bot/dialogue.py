@@ -882,7 +882,8 @@ class Conversation:
         region = load_regions(self.engine.knowledge_dir).get(need.region) if need.region else None
         local = region.name if region is not None and region.currency != region.price_list else None
         return answers.where_to_rent(self.engine, names, t.lang, china=china, need=need, count=count,
-                                     cheaper=cheaper, text=t.q.text, platforms=tuple(named), region=local)
+                                     cheaper=cheaper, text=t.q.text, platforms=tuple(named), region=local,
+                                     asked=bool(t.q.gpus or t.q.ordinals or _says(t.q.text, "cues", "pronoun")))
 
     def _compare(self, t: Turn) -> Reply:
         s = self.session

@@ -466,6 +466,14 @@ def _split_note(n: int) -> Text:
                 f"{n} 卡方案把模型按层切分到各张卡上：显存相加，速度不会成倍增加；消费级卡之间走 PCIe（现在的 GeForce 没有 NVLink）。")
 
 
+def _split_total_note(n: int, total_gb: float) -> Text:
+    return Text(f"No single card in budget has {total_gb:g} GB: these are setups of {n} cards whose memory adds up to "
+                f"more, for an LLM split across the cards by layers (speed does not multiply; a model or batch that "
+                f"must sit on one card still needs one big card).",
+                f"预算内没有单张 {total_gb:g} GB 的卡：下面是 {n} 卡方案，显存加起来超过这个数，适合把大模型按层切分到各张卡上"
+                f"（速度不会成倍增加；必须放在一张卡上的模型或 batch 还是要一张大显存卡）。")
+
+
 def _alternatives(need: Need):
     """What an expert tries, in order, when nothing meets the need as asked: the used market, QLoRA instead of LoRA,
     the model split over two or four identical cards, LoRA (then QLoRA) instead of full fine-tuning. Each with the
@@ -481,6 +489,13 @@ def _alternatives(need: Need):
         for n in MULTI_CARD_COUNTS:
             for used in markets:
                 yield replace(need, gpu_count=n, used=used), (_split_note(n),)
+    # running LLMs with more memory than any card in budget ("more VRAM?" after 24 GB picks): layers split over
+    # cards with no setup, so the memory asked for may be the sum of two or four cards'
+    if need.gpu_count is None and need.workload == "llm_inference" and need.min_vram_gb and not need.model_size_b:
+        for n in MULTI_CARD_COUNTS:
+            for used in markets:
+                yield replace(need, gpu_count=n, min_vram_gb=need.min_vram_gb / n, used=used), \
+                    (_split_total_note(n, need.min_vram_gb),)
     # full fine-tuning holds every weight's gradient and optimiser state: when no setup in budget holds that, what
     # an expert offers is LoRA, then QLoRA, saying so
     if need.workload == "llm_finetune" and need.finetune_method == "full" and need.model_size_b:

@@ -461,3 +461,19 @@ def test_a_job_of_several_kinds_is_comfortable_with_what_the_hungriest_needs(cat
                                                     workload_spec(KNOWLEDGE, "diffusion", TODAY).comfortable_vram_gb)
     top = both.picks[0]
     assert top.gpu.vram_gb >= llm.comfortable_vram_gb and top.role in ("best", "memory_first")
+
+
+@pytest.mark.parametrize("currency, amount, gb", [("USD", 1300, 32), ("CNY", 9000, 32), ("USD", 1300, 24.5)])
+def test_more_llm_memory_than_any_card_in_budget_is_found_on_two_or_four_cards(catalog, currency, amount, gb):
+    """"More VRAM?" for running LLMs when no single card in budget has it: layers split over cards, so setups whose
+    memory adds up to it are ranked, and the reply says so (not "nothing meets all of that")."""
+    from bot.scorer import rank_or_used
+
+    need = _need("llm_inference", currency, budget=Budget(amount, currency), min_vram_gb=gb)
+    r = rank_or_used(catalog, need, KNOWLEDGE, as_of=TODAY)
+    assert r.picks
+    assert all(p.candidate.count in (2, 4) and p.gpu.vram_gb * p.candidate.count >= gb for p in r.picks)
+    assert all(p.candidate.total <= amount for p in r.picks)
+    assert any("memory adds up" in n.en and "显存加起来" in n.zh for n in r.notes)
+    # training a model that must sit on one card is not split this way
+    assert not rank_or_used(catalog, replace(need, workloads=("cnn",)), KNOWLEDGE, as_of=TODAY).picks
