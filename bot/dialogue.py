@@ -581,6 +581,9 @@ class Conversation:
             return "question"  # "显存不够怎么办", "how do I fix running out of memory": the guide's advice
         if act == "rent" and _says(q.text, "rent_judgement"):
             return "question"  # "rent or buy?", "租卡平台数据安全吗": the guide's judgement, not a price table
+        if q.direction and s.last_picks and s.last_act != "rent" and act in ("gpu_info", "fit", "memory", "question") \
+                and not (q.gpus or q.ordinals or q.need.model_size_b or q.need.model or q.memory_gb):
+            return "refine"  # "sorry, back to it - can I get more memory for the same money?": the picks, moved
         if act == "fit" and not referred:
             act = "recommend"  # "I want to run Llama 3 70B at home": what to buy for it
         if act in ("power", "fit", "memory", "gpu_info") and _says(q.text, "power_limit", "words") and \
@@ -1286,6 +1289,20 @@ class Conversation:
             r = rank(need)
             notes.append(Text(f"Price aside: the fastest cards for this job (up to about {need.budget}).",
                               f"不考虑价格：这类任务最快的卡（约 {need.budget} 以内）。"))
+        floor = workload_spec(e.knowledge_dir, need.workload, need.as_of or e.today or date.today()) \
+            if trained_here else None
+        if not r.picks and floor is not None and need.min_vram_gb == floor.comfortable_vram_gb and \
+                not turn_need.min_vram_gb:
+            # the training floor ("for fine-tuning: at least 24 GB") rules everything out ("new only", a smaller
+            # budget): what has less, said plainly, rather than nothing
+            lower = rank(replace(need, min_vram_gb=None))
+            if lower.picks:
+                notes.append(Text(f"Nothing with {need.min_vram_gb:g} GB fits this; the cards below have less. "
+                                  "Fine-tuning on them works with smaller batches, gradient checkpointing or 8-bit "
+                                  "optimizers (slower, and the largest models may not fit).",
+                                  f"满足 {need.min_vram_gb:g} GB 的卡这次都不合适；下面的卡显存小一些。在它们上面微调要用更小的 "
+                                  "batch、梯度检查点或 8 位优化器（更慢，最大的模型可能装不下）。"))
+                r = lower
         if t.cue("serving") and need.workload == "llm_inference":
             notes.append(_SERVING_NOTE)
         if q.model_family and need.workload in LLM_WORKLOADS and not need.model_size_b and r.picks:

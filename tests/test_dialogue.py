@@ -270,6 +270,19 @@ def test_fine_tuning_the_job_on_the_table_keeps_it_and_asks_for_its_comfortable_
     assert ("For fine-tuning" in plain(b)) if b.lang == "en" else ("按微调来选" in plain(b))
 
 
+@pytest.mark.parametrize("turns", [("best gpu for whisper + tts training, ~$1500", "what if it's $1000", "new only"),
+                                   ("训练语音识别模型，预算一万", "预算降到七千", "只要新卡")])
+def test_a_training_floor_that_rules_everything_out_gives_the_cards_with_less_and_says_so(scorer_engine, turns):
+    """The comfortable memory asked for fine-tuning is a preference: when a smaller budget or "new only" leaves no
+    card with it, the answer is the cards with less and how fine-tuning fits on them, not "nothing meets all of
+    that"."""
+    _, replies = talk(scorer_engine, *turns)
+    last = replies[-1]
+    assert last.recommendations, plain(last)
+    assert ("the cards below have less" in plain(last)) if last.lang == "en" else ("下面的卡显存小一些" in plain(last))
+    assert all(r.market != "used" for r in last.recommendations)
+
+
 @pytest.mark.parametrize("text, labels", [("手上有8000块，想学深度学习顺便玩玩SD", ("入门学习", "图像生成")),
                                           ("SD and a 13B chat model, $1500", ("image generation", "running LLMs"))])
 def test_a_second_job_is_named_in_the_answer(scorer_engine, text, labels):
