@@ -2016,6 +2016,38 @@ def small_talk(text: str, lang: str, has_picks: bool) -> Reply:
                  suggestions=EXAMPLES[lang][:2])
 
 
+def choice_made(engine: Engine, r: Ranking | None, name: str, count: int, lang: str) -> Reply:
+    """"I'll go with the first one, thanks", "那就第一个吧": the card chosen, what it cost as shown, the checks before
+    paying, and the follow-ups that help next (not its spec sheet again)."""
+    from bot.scorer import candidate_for
+
+    g = engine.catalog.get(name)
+    c = candidate_for(engine.catalog, r, name, engine.knowledge_dir) if r is not None else None
+    setup = f"{count}× {name}" if count > 1 else name
+    bits = []
+    if c is not None:
+        used = _t(lang, " used", "二手") if c.price.market == "used" else ""
+        bits.append(_t(lang, f"{money(c.price.amount * count, c.price.currency)}{used} ({c.price.on:%Y-%m})",
+                       f"{used}{money(c.price.amount * count, c.price.currency)}（{c.price.on:%Y-%m}）"))
+    if g is not None:
+        bits.append(_t(lang, f"{g.vram_gb * count:g} GB", f"{g.vram_gb * count:g} GB 显存"))
+    what = _t(lang, f" — {', '.join(bits)}", f"——{'，'.join(bits)}") if bits else ""
+    paras = [_t(lang, f"Good choice: {setup}{what}.", f"好选择：{setup}{what}。")]
+    checks = []
+    if g is not None and g.tdp_w:
+        watts = psu_for(g.tdp_w, count)
+        checks.append(_t(lang, f"it draws about {g.tdp_w * count:.0f} W, so plan a ~{watts} W PSU",
+                         f"功耗约 {g.tdp_w * count:.0f} W，电源按 ~{watts} W 准备"))
+    if c is not None and c.price.market == "used":
+        checks.append(_t(lang, "test a used card under load before paying and ask about its history and warranty",
+                         "二手卡付款前先满载测试，问清来历和保修"))
+    if checks:
+        paras.append(_t(lang, "Before you buy: " + "; ".join(checks) + ".", "买之前：" + "；".join(checks) + "。"))
+    asks = [_t(lang, "where can I buy it?", "哪里买？"), _t(lang, "what PSU do I need?", "要多大电源？"),
+            _t(lang, "how fast is it?", "速度怎么样？")]
+    return Reply("greeting", lang, title=setup, paragraphs=tuple(paras), suggestions=tuple(asks), focus=name)
+
+
 def ask_which_to_compare(lang: str, names: list[str]) -> Reply:
     have = f" {names[0]}" if names else ""
     return Reply("compare", lang, paragraphs=(_t(

@@ -1496,6 +1496,15 @@ def _weighs_rentals(c: Conversation, t: Turn) -> bool:
         (not q.gpus and bool(t.need.workloads or t.need.model_size_b)))
 
 
+def _makes_a_choice(c: Conversation, t: Turn) -> bool:
+    """"alright I'll go with the first one, ty", "那就第一个吧 谢了": one card of those on screen chosen, asking
+    nothing more ("I'll take the 4090, where do I buy it?" asks where)."""
+    s, q = c.session, t.q
+    return len(t.referred) == 1 and t.referred[0] in s.last_picks + s.compared and \
+        (_says(t.text, "choice_made") or (_says(t.text, "cues", "thanks") and bool(q.ordinals or "pronoun" in q.cues))) \
+        and not _asks(t.text) and replace(q.need, used=None).is_empty() and not q.direction
+
+
 def _acts(*names: str) -> frozenset[str]:
     return frozenset(names)
 
@@ -1511,6 +1520,10 @@ POLICY: tuple[Rule, ...] = (
     Rule("reset", _acts("reset"), lambda c, t: t.short, lambda c, t: c._reset(t)),
     Rule("help", _acts("help"), lambda c, t: t.q.need.is_empty() or _says(t.text, "about_the_bot"),
          lambda c, t: answers.help_reply(t.lang)),
+    Rule("choice-made", _acts("greeting", "gpu_info", "recommend", "refine", "question", "fit", "compare"),
+         _makes_a_choice, lambda c, t: answers.choice_made(
+             c.engine, c._ranking(c.session.need, t.lang) if c.session.need.workloads or c.session.need.budget
+             else None, t.referred[0], c.session.pick_counts.get(t.referred[0], 1), t.lang)),
     Rule("small-talk", _acts("greeting"), lambda c, t: t.q.need.is_empty() and not t.q.gpus,
          lambda c, t: answers.small_talk(t.q.text, t.lang, bool(c.session.last_picks))),
     Rule("out-of-scope", _acts("out_of_scope"), _always,

@@ -523,3 +523,22 @@ def test_why_not_after_cheaper_is_the_ceiling_not_the_budget(conversation, turns
 def test_a_setup_and_a_model_with_a_link_question_gets_the_fit_first(conversation, text, lead):
     reply = conversation.turn(text)
     assert reply.intent == "fit" and reply.paragraphs[0].startswith(lead) and len(reply.paragraphs) >= 2, plain(reply)
+
+
+@pytest.mark.parametrize("turns", [
+    ("$800 for a deep learning card, mostly CNNs", "alright I'll probably go with the first one, ty"),
+    ("大二，平时打游戏，也想学点深度学习，预算四千五，只要N卡，电源是550W的", "那就第一个吧 谢了"),
+    ("SD出图，预算6000", "ok就它了"),
+    ("best gpu for llm inference around 1500 bucks", "thanks, the second one it is"),
+])
+def test_a_choice_among_the_picks_is_acknowledged_with_what_to_check_before_buying(scorer_engine, turns):
+    """Choosing one of the cards on screen is not a question about its specs: the card chosen, its price as shown,
+    the PSU to plan, and the follow-ups that help next; a choice that also asks something gets that answer."""
+    conv, replies = talk(scorer_engine, *turns)
+    first, last = replies[0], replies[-1]
+    assert last.query["rule"] == "choice-made", (last.query["rule"], plain(last))
+    chosen = first.recommendations[1 if "second" in turns[-1] else 0].gpu
+    assert chosen in plain(last) and ("PSU" in plain(last) if last.lang == "en" else "电源" in plain(last))
+    assert conv.session.focus == chosen
+    asked = conv.turn("I'll take the first one, where can I buy it?" if last.lang == "en" else "就第一个吧，在哪买？")
+    assert asked.query["rule"] != "choice-made"
