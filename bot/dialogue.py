@@ -969,6 +969,17 @@ class Conversation:
                 _about_the_focus(t.q, s) and not several:
             text = f"{card.vendor} {card.name} {text}"
         reply = answers.question(self.engine, text, t.lang)
+        vendor = t.q.need.vendor
+        if vendor and not t.q.gpus and reply.intent == "question" and \
+                not _mentions_vendor(reply.paragraphs[:1], vendor):
+            # "intel显卡能训练模型吗": a question about a maker whose words the search matched elsewhere (laptops):
+            # the guide's paragraphs about that maker answer it (asked again in the maker's name if none came)
+            asked = Text(f"is {vendor} usable for deep learning, PyTorch software support",
+                         f"{vendor} 显卡能跑深度学习吗 PyTorch 软件支持").get(t.lang)
+            about = answers.question(self.engine, asked, t.lang, kinds=("guide",))
+            mine = tuple(p for p in about.paragraphs if _mentions_vendor((p,), vendor))
+            if about.intent == "question" and _mentions_vendor(about.paragraphs[:1], vendor):
+                reply = replace(about, paragraphs=mine)  # (its title and sources are that section's)
         if reply.focus and t.q.gpus:
             # "A卡（7900XTX）跑深度学习行不行？ROCm在国内好用吗", "兩張3090用NVLink會快很多嗎": a question about a topic that
             # names a card is answered by the guide's section on the topic, asked without the card's name (which draws
@@ -1494,6 +1505,11 @@ def _weighs_rentals(c: Conversation, t: Turn) -> bool:
     return s.last_rule == "rental-value" and t.short and not q.ordinals and (
         (len(q.gpus) == 1 and replace(t.need, usage=None).is_empty()) or
         (not q.gpus and bool(t.need.workloads or t.need.model_size_b)))
+
+
+def _mentions_vendor(paragraphs: tuple[str, ...], vendor: str) -> bool:
+    names = tuple(load("slots")["vendor"].get(vendor, ())) or (vendor.lower(),)
+    return any(has_any(normalise(p), names) for p in paragraphs)
 
 
 def _makes_a_choice(c: Conversation, t: Turn) -> bool:

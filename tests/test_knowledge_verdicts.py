@@ -70,3 +70,21 @@ def test_a_named_machines_own_memory_is_not_a_need(catalog, text, memory):
     from bot.nlu import parse
 
     assert parse(text, catalog=catalog).need.min_vram_gb == memory
+
+
+@pytest.mark.parametrize("text,maker,not_about", [
+    ("is an intel gpu any good for deep learning", ("Intel",), ("laptop", "AMD")),
+    ("intel显卡能训练模型吗", ("Intel", "I卡"), ("笔记本",)),
+    ("英特尔显卡能不能训练", ("Intel",), ("笔记本",)),
+    ("I卡能跑深度学习吗", ("Intel", "I卡"), ("Apple", "苹果")),
+    ("rocm好用吗", ("AMD", "ROCm"), ("Intel",)),
+])
+def test_a_question_about_a_maker_is_answered_by_what_the_guide_says_of_that_maker(scorer_engine, text, maker,
+                                                                                    not_about):
+    """"intel显卡能训练模型吗" shares its words with the laptop section ("显卡", "训练"): the maker it names decides which
+    paragraphs answer, and only those are shown."""
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.intent == "question", plain(reply)
+    first = reply.paragraphs[0]
+    assert any(m in first for m in maker), plain(reply)
+    assert not any(w in p for p in reply.paragraphs for w in not_about if w not in maker), plain(reply)
