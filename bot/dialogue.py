@@ -980,6 +980,8 @@ class Conversation:
             mine = tuple(p for p in about.paragraphs if _mentions_vendor((p,), vendor))
             if about.intent == "question" and _mentions_vendor(about.paragraphs[:1], vendor):
                 reply = replace(about, paragraphs=mine)  # (its title and sources are that section's)
+        if vendor and not t.q.gpus and reply.intent == "question":
+            reply = _about_the_maker(reply, vendor)
         if reply.focus and t.q.gpus:
             # "A卡（7900XTX）跑深度学习行不行？ROCm在国内好用吗", "兩張3090用NVLink會快很多嗎": a question about a topic that
             # names a card is answered by the guide's section on the topic, asked without the card's name (which draws
@@ -1048,7 +1050,8 @@ class Conversation:
             return card  # the guide has nothing better than the card's own numbers
         if t.need.used is None and gpu is not None and not any(gpu.vendor.lower() in p.lower() for p in guide.paragraphs):
             return card  # a software question about a maker the guide does not discuss (Intel): no borrowed advice
-        return answers.with_advice(card, guide)
+        return answers.with_advice(card, _about_the_maker(guide, gpu.vendor) if gpu is not None and t.need.used is None
+                                   else guide)
 
     def _fit(self, t: Turn) -> Reply:
         s = self.session
@@ -1510,6 +1513,24 @@ def _weighs_rentals(c: Conversation, t: Turn) -> bool:
 def _mentions_vendor(paragraphs: tuple[str, ...], vendor: str) -> bool:
     names = tuple(load("slots")["vendor"].get(vendor, ())) or (vendor.lower(),)
     return any(has_any(normalise(p), names) for p in paragraphs)
+
+
+VENDOR_SUBJECT_SHARE = 0.3  # a paragraph naming a maker in its first 30 % is about that maker
+
+
+def _about_the_maker(reply: Reply, vendor: str) -> Reply:
+    """A guide answer to a question about a maker ("为什么大家都推荐N卡", "7900xtx 能跑 pytorch 吗"): the paragraphs
+    about that maker, first named earliest, not those naming it in passing at their end (unchanged when none is)."""
+    about_it = tuple(sorted((p for p in reply.paragraphs if _vendor_at(p, vendor) <= VENDOR_SUBJECT_SHARE),
+                            key=lambda p: _vendor_at(p, vendor)))
+    return replace(reply, paragraphs=about_it) if about_it else reply
+
+
+def _vendor_at(paragraph: str, vendor: str) -> float:
+    """Where a paragraph first names the maker, as a share of its length (1.0: not at all)."""
+    names = tuple(load("slots")["vendor"].get(vendor, ())) or (vendor.lower(),)
+    found = find_any(normalise(paragraph), names)
+    return min((a for a, _ in found), default=len(paragraph)) / max(1, len(paragraph))
 
 
 def _makes_a_choice(c: Conversation, t: Turn) -> bool:

@@ -9,9 +9,10 @@ from dataclasses import asdict, dataclass, fields, replace
 from datetime import date
 
 # ISO codes the advisor understands in a message; prices in the catalog are in CNY or USD.
-CURRENCIES = ("CNY", "USD", "TWD", "HKD", "EUR", "GBP", "JPY")
+CURRENCIES = ("CNY", "USD", "TWD", "HKD", "EUR", "GBP", "JPY", "KRW", "AUD", "CAD", "SGD", "INR")
 PRICING_CURRENCIES = ("CNY", "USD")
-CURRENCY_SYMBOLS = {"CNY": "¥", "USD": "$", "TWD": "NT$", "HKD": "HK$", "EUR": "€", "GBP": "£", "JPY": "JP¥"}
+CURRENCY_SYMBOLS = {"CNY": "¥", "USD": "$", "TWD": "NT$", "HKD": "HK$", "EUR": "€", "GBP": "£", "JPY": "JP¥",
+                    "KRW": "₩", "AUD": "A$", "CAD": "C$", "SGD": "S$", "INR": "₹"}
 
 WORKLOADS = ("cnn", "transformer", "rnn", "llm_inference", "llm_finetune", "diffusion", "video", "rl", "speech",
              "recsys", "scientific", "kaggle", "learning", "inference", "general")

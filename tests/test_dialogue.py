@@ -465,9 +465,9 @@ def test_a_chinese_fit_answer_names_the_method_in_chinese(conversation):
 
 
 @pytest.mark.parametrize("first, then", [
-    ("₹1,20,000 for YOLO training", "$1400"),
-    ("3000 CAD, mostly CNN training", "ok, $2200"),
-    ("预算一万卢比 训练CNN", "那就5000元"),
+    ("2000 CHF for YOLO training", "$1400"),
+    ("nz$3000, mostly CNN training", "ok, $2200"),
+    ("预算十万卢布 训练CNN", "那就5000元"),
 ])
 def test_a_currency_we_do_not_price_in_is_said_and_the_job_kept(conversation, first, then):
     reply = conversation.turn(first)
@@ -542,3 +542,15 @@ def test_a_choice_among_the_picks_is_acknowledged_with_what_to_check_before_buyi
     assert conv.session.focus == chosen
     asked = conv.turn("I'll take the first one, where can I buy it?" if last.lang == "en" else "就第一个吧，在哪买？")
     assert asked.query["rule"] != "choice-made"
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("₹1,20,000 for YOLO training", "₹120,000 (≈ $"), ("3000 CAD, mostly CNN training", "C$3,000 (≈ $"),
+    ("韩币200万 跑大模型买什么卡", "₩2,000,000 (≈ $"), ("A$2,500 for stable diffusion", "A$2,500 (≈ $"),
+    ("S$1800 budget, deep learning", "S$1,800 (≈ $"),
+])
+def test_a_budget_in_another_currency_is_converted_at_a_dated_rate_and_shown_in_both(conversation, text, shown):
+    """Rupees, won, Australian, Canadian and Singapore dollars: priced on US prices, the budget shown in both
+    currencies (was: "I price in …", or 韩币 read as yuan)."""
+    reply = conversation.turn(text)
+    assert reply.recommendations and shown in plain(reply), plain(reply)

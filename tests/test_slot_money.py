@@ -52,7 +52,7 @@ def outcome(f: MoneyFinding):
     return NOTHING
 
 
-CNY, USD, TWD, HKD, EUR, GBP, JPY = CURRENCIES
+CNY, USD, TWD, HKD, EUR, GBP, JPY, KRW, AUD, CAD, SGD, INR = CURRENCIES
 
 CASES = [
     # --- Chinese, Simplified: yuan by default, scales, ranges, bounds -----------------------------------------------
@@ -223,11 +223,18 @@ CASES = [
     ("a million questions", NOTHING),
     ("batch size 256", NOTHING),
     ("€800", budget(800, EUR)),
-    ("₹50000", rejected("unsupported_currency", 50000)),  # a currency the advisor does not price in: said so
-    ("a$800", rejected("unsupported_currency", 800)),
-    ("5000卢布", rejected("unsupported_currency", 5000)),
-    ("₹1,20,000", rejected("unsupported_currency", 120000)),  # lakh grouping
-    ("3000 cad for a gpu", rejected("unsupported_currency", 3000)),
+    ("5000卢布", rejected("unsupported_currency", 5000)),  # a currency the advisor does not convert: said so
+    ("nz$2000 for a gpu", rejected("unsupported_currency", 2000)),
+    ("₹50000", budget(50000, INR)),  # converted at the dated rate, shown in both currencies
+    ("₹1,20,000", budget(120000, INR)),  # lakh grouping
+    ("rs. 80000 for a gpu", budget(80000, INR)),
+    ("a$800", budget(800, AUD)),
+    ("1500 australian dollars for ML", budget(1500, AUD)),
+    ("3000 cad for a gpu", budget(3000, CAD)),
+    ("S$1,800 budget", budget(1800, SGD)),
+    ("韩币200万买什么显卡", budget(2_000_000, KRW)),
+    ("₩1,500,000 gpu for llms", budget(1_500_000, KRW)),
+    ("預算150萬韓元", budget(1_500_000, KRW)),
     # --- bare numbers: a budget only if the dialogue asked for one ---------------------------------------------------
     ("5000", bare(5000)),
     ("5000呢", bare(5000)),
@@ -319,12 +326,17 @@ def test_ceiling():
 # how each currency is written before and after an amount (Traditional spellings included: the parser converts them)
 _BEFORE = {"USD": ["$", "us$", "usd ", "USD ", "美金"], "CNY": ["¥", "rmb ", "RMB", "cny ", "人民币", "人民幣"],
            "TWD": ["nt$", "NT$", "twd ", "新台币", "新臺幣", "台幣"], "HKD": ["hk$", "HK$", "hkd ", "港币", "港幣"],
-           "EUR": ["€", "eur ", "EUR ", "歐元"], "GBP": ["£", "gbp ", "英鎊"], "JPY": ["jp¥", "JP¥", "jpy ", "日元", "日圓"]}
+           "EUR": ["€", "eur ", "EUR ", "歐元"], "GBP": ["£", "gbp ", "英鎊"], "JPY": ["jp¥", "JP¥", "jpy ", "日元", "日圓"],
+           "KRW": ["₩", "krw ", "韩币", "韓元"], "AUD": ["a$", "A$", "aud ", "澳元"], "CAD": ["c$", "C$", "cad ", "加币"],
+           "SGD": ["s$", "S$", "sgd ", "新币"], "INR": ["₹", "inr ", "INR "]}
 _AFTER = {"USD": [" dollars", " bucks", "刀", "美元", "美金", " usd", " USD"],
           "CNY": ["元", "块", "塊", " rmb", " yuan", "人民币", " cny", " CNY"],
           "TWD": [" twd", "台币", "新台币", "台幣", " ntd", " TWD"], "HKD": [" hkd", "港币", "港元", "港纸", "港幣", " HKD"],
           "EUR": ["€", " euros", " eur", "欧元", "歐元", " EUR"], "GBP": [" pounds", " quid", " gbp", "英镑", "英鎊", "£"],
-          "JPY": [" yen", " jpy", "日元", "日币", "日圓", "円", " JPY"]}
+          "JPY": [" yen", " jpy", "日元", "日币", "日圓", "円", " JPY"],
+          "KRW": [" won", " krw", "韩元", "韓幣", " KRW"], "AUD": [" aud", " australian dollars", "澳元", " AUD"],
+          "CAD": [" cad", " canadian dollars", "加元", " CAD"], "SGD": [" sgd", " singapore dollars", "新加坡元"],
+          "INR": [" rupees", " inr", "卢比", " INR"]}
 # (template, says "about"): the amount said in a sentence
 _TEMPLATES = [("{}", False), ("预算{}", False), ("budget {}", False), ("under {}", False), ("{}以内", False),
               ("around {}", True), ("{}左右", True), ("i can spend {} on a gpu", False), ("我有{}，买什么卡", False)]
@@ -505,4 +517,4 @@ def test_fx_file_errors_name_the_place(tmp_path, csv, line, column):
 
 def test_money_formats_every_currency():
     assert [money(1500, c) for c in CURRENCIES] == ["¥1,500", "$1,500", "NT$1,500", "HK$1,500", "€1,500", "£1,500",
-                                                    "JP¥1,500"]
+                                                    "JP¥1,500", "₩1,500", "A$1,500", "C$1,500", "S$1,500", "₹1,500"]

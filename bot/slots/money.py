@@ -126,7 +126,7 @@ def _grammar() -> _Grammar:
         # grouped by thousands, or the Indian way by lakhs ("1,20,000"), or not at all
         r"(?:(?P<n>(?<![\d.])(?<!\d,)(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:,\d{3})+|\d{1,300})(?:\.\d+)?(?!\d)(?!\.\d)"
         r"(?!,\d{3}(?!\d)))"
-        rf"|(?<![a-z])(?P<w>{words_number})(?![a-z]))"
+        rf"|(?<![a-z])(?P<w>{words_number})(?![a-z$]))"  # ("a$2k" is Australian dollars, not "a")
         rf"(?:\s{{0,2}}(?P<scale>{scale_alt}))?"
         r"(?:(?<=[kw])(?P<tail>[1-9])(?![\d.]))?"
         r"(?P<half>\s+and\s+a\s+half)?")
