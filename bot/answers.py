@@ -2158,6 +2158,26 @@ def workload_verdict(spec, setup: str | None, have: float, lang: str) -> str:
     return _t(lang, en.format(**values), zh.format(**values))
 
 
+_MEMORY_SUFFIX = re.compile(r"\s*\d+\s*GB$")
+
+
+def _roomier_twin_note(engine: Engine, g, spec, lang: str) -> str:
+    """" (Its 16 GB version, GeForce RTX 4060 Ti 16GB, is comfortable for this.)": when the card is short of the job's
+    comfortable memory and the same card is sold with more ("4060ti" names the 8 GB one; buyers for AI mean the 16)."""
+    lo, hi = spec.min_vram_gb, spec.comfortable_vram_gb
+    if g.vram_gb >= hi:
+        return ""
+    stem = _MEMORY_SUFFIX.sub("", g.name)
+    twins = [c for c in engine.catalog if c.name != g.name and _MEMORY_SUFFIX.sub("", c.name) == stem and
+             c.vram_gb > g.vram_gb and c.vendor == g.vendor]
+    twin = max(twins, key=lambda c: c.vram_gb, default=None)
+    if twin is None or twin.vram_gb < lo:
+        return ""
+    word = _t(lang, "comfortable", "比较从容") if twin.vram_gb >= hi else _t(lang, "enough", "够用")
+    return _t(lang, f" (Its {twin.vram_gb:g} GB version, {twin.name}, is {word} for this.)",
+              f"（同一颗芯片的 {twin.vram_gb:g} GB 版 {twin.name} 做这个{word}。）")
+
+
 _MODEL_KIND_OF_WORKLOAD = {"diffusion": "image", "video": "video"}  # the models.csv kind a job's models are
 _WORKLOAD_OF_MODEL_KIND = {kind: job for job, kind in _MODEL_KIND_OF_WORKLOAD.items()}
 SMALL_MODELS_SHARE = 0.5  # memory at least this share of a training job's minimum still trains small models
@@ -2171,7 +2191,7 @@ def gpu_card_for(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     if g is None or not need.workloads or need.model_size_b:
         return card
     spec = workload_spec(engine.knowledge_dir, need.workload, need.as_of or engine.today or date.today())
-    lead = workload_verdict(spec, g.name, g.vram_gb, lang)
+    lead = workload_verdict(spec, g.name, g.vram_gb, lang) + _roomier_twin_note(engine, g, spec, lang)
     caveat = (spec.caveat.get(lang),) if spec.caveat and spec.name != "general" else ()  # "general" explains a pick
     return replace(card, paragraphs=(lead,) + card.paragraphs + caveat)
 
@@ -2839,6 +2859,8 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
         spec = workload_spec(engine.knowledge_dir, need.workload, need.as_of or engine.today or date.today())
         pooled = count == 1 or spec.name in SPLITTABLE_WORKLOADS
         verdict = workload_verdict(spec, setup if pooled else g.name, have if pooled else g.vram_gb, lang)
+        if count == 1:
+            verdict += _roomier_twin_note(engine, g, spec, lang)
         if not pooled:  # an image pipeline or a CNN's data-parallel copies need the whole model on each card
             verdict = _t(lang, f"A second card does not pool memory for {spec.label.en}: each card runs its own copy, "
                                f"so {count} cards make {count} images or batches at a time, not one faster or bigger. ",

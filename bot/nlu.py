@@ -127,7 +127,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     spans += power_spans
     hours, usage_spans = usage.usage(mask(n, spans))  # "10 hours a week": no budget, no count
     spans += usage_spans
-    samples, sample_spans = model.training_samples(mask(n, spans))  # "10k samples": no budget, no count
+    samples, sample_spans, samples_job = model.training_samples(mask(n, spans))  # "10k samples": no budget, no count
     spans += sample_spans
     # a card's name reads "@" for the count grammar ("2x @", "@ ×2", "两张@")
     with_cards = mask(mask(n, gpu_spans, "@"), [s for s in spans if s not in gpu_spans])
@@ -136,6 +136,8 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
 
     method = model.finetune_method(t)
     workloads = model.workloads(mask(n, gpu_spans), size, method, named_llm=model_params is not None)
+    if samples_job and not workloads:
+        workloads = (samples_job,)  # "20万张图片 4060ti够用吗": training on that many images
     masked = mask(n, spans)
     cues = context.cues(t, mask(n, gpu_spans, "@"))
     move = context.budget_move(mask(with_cards, count_spans), found.spans)

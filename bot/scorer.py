@@ -535,7 +535,7 @@ def rank_or_used(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
 
 def _what_blocks(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None, lang: str) -> tuple[Text, ...]:
     """When nothing meets the need: each limit that alone rules out every card, and what dropping it would give
-    ("a 550 W PSU is what blocks it: without that limit, the RX 7800 XT at $479"), so the reply says what to change."""
+    ("a 550 W PSU is what blocks it: without that limit, a 300 W card at $479"), so the reply says what to change."""
     tries = []
     if need.psu_w or need.max_power_w:
         w = f"{need.psu_w:.0f} W PSU" if need.psu_w else f"{need.max_power_w:.0f} W limit"

@@ -89,3 +89,27 @@ def test_a_method_that_does_not_fit_offers_the_next_lighter_one_that_does(scorer
 def test_lambda_the_cloud_with_a_card_and_a_price_is_a_rental_question(scorer_engine, text):
     reply = Conversation(scorer_engine).turn(text)
     assert reply.intent == "rent" and "Lambda Cloud" in plain(reply), plain(reply)
+
+
+@pytest.mark.parametrize("text, samples, job", [
+    ("fine-tuning bert-base on ~50k sentences, will a 4060 do?", 50_000, "transformer"),
+    ("how long for 10k instruction samples?", 10_000, None),
+    ("training a classifier on 200k labelled images, is a 4060 ti enough?", 200_000, "cnn"),
+    ("20万张图片 4060ti够用吗", 200_000, "cnn"),
+    ("5萬條對話數據微調7B要多久", 50_000, "llm_finetune"),
+])
+def test_a_dataset_size_is_never_a_budget_and_its_unit_names_the_job(text, samples, job):
+    """"~50k sentences" and "10k instruction samples" are datasets (was: a $50,000 budget and an 8-GPU server); the
+    unit of a dataset names the job when nothing else does ("200k images": training on images)."""
+    q = parse(text)
+    assert q.need.budget is None and q.need.dataset_samples == samples, q.need
+    if job:
+        assert job in q.need.workloads, q.need
+
+
+@pytest.mark.parametrize("text, twin", [("20万张图片 4060ti够用吗", "16 GB 版 GeForce RTX 4060 Ti 16GB"),
+                                        ("is a 5060 ti 8gb enough for stable diffusion training",
+                                         "16 GB version, GeForce RTX 5060 Ti 16GB")])
+def test_a_card_short_of_comfortable_memory_names_its_roomier_version(scorer_engine, text, twin):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "fit" and twin in plain(reply), plain(reply)

@@ -90,7 +90,8 @@ CASES = [
     ("four GPUs for training transformers", {"gpu_count": 4, "workload": "transformer"}),
     ("8卡A100", {"gpu_count": 8, "gpus": ("A100 80GB SXM",)}),
     ("4块4090", {"gpu_count": 4, "gpus": ("GeForce RTX 4090",)}),
-    ("训练100万张图片 预算2万", {"budget": (20000, CNY)}),  # 张 of images is not a GPU count, 万 of images not money
+    # 张 of images is not a GPU count, 万 of images not money; training on images is CNN training
+    ("训练100万张图片 预算2万", {"budget": (20000, CNY), "workload": "cnn"}),
     # --- used / new -------------------------------------------------------------------------------------------------
     ("二手3090", {"used": True, "gpus": ("GeForce RTX 3090",)}),
     ("second-hand 3090 under $700", {"used": True, "budget": (700, USD), "gpus": ("GeForce RTX 3090",)}),

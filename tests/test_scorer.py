@@ -349,8 +349,8 @@ def test_the_used_market_comes_before_changing_the_method(catalog):
     assert r.picks and r.need.finetune_method is None and r.used_fallback
 
 
-@pytest.mark.parametrize(("text", "names"), [("AMD card for stable diffusion, my psu is 550w, $600", "AMD"),
-                                             ("预算3000训练CNN，只要A卡", "AMD"),
+@pytest.mark.parametrize(("text", "names"), [("AMD card for stable diffusion, my psu is 550w, $300", "AMD"),
+                                             ("预算2500训练CNN，只要A卡", "AMD"),
                                              ("$900 for training CNNs, max 100 W", "100 W")])
 def test_when_nothing_fits_the_reply_names_the_limit_that_rules_everything_out(scorer_engine, text, names):
     from bot.dialogue import Conversation
@@ -362,7 +362,7 @@ def test_when_nothing_fits_the_reply_names_the_limit_that_rules_everything_out(s
     assert blocking and names in blocking[0], plain(reply)
 
 
-@pytest.mark.parametrize("text", ["预算3000训练CNN，只要A卡，电源只有450W", "$400 for training CNNs, AMD only, my PSU is 450W"])
+@pytest.mark.parametrize("text", ["预算2500训练CNN，只要A卡，电源只有450W", "$300 for training CNNs, AMD only, my PSU is 450W"])
 def test_when_two_limits_together_rule_everything_out_the_reply_says_which(scorer_engine, text):
     from bot.dialogue import Conversation
     from bot.render import plain

@@ -237,15 +237,22 @@ def kv_cache_bits(text: str) -> tuple[int | None, Spans]:
 MIN_SAMPLES = 100
 
 
-def training_samples(text: str) -> tuple[int | None, Spans]:
-    """A fine-tuning dataset's size ("10k samples", "1万条数据", "5,000 conversations"): samples, and where it is said
-    (so the money and count extractors do not read the number)."""
+def training_samples(text: str) -> tuple[int | None, Spans, str | None]:
+    """A fine-tuning dataset's size ("10k samples", "1万条数据", "5,000 conversations"): samples, where it is said
+    (so the money and count extractors do not read the number), and the job its unit names ("200k images": CNN
+    training; None for samples of any kind)."""
     lex = load("slots")["training_samples"]
     mult = lex["multipliers"]
     units = "|".join(re.escape(u) for u in sorted(lex["units"], key=len, reverse=True))
     muls = "|".join(re.escape(m) for m in sorted(mult, key=len, reverse=True))
-    m = re.search(rf"(\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?)\s*({muls})?\s*(?:多|来|個|个)?\s*(?:{units})(?![a-z])", text)
+    # one describing word may stand between ("10k instruction samples", "50k labelled images"); never an amount of
+    # money ("$50k")
+    m = re.search(rf"(?<![$¥€£\d.,])(\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?)\s*({muls})?\s*(?:多|来|個|个)?\s*"
+                  rf"(?:[a-z][a-z-]{{1,15}}\s+)?(?P<unit>{units})(?![a-z])", text)
     if not m:
-        return None, []
+        return None, [], None
     n = float(m[1].replace(",", "")) * (mult[m[2]] if m[2] else 1)
-    return (int(n), [m.span()]) if MIN_SAMPLES <= n <= 1e9 else (None, [])  # "give me 3 examples" is no dataset
+    if not MIN_SAMPLES <= n <= 1e9:
+        return None, [], None  # "give me 3 examples" is no dataset
+    kind = next((k for k, us in lex.get("kinds", {}).items() if m["unit"] in us), None)
+    return int(n), [m.span()], kind
