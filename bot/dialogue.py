@@ -252,10 +252,14 @@ def _asked_as(topic: str, text: str, written: str | None = None) -> str:
 def _offers_a_price(c: Conversation, t: Turn) -> bool:
     """An amount written right after the card, as what it sells for ("tesla p40 24gb for $180 — good for local
     llms?"), is the price to check, not a budget, unless a budget word says otherwise."""
-    if _says(t.q.text, "cues", "budget_words") or not _asks(t.q.text):
+    return _offered_price(c.engine.catalog, t.q.text)
+
+
+def _offered_price(catalog, raw: str) -> bool:
+    if _says(raw, "cues", "budget_words") or not _asks(raw):
         return False
-    text = normalise(t.q.text)
-    mentions = c.engine.catalog.find_mentions(text)
+    text = normalise(raw)
+    mentions = catalog.find_mentions(text)
     if not mentions:
         return False
     between = "|".join(re.escape(w) for w in sorted(words("slots", "offer_between"), key=len, reverse=True))
@@ -584,6 +588,9 @@ class Conversation:
         if q.direction and s.last_picks and s.last_act != "rent" and act in ("gpu_info", "fit", "memory", "question") \
                 and not (q.gpus or q.ordinals or q.need.model_size_b or q.need.model or q.memory_gb):
             return "refine"  # "sorry, back to it - can I get more memory for the same money?": the picks, moved
+        if act == "where_to_buy" and len(q.gpus) == 1 and (q.need.budget or q.bare_number) and \
+                _offered_price(self.engine.catalog, q.text):
+            return "gpu_info"  # "闲鱼 3090 卖3500 靠谱吗": the price asked about, not where to buy
         if act == "fit" and not referred:
             act = "recommend"  # "I want to run Llama 3 70B at home": what to buy for it
         if act in ("power", "fit", "memory", "gpu_info") and _says(q.text, "power_limit", "words") and \
@@ -1018,11 +1025,16 @@ class Conversation:
         """The verdict on what the card's price buys; for a used card, a maker or its software, also the guide's
         advice on that ("二手3090值得买吗", "7900xtx值得买吗 能跑pytorch吗")."""
         b = t.q.need.budget
+        if b is None and t.q.bare_number and _offers_a_price(self, t):  # "闲鱼 3090 卖3500 靠谱吗": in the chat's money
+            chat = self.session.need.budget.currency if self.session.need.budget else None
+            b = Budget(t.q.bare_number, chat or ("CNY" if t.lang == "zh" else "USD"))
         # an amount beside a card and "worth it / good deal" is what the card costs the user, not a budget
         offered = b if b is not None and not _says(t.q.text, "cues", "budget_words") else None
         need = self.session.need.merge(replace(t.need, budget=None) if offered else t.need)
         if offered:  # a price offered now ("a used 3090 for $700 … in 2025") is judged against the latest prices
             need = replace(need, as_of=None)
+        if t.q.card_memory_gb is not None and t.q.gpus and not offered:
+            return self._card_advice(t)  # "4090 48g 魔改 靠谱吗": the mod's risks; the stock card's price is no verdict
         reply = answers.worth_it(self.engine, need, t.referred[0], t.lang, offered=offered,
                                  offered_used=bool(t.q.need.used))
         if t.q.gpus and (t.need.used is not None or t.need.vendor is not None or t.cue("software")):
@@ -1040,8 +1052,10 @@ class Conversation:
         # asked about the card's maker, which the guide's sections are written about ("AMD", not "7900 XTX": a model
         # number only matches the sections' tables of numbers)
         gpu = self.engine.catalog.get(t.q.gpus[0])
-        if t.need.used is not None:  # "二手/魔改": the message as written ("4090 48g 魔改" is a mod, not a model number)
-            text = t.q.text
+        if t.need.used is not None and t.q.card_memory_gb is not None:
+            text = t.q.text  # "4090 48g 魔改": the message as written (a mod, not a model number)
+        elif t.need.used is not None:  # "闲鱼 3090 卖3500 靠谱吗": the used market, not the sections naming the card
+            text = (t.q.delexicalised or t.q.text).replace("@", " ") + " " + Text("used GPU", "二手显卡").get(t.q.lang)
         else:
             text = (t.q.delexicalised or t.q.text).replace("@", " ")
             text = f"{text} {gpu.vendor}" if gpu is not None else text
@@ -1050,6 +1064,18 @@ class Conversation:
             return card  # the guide has nothing better than the card's own numbers
         if t.need.used is None and gpu is not None and not any(gpu.vendor.lower() in p.lower() for p in guide.paragraphs):
             return card  # a software question about a maker the guide does not discuss (Intel): no borrowed advice
+        if gpu is not None and t.q.card_memory_gb is not None:
+            # "4090 48g 魔改 靠谱吗": the paragraphs on that mod, not the card's China variant
+            gb = f"{t.q.card_memory_gb:g}"
+            mod = tuple(p for p in guide.paragraphs if re.search(rf"(?<!\d){gb}\s*G", p) or
+                        has_any(normalise(p), words("slots", "mod_words")))
+            guide = replace(guide, paragraphs=mod) if mod else guide
+        elif gpu is not None:
+            # "used 3090 for $600, good deal?": not the guide's paragraph on another card (the 22 GB 2080 Ti's price)
+            catalog = self.engine.catalog
+            own = tuple(p for p in guide.paragraphs
+                        if not (names := {g.name for g in catalog.mentions(p)}) or gpu.name in names)
+            guide = replace(guide, paragraphs=own) if own else guide
         return answers.with_advice(card, _about_the_maker(guide, gpu.vendor) if gpu is not None and t.need.used is None
                                    else guide)
 
@@ -1600,7 +1626,8 @@ POLICY: tuple[Rule, ...] = (
              _says(t.text, "llm_words")),
          lambda c, t: answers.worth_for_llm(c.engine, t.referred[0], c.session.need, t.lang)),
     Rule("price-check", _acts("gpu_info", "question", "recommend", "refine", "where_to_buy", "fit"),
-         lambda c, t: len(t.q.gpus) == 1 and (t.cue("worth") or _offers_a_price(c, t)) and bool(t.q.need.budget)
+         lambda c, t: len(t.q.gpus) == 1 and (t.cue("worth") or _offers_a_price(c, t)) and
+         bool(t.q.need.budget or (t.q.bare_number and _offers_a_price(c, t)))
          and not t.q.need.model_size_b and not t.cue("compare"), lambda c, t: c._worth(t)),  # "a used 3090 at $700, good deal?", "闲鱼800块的P40值得吗"
     Rule("worth", _acts("gpu_info", "question", "recommend", "refine", "where_to_buy", "fit"),
          lambda c, t: len(t.referred) == 1 and t.cue("worth") and not t.q.need.model_size_b and not t.need.budget and

@@ -131,6 +131,10 @@ def stated_card_memory(text: str, catalog: Catalog | None) -> float | None:
     if not mentions:
         return None
     _, end, g = mentions[0]
+    mod = re.match(r"\s*(?:" + "|".join(re.escape(w) for w in sorted(words("slots", "mod_words"), key=len, reverse=True))
+                   + ")", text[end:])
+    if mod:  # "4090 魔改48G", "2080ti modded 22gb": the memory after the word for a mod
+        end += mod.end()
     m = _CARD_MEMORY.match(text, end)
     if m is None:
         # "M3 Max with 64GB": a Mac's memory after "with" (its unified memory); a card's only when said to be VRAM
