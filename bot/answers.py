@@ -1958,7 +1958,10 @@ def feature_support(engine: Engine, name: str, features, lang: str) -> Reply:
     paras = []
     for f in features:
         ok = f.supported_by(g)
-        if ok is not None and not g.compute_capability:
+        if ok is None and f.listed:
+            paras.append(_t(lang, f"I don't have whether the {g.name} has {f.label} on file; {f.no_en}.",
+                            f"我没有 {g.name} 是否支持 {f.label} 的记录；{f.no_zh}。"))
+        elif ok is not None and not g.compute_capability and not f.listed:
             paras.append(_t(lang, f"{'Yes' if ok else 'No'}: the {g.name}'s hardware {'supports' if ok else 'lacks'} "
                                   f"{f.label}, but it is not an NVIDIA card: whether your framework uses it depends on "
                                   "its own software stack (not CUDA), so check that first.",
@@ -1974,6 +1977,7 @@ def feature_support(engine: Engine, name: str, features, lang: str) -> Reply:
         else:
             cc = f" (compute capability {g.compute_capability})" if g.compute_capability else ""
             cc_zh = f"（计算能力 {g.compute_capability}）" if g.compute_capability else ""
+            cc, cc_zh = ("", "") if f.listed else (cc, cc_zh)
             paras.append(_t(lang, f"No: the {g.name}{cc} has no {f.label} support — {f.no_en}.",
                             f"不行：{g.name}{cc_zh} 不支持 {f.label}——{f.no_zh}。"))
     sources = tuple(OrderedDict.fromkeys(Source(f.label, f.source) for f in features)) + tuple(

@@ -1068,7 +1068,8 @@ class Conversation:
             # "4090 48g 魔改 靠谱吗": the paragraphs on that mod, not the card's China variant
             gb = f"{t.q.card_memory_gb:g}"
             mod = tuple(p for p in guide.paragraphs if re.search(rf"(?<!\d){gb}\s*G", p) or
-                        has_any(normalise(p), words("slots", "mod_words")))
+                        has_any(normalise(p), words("slots", "mod_words")) or
+                        {g.name for g in self.engine.catalog.mentions(p)} == {gpu.name})
             guide = replace(guide, paragraphs=mod) if mod else guide
         elif gpu is not None:
             # "used 3090 for $600, good deal?": not the guide's paragraph on another card (the 22 GB 2080 Ti's price)
@@ -1593,7 +1594,8 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: answers.out_of_scope(t.lang)),
     Rule("feature", _acts("gpu_info", "fit", "memory", "question", "compare", "refine", "recommend"),
          lambda c, t: len(t.referred) == 1 and not t.q.need.model_size_b and not t.q.need.model and
-         not t.q.need.budget and len(t.q.quant_formats) < 2 and bool(c._features_asked(t)),
+         not t.q.need.budget and len(t.q.quant_formats) < 2 and bool(c._features_asked(t)) and
+         not ((t.q.need.gpu_count or 1) > 1 and not _says(t.text, "has_feature")),  # "does NVLink matter for 2x 3090"
          lambda c, t: answers.feature_support(c.engine, t.referred[0], c._features_asked(t), t.lang)),
     Rule("unreleased", _acts("question", "recommend", "refine", "gpu_info", "compare"),
          lambda c, t: t.cue("speculation") and t.q.need.budget is None and not t.q.need.workloads,

@@ -9,6 +9,8 @@ import pytest
 from bot.dialogue import Conversation
 from bot.nlu import parse
 from bot.render import plain
+
+from .conftest import KNOWLEDGE
 from bot.retrieval import about_something_else
 
 
@@ -87,6 +89,26 @@ def test_a_feature_asked_of_a_card_gets_yes_or_no_from_its_compute_capability(sc
     reply = Conversation(scorer_engine).turn(text)
     assert reply.intent == "gpu" and reply.paragraphs[0].startswith(verdict), plain(reply)
     assert reply.sources
+
+
+@pytest.mark.parametrize("text, verdict", [
+    ("4090 还支持 nvlink 吗", "不行"), ("does the 5090 support nvlink?", "No"), ("3090能用nvlink吗", "可以"),
+    ("does the a100 pcie have nvlink", "Yes"), ("2080 ti 有没有 nvlink 桥", "可以"), ("7900 xtx nvlink?", "No"),
+])
+def test_a_board_feature_asked_of_a_card_gets_yes_or_no_from_the_cards_listed(scorer_engine, text, verdict):
+    """NVLink is a connector, not a compute capability: "4090 还支持 nvlink 吗" gets "no" and why it hardly matters
+    (was: the card's sheet, never saying no)."""
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "gpu" and reply.paragraphs[0].startswith(verdict), plain(reply)
+
+
+def test_every_card_a_board_feature_lists_is_in_the_catalog(catalog):
+    from bot.features import load_features
+
+    for f in load_features(KNOWLEDGE):
+        for name in f.cards + f.not_cards:
+            assert catalog.get(name) is not None and catalog.get(name).name == name, (f.name, name)
+        assert not set(f.cards) & set(f.not_cards), f.name
 
 
 def test_a_feature_of_a_card_without_cuda_is_answered_with_its_software_caveat(scorer_engine, catalog):
