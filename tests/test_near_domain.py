@@ -9,9 +9,9 @@ import pytest
 from bot.dialogue import Conversation
 from bot.nlu import parse
 from bot.render import plain
+from bot.retrieval import about_something_else
 
 from .conftest import KNOWLEDGE
-from bot.retrieval import about_something_else
 
 
 @pytest.mark.parametrize("text, lang", [
