@@ -1116,7 +1116,8 @@ def _cost_of_usage(u: Usage, hour: float, cur: str, lang: str) -> str:
         return _t(lang, f"Your {_usage_label(u, lang)}: about {money(hour * u.hours, cur)}.",
                   f"按你说的{_usage_label(u, lang)}：约 {money(hour * u.hours, cur)}。")
     whole = _t(lang, f", about {money(hour * u.hours_per_month * u.months, cur)} for the {_span(u.months, lang)}",
-               f"，{_span(u.months, lang)}共约 {money(hour * u.hours_per_month * u.months, cur)}") if u.months else ""
+               f"，{_span(u.months, lang)}共约 {money(hour * u.hours_per_month * u.months, cur)}") \
+        if u.months and u.months != 1 else ""  # ("一个月多少钱": the month asked about is the rate's own)
     return _t(lang, f"At your {_usage_label(u, lang)}{_per_month(u, lang)}: about "
                     f"{money(hour * u.hours_per_month, cur)} a month{whole}.",
               f"按你说的{_usage_label(u, lang)}{_per_month(u, lang)}：每月约 {money(hour * u.hours_per_month, cur)}{whole}。")
@@ -1126,6 +1127,56 @@ def _fine(amount: float, currency: str) -> str:
     """A small hourly amount to the tenth of a cent ("$0.096", "¥0.342"): electricity an hour, which a break-even
     divides by, shown as precisely as it is used."""
     return f"{CURRENCY_SYMBOLS.get(currency, currency + ' ')}{amount:,.3f}"
+
+
+def running_cost(engine: Engine, name: str, count: int, need: Need, lang: str, china: bool) -> Reply:
+    """"電費每度1.2港幣，4090每日10個鐘，一個月幾錢？": what running the card(s) costs in electricity, an hour and at the
+    user's pace, at their tariff (else their region's average, said so)."""
+    from bot.ownership import running_cost as cost_of
+    from bot.ownership import tariff_for
+
+    g = engine.catalog.get(name)
+    if g is None or not g.tdp_w:
+        return unknown(lang)
+    today = engine.today or date.today()
+    setup = f"{count}× {g.name}" if count > 1 else g.name
+    notes = []
+    if need.kwh_price is not None:
+        per_kwh, cur = need.kwh_price.amount, need.kwh_price.currency
+    else:
+        tariff = tariff_for(engine.knowledge_dir, need.region, china)
+        if tariff is None:
+            return unknown(lang)
+        cur = _display_currency(need, lang, china)
+        per_kwh = engine.catalog.fx.convert(tariff.price_kwh, tariff.currency, cur, today)
+        notes.append(_t(lang, f"Tariff: {tariff.name.en}, {_fine(per_kwh, cur)} per kWh ({tariff.on:%Y-%m}; "
+                              f"{tariff.note.en}). Tell me yours (e.g. \"$0.30 per kWh\") for your own figure.",
+                        f"电价按{tariff.name.zh}：每度 {_fine(per_kwh, cur)}（{tariff.on:%Y-%m}；{tariff.note.zh}）。"
+                        "告诉我你的电价（例如“电费每度0.6”）可以算得更准。"))
+    c = cost_of(g.tdp_w, count, per_kwh, cur, engine.knowledge_dir)
+    pc = c.watts - g.tdp_w * count
+    lead = _t(lang, f"{setup} at {_fine(per_kwh, cur)} per kWh: about {_fine(c.per_hour, cur)} an hour at full load "
+                    f"({c.watts:.0f} W at the wall: {g.tdp_w * count:.0f} W for the card{'s' if count > 1 else ''}, "
+                    f"~{pc:.0f} W for the rest of the PC).",
+              f"{setup}，电价每度 {_fine(per_kwh, cur)}：满载每小时约 {_fine(c.per_hour, cur)}（整机约 {c.watts:.0f} W："
+              f"显卡 {g.tdp_w * count:.0f} W，其余部分约 {pc:.0f} W）。")
+    u = need.usage
+    if u is not None and u.per == "total":
+        pace = _t(lang, f" For {_usage_label(u, lang)}: about {money(c.for_hours(u.hours), cur)}.",
+                  f"按{_usage_label(u, lang)}：约 {money(c.for_hours(u.hours), cur)}。")
+    elif u is not None:
+        pace = " " + _cost_of_usage(u, c.per_hour, cur, lang) if lang == "en" else _cost_of_usage(u, c.per_hour, cur, lang)
+    else:
+        day8 = Usage(8, "day")
+        pace = _t(lang, f" At 8 hours a day: about {money(c.per_month(day8), cur)} a month; around the clock about "
+                        f"{money(c.per_hour * 24 * 30, cur)}.",
+                  f"每天 8 小时：每月约 {money(c.per_month(day8), cur)}；全天 24 小时约 {money(c.per_hour * 24 * 30, cur)}。")
+    paras = [lead + pace] + notes + [_t(
+        lang, "Board power is an upper bound: training usually draws 70–90% of it and chatting with an LLM much less, "
+              "so this is the most it costs (general advice).",
+        "这里按显卡标称功耗算，是上限：训练通常只用到 70–90%，和大模型聊天时更低，所以实际电费一般更少（一般性建议）。")]
+    return Reply("power", lang, title=_t(lang, f"{setup}: electricity", f"{setup}：电费"), paragraphs=tuple(paras),
+                 focus=g.name, sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]))
 
 
 def comparison_card(engine: Engine) -> str:

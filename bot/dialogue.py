@@ -1178,6 +1178,15 @@ class Conversation:
                            sources=fit.sources + tuple(x for x in reply.sources if x not in fit.sources))
         return reply
 
+    def _running_cost(self, t: Turn) -> Reply:
+        """"电费每度0.6，3090一天跑10小时一个月多少钱", "and the power bill?" after a pick: the card on the table."""
+        s = self.session
+        s.need = s.need.merge(Need(usage=t.q.need.usage, kwh_price=t.q.need.kwh_price, region=t.q.need.region))
+        names = list(t.referred) or ([s.focus] if s.focus else s.last_picks[:1])
+        same = names[0] == s.focus and not t.q.gpus
+        count = t.q.need.gpu_count or (s.focus_count if same else None) or s.pick_counts.get(names[0]) or 1
+        return answers.running_cost(self.engine, names[0], count, s.need, t.lang, self._rents_in_china(t))
+
     def _where_to_buy(self, t: Turn) -> Reply:
         region = t.q.need.region or self.session.need.region or ("cn" if t.lang == "zh" else None)
         reply = answers.where_to_buy(self.engine, t.referred[0], region, t.lang)
@@ -1620,6 +1629,8 @@ POLICY: tuple[Rule, ...] = (
     Rule("rent", _acts("rent"), lambda c, t: not (t.q.need.budget and t.q.need.workloads),
          lambda c, t: c._rent(t)),
     Rule("where-to-buy", _acts("where_to_buy"), lambda c, t: bool(t.referred), lambda c, t: c._where_to_buy(t)),
+    Rule("running-cost", _acts(), lambda c, t: _says(t.text, "electricity_cost") and not t.q.need.budget and
+         bool(t.referred or c.session.focus or c.session.last_picks), lambda c, t: c._running_cost(t)),
     Rule("power", _acts("power"), lambda c, t: bool(t.referred or c.session.last_picks),
          lambda c, t: c._power(t)),
     Rule("worth-for-llm", _acts("gpu_info", "question", "recommend", "fit", "where_to_buy"),

@@ -91,6 +91,7 @@ class Need:
     kv_cache_bits: int | None = None  # a quantised KV cache (8 or 4); None: F16
     usage: Usage | None = None  # GPU-hours the user expects ("10 hours a week"): what rent-or-buy arithmetic uses
     dataset_samples: int | None = None  # a fine-tuning dataset's size ("10k samples"): how long an epoch takes
+    kwh_price: Budget | None = None  # what the user pays for a kWh ("电费每度0.6"): running costs, rent or buy
 
     @property
     def workload(self) -> str | None:
@@ -127,7 +128,7 @@ class Need:
                 set(self.workloads) <= NARROWER.get(turn.workloads[0], frozenset()):
             turn = replace(turn, workloads=self.workloads)
         if turn.budget is not None and turn.workloads:
-            base = Need(region=self.region, as_of=self.as_of, usage=self.usage)
+            base = Need(region=self.region, as_of=self.as_of, usage=self.usage, kwh_price=self.kwh_price)
             if set(turn.workloads) == set(self.workloads):  # "ok, which card for the LoRA case, under $1000?"
                 base = replace(base, model_size_b=self.model_size_b, model=self.model, quant=self.quant,
                                precision_bits=self.precision_bits, context_tokens=self.context_tokens)
@@ -163,7 +164,7 @@ class Need:
     def from_dict(cls, d: dict | None) -> Need:
         known = {f.name for f in fields(cls)}
         d = {k: v for k, v in (d or {}).items() if k in known}
-        for k in ("budget", "max_price"):
+        for k in ("budget", "max_price", "kwh_price"):
             if d.get(k):
                 d[k] = Budget(**d[k])
         if d.get("usage"):

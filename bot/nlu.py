@@ -57,7 +57,8 @@ class Query:
         """The labelled-slot view (knowledge/intents/README.md): what the message states, JSON-ready."""
         out = {}
         for k, v in self.need.stated().items():
-            if k in ("model", "quant", "context_tokens", "owned_gpus", "serving", "kv_cache_bits", "usage", "dataset_samples"):
+            if k in ("model", "quant", "context_tokens", "owned_gpus", "serving", "kv_cache_bits", "usage", "dataset_samples",
+                     "kwh_price"):
                 continue  # not labelled in knowledge/intents (the model table's own tests cover them)
             if k == "budget":
                 v = {"amount": v.amount, "currency": v.currency, **({"low": v.low} if v.low else {})}
@@ -129,6 +130,8 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     spans += usage_spans
     samples, sample_spans, samples_job = model.training_samples(mask(n, spans))  # "10k samples": no budget, no count
     spans += sample_spans
+    kwh, kwh_spans = money.kwh_price(mask(n, spans), lang)  # "电费每度0.6": no budget
+    spans += kwh_spans
     # a card's name reads "@" for the count grammar ("2x @", "@ ×2", "两张@")
     with_cards = mask(mask(n, gpu_spans, "@"), [s for s in spans if s not in gpu_spans])
     count, count_spans = hardware.gpu_count(mask(with_cards, context.group_spans(with_cards)))
@@ -155,7 +158,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
                 psu_w=psu_w, region=context.region(mask(t, context.script_request_spans(t))), form_factor=hardware.form_factor(t), model=model_name,
                 quant=model.quant_format(masked), context_tokens=ctx, owned_gpus=hardware.owned_cards(n, catalog),
                 serving=True if "serving" in cues else None, kv_cache_bits=kv_bits, usage=hours,
-                dataset_samples=samples)
+                dataset_samples=samples, kwh_price=kwh)
     return Query(
         text=raw, lang=lang, need=need, traditional=is_traditional(raw), bare_number=found.bare_number,
         rejected_money=found.rejected, currency_written=found.currency_written, gpus=gpus, ordinals=context.ordinals(n),

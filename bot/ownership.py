@@ -160,3 +160,28 @@ def cost_per_unit_of_work(rate: float, speed: float) -> float:
     """What the work of one hour of the reference card costs on a rental: its price per hour over its relative
     speed (a card twice as fast at twice the price costs the same per unit of work)."""
     return rate / speed
+
+
+@dataclass(frozen=True)
+class RunningCost:
+    """What running `count` of a card costs in electricity at a tariff: the card(s) at board power plus the PC."""
+
+    watts: float  # at the wall while it works: board power × count + the rest of the PC
+    per_kwh: float
+    currency: str
+
+    @property
+    def per_hour(self) -> float:
+        return self.watts / 1000 * self.per_kwh
+
+    def per_month(self, usage: Usage) -> float | None:
+        """At the user's pace (None for a total of hours: see `for_hours`)."""
+        hours = usage.hours_per_month
+        return None if hours is None else hours * self.per_hour
+
+    def for_hours(self, hours: float) -> float:
+        return hours * self.per_hour
+
+
+def running_cost(tdp_w: float, count: int, per_kwh: float, currency: str, knowledge_dir: Path) -> RunningCost:
+    return RunningCost(tdp_w * count + load_assumptions(knowledge_dir).pc_power_w, per_kwh, currency)
