@@ -1240,6 +1240,11 @@ def rent_vs_buy(engine: Engine, names: list[str], need: Need, lang: str, china: 
     a = load_assumptions(kd)
     cur = "CNY" if china else _price_currency(need, lang)
     tariff = tariff_for(kd, need.region, china)
+    if need.kwh_price is not None:  # "电费每度0.6": the user's own tariff
+        from bot.ownership import Tariff
+
+        tariff = Tariff("user", (), Text("your tariff", "你的电价"), need.kwh_price.amount, need.kwh_price.currency,
+                        today, False, "", Text("as you said", "你给的"))
     gpus = [g for g in (engine.catalog.get(n) for n in names) if g is not None]
 
     def rate(o) -> float:
@@ -1267,7 +1272,7 @@ def rent_vs_buy(engine: Engine, names: list[str], need: Need, lang: str, china: 
         rows.append(row)
         sources += [Source(source_title("specs_price", lang, name=g.name), price.source or g.source_url),
                     Source(f"{offer.platform} — {offer.gpu_listed.get(lang)} ({offer.on:%Y-%m})", offer.source)]
-    if weighed:
+    if weighed and tariff.source:
         sources.append(Source(f"{tariff.name.get(lang)} ({tariff.on:%Y-%m})", tariff.source))
     paras = [(" " if lang == "en" else "").join(verdicts)] if verdicts else []
     if chosen_for_user and gpus:

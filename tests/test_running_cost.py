@@ -45,3 +45,8 @@ def test_the_electricity_of_the_card_on_the_table_uses_the_regions_tariff_when_n
     reply = conv.turn(turns[1])
     assert reply.query["rule"] == "running-cost" and first.recommendations[0].gpu in reply.title, plain(reply)
     assert any("Tariff" in p or "电价按" in p for p in reply.paragraphs), plain(reply)
+
+
+def test_rent_or_buy_uses_the_tariff_the_user_said(scorer_engine):
+    reply = Conversation(scorer_engine).turn("rent or buy a 4090 if I use it 20 hours a week, electricity is $0.40/kWh")
+    assert reply.query["rule"] == "rent-vs-buy" and "$0.400 per kWh (your tariff" in plain(reply), plain(reply)
