@@ -2108,6 +2108,24 @@ def choice_made(engine: Engine, r: Ranking | None, name: str, count: int, lang: 
     return Reply("greeting", lang, title=setup, paragraphs=tuple(paras), suggestions=tuple(asks), focus=name)
 
 
+def setup_price(engine: Engine, r: Ranking, name: str, count: int, lang: str) -> str | None:
+    """"2× GeForce RTX 3090: about $1,900 for the cards ($950 each, used, 2026-06); plan a ~1000 W PSU": what a
+    setup of several cards costs as the ranking priced it, and the PSU it needs (the rest of the PC is the user's)."""
+    from bot.scorer import candidate_for
+
+    c = candidate_for(engine.catalog, r, name, engine.knowledge_dir)
+    if c is None:
+        return None
+    used = _t(lang, ", used", "，二手") if c.price.market == "used" else ""
+    psu = _t(lang, f"; plan a ~{psu_for(c.gpu.tdp_w, count)} W PSU", f"；电源按 ~{psu_for(c.gpu.tdp_w, count)} W 准备") \
+        if c.gpu.tdp_w else ""
+    return _t(lang, f"{count}× {name}: about {money(c.price.amount * count, c.price.currency)} for the cards "
+                    f"({money(c.price.amount, c.price.currency)} each{used}, {c.price.on:%Y-%m}){psu}, plus the rest "
+                    "of a PC that takes them.",
+              f"{count}× {name}：显卡约 {money(c.price.amount * count, c.price.currency)}（每张 "
+              f"{money(c.price.amount, c.price.currency)}{used}，{c.price.on:%Y-%m}）{psu}，再加上能装下它们的整机其他部分。")
+
+
 def ask_which_to_compare(lang: str, names: list[str]) -> Reply:
     have = f" {names[0]}" if names else ""
     return Reply("compare", lang, paragraphs=(_t(

@@ -622,7 +622,7 @@ class Conversation:
             # a card joins the one(s) on the table; "i have a 3090. if i add a second one can i run 70b?" asks of two
             return "recommend" if need.owned_gpus and ("pick_request" in q.cues or not _asks(q.text)) else "fit"
         if "price" in q.cues and "rent" not in q.cues and not q.gpus and s.focus and not need.budget and \
-                len(q.text) <= 30:
+                (len(q.text) <= 30 or "pronoun" in q.cues):
             return "where_to_buy"  # "价格多少" about the card on the table (not "租卡一小时多少钱": a rental price)
         modifier_only = not need.budget and (set(need.workloads) <= set(LLM_WORKLOADS) or bool(need.model)) and bool(
             need.precision_bits or need.finetune_method or need.model_size_b or q.gpus or need.gpu_count or
@@ -1190,6 +1190,13 @@ class Conversation:
     def _where_to_buy(self, t: Turn) -> Reply:
         region = t.q.need.region or self.session.need.region or ("cn" if t.lang == "zh" else None)
         reply = answers.where_to_buy(self.engine, t.referred[0], region, t.lang)
+        s = self.session
+        count = s.pick_counts.get(t.referred[0]) or (s.focus_count if t.referred[0] == s.focus else None) or 1
+        if count > 1 and not t.q.gpus and (s.need.workloads or s.need.budget):
+            # "how much would that setup cost me?" after 2× 3090: the setup's price first
+            total = answers.setup_price(self.engine, self._ranking(s.need, t.lang), t.referred[0], count, t.lang)
+            if total:
+                reply = replace(reply, paragraphs=(total,) + reply.paragraphs)
         if t.q.need.used:  # "哪里买二手3090靠谱", "is a used 3090 safe on ebay?": the guide's used-market advice too
             guide = answers.question(self.engine, t.q.text, t.lang)
             if guide.intent == "question" and not guide.focus:

@@ -145,7 +145,8 @@ def memory_needed(need: Need, spec: WorkloadSpec, knowledge_dir: Path, on: date 
     if llm and need.model_size_b:
         llm_spec = spec if spec.name == llm else workload_spec(knowledge_dir, llm, on or date.today())
         method = "inference" if llm == "llm_inference" else (need.finetune_method or llm_spec.default_method)
-        bits = need.precision_bits or (16 if need.serving else default_bits(llm_spec, need.model_size_b))
+        # serving (vLLM) a big model unquantised is not the default either: AWQ 4-bit is how a few users are served
+        bits = need.precision_bits or default_bits(llm_spec, need.model_size_b)
         if method == "inference":
             est, per_card = _inference_memory(need, bits, count, knowledge_dir)
             needed = max(needed, per_card)
@@ -165,7 +166,8 @@ def _inference_memory(need: Need, bits: int | None, count: int, knowledge_dir: P
     from bot.fit import memory, model_for, quant_for, settings
 
     model = model_for(knowledge_dir, need.model, need.model_size_b)
-    quant = quant_for(knowledge_dir, need.quant, bits or 16)
+    # vLLM serves 4-bit as AWQ/GPTQ, not GGUF
+    quant = quant_for(knowledge_dir, need.quant or ("AWQ" if need.serving and bits == 4 else None), bits or 16)
     ctx = need.context_tokens or int(settings(knowledge_dir)["default_context"])
     w, kv, oh = memory(model, quant, ctx, 1, knowledge_dir)
     total = w + kv + oh
@@ -207,7 +209,7 @@ def default_bits(spec: WorkloadSpec, params_b: float | None) -> int | None:
 
 def assumed_precision(need: Need, knowledge_dir: Path, on: date) -> int | None:
     """The bits the ranking assumed for the need's model, when the user did not say (None when they did)."""
-    if need.precision_bits or need.workload != "llm_inference" or not need.model_size_b or need.serving:
+    if need.precision_bits or need.workload != "llm_inference" or not need.model_size_b:
         return None
     spec = workload_spec(knowledge_dir, "llm_inference", on)
     bits = default_bits(spec, need.model_size_b)

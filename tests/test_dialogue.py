@@ -554,3 +554,25 @@ def test_a_budget_in_another_currency_is_converted_at_a_dated_rate_and_shown_in_
     currencies (was: "I price in …", or 韩币 read as yuan)."""
     reply = conversation.turn(text)
     assert reply.recommendations and shown in plain(reply), plain(reply)
+
+
+@pytest.mark.parametrize("turns, total", [
+    (("I want to run llama 3.3 70b at home", "how much would that setup cost me roughly"), "2× GeForce RTX 3090: about $1,900"),
+    (("预算一万跑70b", "这套多少钱"), "2× GeForce RTX 3090：显卡约 ¥8,000"),
+])
+def test_the_price_of_the_setup_on_screen_is_its_cards_together(scorer_engine, turns, total):
+    """"How much would that setup cost?" after 2× 3090 is the price of both cards and the PSU they need (was: "I don't
+    have a reliable answer")."""
+    _, replies = talk(scorer_engine, *turns)
+    assert replies[-1].paragraphs[0].startswith(total), plain(replies[-1])
+
+
+@pytest.mark.parametrize("turns", [("I want to run llama 3.3 70b at home", "and for two of them? like two users at once"),
+                                   ("家里想跑 llama 70b", "要是两三个人同时用呢")])
+def test_serving_a_few_users_assumes_4_bit_awq_not_16_bit(scorer_engine, turns):
+    """A couple of concurrent users is served with AWQ 4-bit weights (vLLM), not unquantised: the 70B still fits two
+    24 GB cards (was: 133 GB and 2× RTX PRO 6000)."""
+    _, replies = talk(scorer_engine, *turns)
+    last = replies[-1]
+    assert last.recommendations and ("AWQ" in plain(last)), plain(last)
+    assert min(r.vram_gb * r.count for r in last.recommendations) <= 48, plain(last)
