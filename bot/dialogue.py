@@ -1178,6 +1178,13 @@ class Conversation:
                            sources=fit.sources + tuple(x for x in reply.sources if x not in fit.sources))
         return reply
 
+    def _out_of_scope(self, t: Turn) -> Reply:
+        """Declined; a budget said for a graphics card all the same ("1440p gaming card under $600") stays for the
+        deep-learning question that often follows ("ok forget games, what about for pytorch then")."""
+        if t.q.need.budget and "domain" in t.q.cues:
+            self.session.need = replace(self.session.need, budget=t.q.need.budget)
+        return answers.out_of_scope(t.lang)
+
     def _running_cost(self, t: Turn) -> Reply:
         """"电费每度0.6，3090一天跑10小时一个月多少钱", "and the power bill?" after a pick: the card on the table."""
         s = self.session
@@ -1295,8 +1302,7 @@ class Conversation:
                 s.awaiting != "workload":  # asked once and answered with something else: assume, never ask twice
             s.awaiting = "workload"
             return answers.ask_workload(lang, need)
-        assumed = need.workload is None
-        r = rank(need)
+        r = rank(need)  # (no job named: general deep learning, whose caveat says so and asks for the job)
         if d == "cheaper" and previous is None and need.budget is None and r.candidates:
             # "the cheapest card that runs a 7B model", "cheap as possible": the cheap end of what does the job, used
             # cards included unless the user said new (the cheapest way to the memory is usually a used card)
@@ -1380,10 +1386,6 @@ class Conversation:
             if r.used_why == "no_new":
                 notes.append(Text("No new card fits, so these include used-market prices.",
                                   "没有新卡能满足，下面包含二手价格。"))
-        if assumed:
-            notes.append(Text("You didn't say what it's for, so I assumed general deep learning; tell me the "
-                              "workload (CNN, LLMs, image generation…) to sharpen this.",
-                              "你没说具体用途，我按通用深度学习来选；告诉我具体任务（CNN、大模型、图像生成……）可以更准。"))
         if previous is not None and [p.candidate.gpu.name for p in r.picks] == s.last_picks:
             same = _unchanged(before, need, turn_need, q)
             if same is not None:
@@ -1606,8 +1608,7 @@ POLICY: tuple[Rule, ...] = (
              else None, t.referred[0], c.session.pick_counts.get(t.referred[0], 1), t.lang)),
     Rule("small-talk", _acts("greeting"), lambda c, t: t.q.need.is_empty() and not t.q.gpus,
          lambda c, t: answers.small_talk(t.q.text, t.lang, bool(c.session.last_picks))),
-    Rule("out-of-scope", _acts("out_of_scope"), _always,
-         lambda c, t: answers.out_of_scope(t.lang)),
+    Rule("out-of-scope", _acts("out_of_scope"), _always, lambda c, t: c._out_of_scope(t)),
     Rule("feature", _acts("gpu_info", "fit", "memory", "question", "compare", "refine", "recommend"),
          lambda c, t: len(t.referred) == 1 and not t.q.need.model_size_b and not t.q.need.model and
          not t.q.need.budget and len(t.q.quant_formats) < 2 and bool(c._features_asked(t)) and

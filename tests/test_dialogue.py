@@ -576,3 +576,12 @@ def test_serving_a_few_users_assumes_4_bit_awq_not_16_bit(scorer_engine, turns):
     last = replies[-1]
     assert last.recommendations and ("AWQ" in plain(last)), plain(last)
     assert min(r.vram_gb * r.count for r in last.recommendations) <= 48, plain(last)
+
+
+@pytest.mark.parametrize("turns", [("what card for 1440p gaming under 600 bucks", "ok forget games, what about for pytorch then"),
+                                   ("打游戏用什么显卡 预算4000", "那不打游戏了，跑深度学习呢")])
+def test_a_budget_said_in_a_declined_graphics_card_question_stays_for_the_next(scorer_engine, turns):
+    conv, (declined, picks) = talk(scorer_engine, *turns)
+    assert declined.intent == "out_of_scope", plain(declined)
+    assert picks.recommendations and picks.query["budget"], plain(picks)
+    assert all(r.price <= picks.query["budget"]["amount"] for r in picks.recommendations)
