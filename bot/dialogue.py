@@ -1612,7 +1612,8 @@ POLICY: tuple[Rule, ...] = (
     Rule("feature", _acts("gpu_info", "fit", "memory", "question", "compare", "refine", "recommend"),
          lambda c, t: len(t.referred) == 1 and not t.q.need.model_size_b and not t.q.need.model and
          not t.q.need.budget and len(t.q.quant_formats) < 2 and bool(c._features_asked(t)) and
-         not ((t.q.need.gpu_count or 1) > 1 and not _says(t.text, "has_feature")),  # "does NVLink matter for 2x 3090"
+         not (max([t.q.need.gpu_count or 1, *t.q.card_counts.values()]) > 1 and not _says(t.text, "has_feature")),
+         # ("does NVLink matter for 2x 3090", "双3090要不要买NVLink桥": the guide on the link, not a card's yes/no)
          lambda c, t: answers.feature_support(c.engine, t.referred[0], c._features_asked(t), t.lang)),
     Rule("unreleased", _acts("question", "recommend", "refine", "gpu_info", "compare"),
          lambda c, t: t.cue("speculation") and t.q.need.budget is None and not t.q.need.workloads,

@@ -88,3 +88,11 @@ def test_a_question_about_a_maker_is_answered_by_what_the_guide_says_of_that_mak
     first = reply.paragraphs[0]
     assert any(m in first for m in maker), plain(reply)
     assert not any(w in p for p in reply.paragraphs for w in not_about if w not in maker), plain(reply)
+
+
+@pytest.mark.parametrize("text", ["what does Dettmers currently recommend?", "Dettmers 最新的推荐是什么",
+                                  "Dettmers现在推荐什么卡"])
+def test_dettmers_now_means_his_latest_edition(scorer_engine, text):
+    """"Currently", "最新", "现在": the 2023 edition, not the 2019 list the seed article summarises."""
+    _, (reply,) = talk(scorer_engine, text)
+    assert "2023" in reply.title, (reply.title, plain(reply))
