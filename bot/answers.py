@@ -2357,6 +2357,7 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Budget |
 
 
 OFFER_FAIR_BAND = 0.15  # an offer within this share of the catalog's price in the same market is "about the going rate"
+OFFER_SUSPICIOUS_SHARE = 0.5  # an offer under half the going price: too good to be an honest sale
 
 
 def _offer_against_data(engine: Engine, g: GPU, offered: Price, known: Price | None, lang: str) -> str:
@@ -2372,6 +2373,12 @@ def _offer_against_data(engine: Engine, g: GPU, offered: Price, known: Price | N
     ratio = offered.amount / mine
     ref = money(mine, offered.currency)
     src = f"{known.on:%Y-%m}"
+    if ratio < OFFER_SUSPICIOUS_SHARE:
+        return _t(lang, f"{said} is {100 * (1 - ratio):.0f}% below the {kind}price in my data ({ref}, {src}): too low "
+                        "to be a working card sold honestly — expect a scam, a dead or repaired card, or a different "
+                        "model; pay only through a platform with buyer protection, after seeing it run.",
+                  f"{said} 比我数据里的{kind}价（{ref}，{src}）低 {100 * (1 - ratio):.0f}%：低得不正常——多半是骗局、坏卡修过、"
+                  "或者根本不是这个型号；只走有担保的平台，亲眼看到它跑起来再付款。")
     if ratio < 1 - OFFER_FAIR_BAND:
         return _t(lang, f"{said} is {100 * (1 - ratio):.0f}% below the {kind}price in my data ({ref}, {src}): a good "
                         "price if the card checks out — test it before paying (a full-load run, memory temperatures, "

@@ -27,6 +27,7 @@ from bot.slots import context
 from bot.slots.lexicon import load, words
 from bot.slots.text import (
     CJK,
+    chinese_numerals_to_digits,
     chinese_script,
     detect_language,
     find_any,
@@ -258,13 +259,21 @@ def _offers_a_price(c: Conversation, t: Turn) -> bool:
 def _offered_price(catalog, raw: str) -> bool:
     if _says(raw, "cues", "budget_words") or not _asks(raw):
         return False
-    text = normalise(raw)
+    text = chinese_numerals_to_digits(normalise(raw))  # "两百多块" is an amount too
     mentions = catalog.find_mentions(text)
     if not mentions:
         return False
     between = "|".join(re.escape(w) for w in sorted(words("slots", "offer_between"), key=len, reverse=True))
+    start, end = mentions[0][0], mentions[0][1]
+    after, before = text[end:], text[:start]
+    unit = r"(?:块钱|块|元|rmb|刀|美元|usd|dollars|bucks)"
     return bool(re.match(rf"\s*(?:\d+\s*gb?\s*)?(?:used\s*|二手\s*)?(?:{between})\s*(?:only\s*|just\s*)?"
-                         rf"(?:[a-z]{{0,3}}\$|[¥€£])?\s*\d", text[mentions[0][1]:]))
+                         rf"(?:[a-z]{{0,3}}\$|[¥€£])?\s*\d", after)
+                # "P40 两百多块 能买吗", "4090 2000刀值吗": an amount with its unit right after the card
+                or re.match(rf"\s*(?:二手\s*)?(?:[a-z]{{0,3}}\$|[¥€£])?\s*\d[\d,.]*\s*(?:k|千|百)?\s*多?\s*{unit}", after)
+                # "闲鱼2800的3090能买吗", "a $600 3090, worth it?": the amount right before it
+                or re.search(r"(?:\d[\d,.]*\s*(?:k|千)?\s*(?:块钱|块|元)?\s*的|(?:[a-z]{0,3}\$|[¥€£])\s*\d[\d,.]*)\s*"
+                             r"(?:二手\s*|used\s*)?$", before))
 
 
 def _says(text: str, *path: str) -> bool:
@@ -585,7 +594,7 @@ class Conversation:
             return "question"  # "显存不够怎么办", "how do I fix running out of memory": the guide's advice
         if act == "rent" and _says(q.text, "rent_judgement"):
             return "question"  # "rent or buy?", "租卡平台数据安全吗": the guide's judgement, not a price table
-        if q.direction and s.last_picks and s.last_act != "rent" and act in ("gpu_info", "fit", "memory", "question") \
+        if q.direction and s.last_picks and s.last_act != "rent" and act in ("gpu_info", "fit") \
                 and not (q.gpus or q.ordinals or q.need.model_size_b or q.need.model or q.memory_gb):
             return "refine"  # "sorry, back to it - can I get more memory for the same money?": the picks, moved
         if act == "where_to_buy" and len(q.gpus) == 1 and (q.need.budget or q.bare_number) and \
@@ -1653,6 +1662,7 @@ POLICY: tuple[Rule, ...] = (
          and not t.q.need.model_size_b and not t.cue("compare"), lambda c, t: c._worth(t)),  # "a used 3090 at $700, good deal?", "闲鱼800块的P40值得吗"
     Rule("worth", _acts("gpu_info", "question", "recommend", "refine", "where_to_buy", "fit"),
          lambda c, t: len(t.referred) == 1 and t.cue("worth") and not t.q.need.model_size_b and not t.need.budget and
+         not _says(t.text, "how_cards_connect") and  # "Is NVLink worth it for 2x3090?": the link, not the card
          not t.cue("compare") and len(t.q.gpus) <= 1 and not (t.q.need.workloads and t.act == "fit" and
                                                                _says(t.text, "enough_question")),
          lambda c, t: c._worth(t)),  # (but "my 4060 laptop, enough to learn DL?" is whether it fits that job)

@@ -45,3 +45,21 @@ def test_a_modded_card_is_weighed_with_its_memory_and_its_worth_is_the_mod_not_t
     worth = Conversation(scorer_engine).turn("4090 48g 魔改 靠谱吗")
     assert any(re.search(r"48\s*GB", p) for p in worth.paragraphs[:2]), plain(worth)
     assert not any(p.startswith("值：") for p in worth.paragraphs), plain(worth)
+
+
+@pytest.mark.parametrize("text, price", [("闲鱼2800的3090能买吗", "¥2,800"), ("a $600 3090, worth it?", "$600"),
+                                         ("4090 2000刀值吗", "$2,000"), ("P40 两百多块 能买吗", "¥200")])
+def test_an_offered_price_before_the_card_or_with_its_unit_after_is_checked(scorer_engine, text, price):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.query["rule"] == "price-check" and reply.paragraphs[0].startswith(price), plain(reply)
+
+
+@pytest.mark.parametrize("text, warning", [("P40 两百多块 能买吗", "低得不正常"), ("a used 3090 for $300, good deal?", "too low")])
+def test_a_price_far_below_the_market_is_a_warning_not_a_bargain(scorer_engine, text, warning):
+    reply = Conversation(scorer_engine).turn(text)
+    assert warning in reply.paragraphs[0], plain(reply)
+
+
+def test_whether_a_link_is_worth_it_for_a_pair_is_the_guides_not_the_cards_price(scorer_engine):
+    reply = Conversation(scorer_engine).turn("Is NVLink worth it for 2x3090?")
+    assert reply.intent == "question" and not reply.recommendations, plain(reply)
