@@ -944,6 +944,22 @@ def _rentable_cards_that_hold(engine: Engine, need: Need, today: date, china: bo
     return None
 
 
+def rented_on(engine: Engine, platform: str) -> list[str]:
+    """The catalog cards a platform has dated offers for, one per family, cheapest offer first (up to four)."""
+    from bot.rentals import card_of, family_of, offers_on
+
+    today = engine.today or date.today()
+    cards = list(engine.catalog)
+    offers = sorted((o for o in offers_on(engine.knowledge_dir, platform) if o.price > 0),
+                    key=lambda o: engine.catalog.fx.convert(o.price, o.currency, "USD", today))
+    out: dict[str, str] = {}
+    for o in offers:
+        g = card_of(o, cards)
+        if g is not None and family_of(g.name) not in out:
+            out[family_of(g.name)] = g.name
+    return list(out.values())[:4]
+
+
 def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need: Need | None = None,
                   count: int = 1, cheaper: bool = False, text: str = "", platforms: tuple[str, ...] = (),
                   region: Text | None = None, asked: bool = True) -> Reply:

@@ -874,6 +874,8 @@ class Conversation:
         cards = _rental_cards(self, t)
         names = list(dict.fromkeys([*(s.compared if again and len(cards) < 2 else []), *cards]))
         named = answers.platforms_named(self.engine, t.q.text) or (s.rent_platforms if again else [])
+        if not t.q.gpus and not t.q.ordinals and named and len(names) < 2 + again:
+            names = answers.rented_on(self.engine, named[0])  # "autodl上租哪个划算": what that platform rents
         s.need = s.need.merge(replace(t.need, budget=None))
         s.rent_platforms, s.compared = list(named), names[:4]
         return answers.rental_value(self.engine, names[:4], s.need, t.lang, china=self._rents_in_china(t),
@@ -1553,7 +1555,11 @@ def _weighs_rentals(c: Conversation, t: Turn) -> bool:
     or, right after such an answer, another card or another job ("and the H100?", "for LLM fine-tuning?"). (Not by
     looking the platforms up: that loads retrieval, a tenth of a second of every cold "4090 vs 3090".)"""
     s, q = c.session, t.q
-    if q.need.budget or "pick_request" in q.cues:
+    if q.need.budget:
+        return False
+    if not q.gpus and not q.ordinals and _says(t.text, "rental_value") and answers.platforms_named(c.engine, q.text):
+        return True  # "autodl上租哪个划算", "on runpod which gpu is the best value": that platform's cards, per unit of work
+    if "pick_request" in q.cues:
         return False
     if len(_rental_cards(c, t)) >= 2:
         # "compare the first two" means the picks as bought unless it says rent: a rental answer lists no ordinals

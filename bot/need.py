@@ -119,10 +119,11 @@ class Need:
         (usage) carry over. A new workload drops what belonged to the old one (model size, method,
         precision, memory asked for it) and the vendor filter; a new budget drops a 'faster than' floor. Anything
         stated drops a 'cheaper than' ceiling: it was for the list it was asked of ("cheaper?" then "AMD?" looks at
-        AMD cards within the budget)."""
+        AMD cards within the budget), except the used market alone ("cheaper?" then "what about used cards?" is
+        still the cheaper list)."""
         if turn.is_empty():
             return self
-        if turn.max_price is None:
+        if turn.max_price is None and set(turn.stated()) != {"used"}:  # ("cheaper?" then "used ok?": still cheaper)
             self = replace(self, max_price=None)
         if len(turn.workloads) == 1 and self.workloads and \
                 set(self.workloads) <= NARROWER.get(turn.workloads[0], frozenset()):

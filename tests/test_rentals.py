@@ -237,3 +237,27 @@ def test_a_request_for_free_gpus_lists_the_free_quotas_first(scorer_engine):
     reply = Conversation(scorer_engine).turn("where can I rent a GPU for free?")
     assert reply.intent == "rent", plain(reply)
     assert {row[0] for row in reply.table.rows[: len(free)]} == free, plain(reply)
+
+
+@pytest.mark.parametrize("turns, platform", [
+    (("预算8000 做stable diffusion", "那跑大模型呢", "还是租吧", "autodl上租哪个划算"), "AutoDL"),
+    (("on runpod which gpu is the best value for fine-tuning a 7b?",), "RunPod"),
+])
+def test_which_card_is_best_value_on_a_named_platform_weighs_what_it_rents(scorer_engine, turns, platform):
+    """"autodl上租哪个划算": the platform's own cards per unit of work for the job (was: the last answer again)."""
+    conv = Conversation(scorer_engine)
+    for text in turns[:-1]:
+        conv.turn(text)
+    reply = conv.turn(turns[-1])
+    assert reply.query["rule"] == "rental-value", (reply.query["rule"], plain(reply))
+    assert reply.table is not None and len(reply.table.rows) >= 3
+    assert all(row[0] == platform for row in reply.table.rows), reply.table.rows
+
+
+@pytest.mark.parametrize("turns", [("Budget $1200, I want to do LLM fine-tuning at home", "cheaper?", "what about used cards?"),
+                                   ("预算一万跑大模型", "便宜点的呢", "二手可以吗")])
+def test_used_after_cheaper_keeps_the_cheaper_list_and_says_used_were_in(scorer_engine, turns):
+    conv = Conversation(scorer_engine)
+    replies = [conv.turn(t) for t in turns]
+    assert [r.gpu for r in replies[-1].recommendations] == [r.gpu for r in replies[-2].recommendations]
+    assert "Same picks" in plain(replies[-1]) or "推荐不变" in plain(replies[-1]), plain(replies[-1])
