@@ -230,3 +230,9 @@ def test_an_operating_system_alone_is_still_another_topic(scorer_engine, text):
     conv = Conversation(scorer_engine)
     conv.turn("can an rx 7900 xtx run sdxl")
     assert conv.turn(text).intent in ("out_of_scope", "unknown")
+
+
+@pytest.mark.parametrize("text", ["显卡风扇好吵，怎么调风扇曲线", "my 3090 is loud, how do I set a fan curve"])
+def test_tuning_a_cards_fans_is_declined_not_answered_with_a_guide_section(scorer_engine, text):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent in ("out_of_scope", "unknown"), plain(reply)

@@ -225,6 +225,8 @@ CASES = [
     ("€800", budget(800, EUR)),
     ("5000卢布", rejected("unsupported_currency", 5000)),  # a currency the advisor does not convert: said so
     ("nz$2000 for a gpu", rejected("unsupported_currency", 2000)),
+    ("2,5k€ for a deep learning gpu", budget(2500, EUR)),  # a European decimal comma before a scale
+    ("budget 1,5k euro", budget(1500, EUR)),
     ("₹50000", budget(50000, INR)),  # converted at the dated rate, shown in both currencies
     ("₹1,20,000", budget(120000, INR)),  # lakh grouping
     ("rs. 80000 for a gpu", budget(80000, INR)),

@@ -124,7 +124,9 @@ def _grammar() -> _Grammar:
         rf"(?:(?P<pre>{before_alt}|(?<![a-z])[a-z]{{1,3}}\$)\s{{0,2}})?"
         r"(?P<sign2>[-−])?"
         # grouped by thousands, or the Indian way by lakhs ("1,20,000"), or not at all
-        r"(?:(?P<n>(?<![\d.])(?<!\d,)(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:,\d{3})+|\d{1,300})(?:\.\d+)?(?!\d)(?!\.\d)"
+        # ... or with a decimal comma before a scale, the European way ("2,5k€")
+        r"(?:(?P<n>(?<![\d.])(?<!\d,)(?:\d{1,3},\d{1,2}(?=\s?[kK](?![a-z]))|\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:,\d{3})+|\d{1,300})"
+        r"(?:\.\d+)?(?!\d)(?!\.\d)"
         r"(?!,\d{3}(?!\d)))"
         rf"|(?<![a-z])(?P<w>{words_number})(?![a-z$]))"  # ("a$2k" is Australian dollars, not "a")
         rf"(?:\s{{0,2}}(?P<scale>{scale_alt}))?"
@@ -266,7 +268,8 @@ def _read(m: re.Match[str], text: str, lang: str, g: _Grammar) -> _Amount | None
     elif currency == "EUR" and re.fullmatch(r"\d{1,3}(?:\.\d{3})+", m["n"]):
         value = float(m["n"].replace(".", ""))  # "2.000€", "€1.500": a European thousands point
     else:
-        value = float(m["n"].replace(",", ""))
+        n = m["n"]
+        value = float(n.replace(",", ".")) if re.fullmatch(r"\d{1,3},\d{1,2}", n) else float(n.replace(",", ""))
     scale = m["scale"]
     if scale:
         value *= g.scales[scale]
