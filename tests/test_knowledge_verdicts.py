@@ -96,3 +96,10 @@ def test_dettmers_now_means_his_latest_edition(scorer_engine, text):
     """"Currently", "最新", "现在": the 2023 edition, not the 2019 list the seed article summarises."""
     _, (reply,) = talk(scorer_engine, text)
     assert "2023" in reply.title, (reply.title, plain(reply))
+
+
+@pytest.mark.parametrize("text", ["训练老是OOM怎么办", "CUDA out of memory when fine-tuning, what should I do?", "显存不够怎么办",
+                                  "爆显存了 要换卡吗"])
+def test_running_out_of_memory_gets_the_settings_to_change_before_a_new_card(scorer_engine, text):
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.intent == "question" and ("OOM" in reply.title), (reply.title, plain(reply))
