@@ -21,6 +21,7 @@ from bot.need import LLM_WORKLOADS, Budget, Need, format_money
 from bot.nlu import Query, parse
 from bot.regions import load_regions, region_of_currency
 from bot.reply import Reply
+from bot.perf import load_perf_model
 from bot.scorer import candidate_for, default_vendors, load_workloads, rank_or_used, workload_spec
 from bot.session import Session
 from bot.slots import context
@@ -1277,6 +1278,12 @@ class Conversation:
                 need = replace(need, max_power_w=top.gpu.tdp_w - 1)
                 notes.append(Text(f"Looking for cards under {top.gpu.tdp_w:.0f} W.",
                                   f"找功耗低于 {top.gpu.tdp_w:.0f} W 的卡。"))
+        if d == "less_power" and previous is None and need.max_power_w is None and need.psu_w is None:
+            # "$1.2k, quiet and low power" in a first message: a cap from data, said so
+            cap = load_perf_model(e.knowledge_dir).low_power_w
+            need = replace(need, max_power_w=cap)
+            notes.append(Text(f"Quiet and low power: cards up to {cap:.0f} W of board power (say a number to change "
+                              "it).", f"按安静、低功耗来选：显卡功耗不超过 {cap:.0f} W（可以直接说一个瓦数来改）。"))
         if d != "faster" and turn_need.budget is None and need.budget is None and s.budget_aside:
             need = replace(need, budget=Budget(**s.budget_aside), min_perf=None)
             notes.append(Text(f"Back within your budget of {need.budget}.", f"回到你的预算 {need.budget} 以内。"))

@@ -585,3 +585,13 @@ def test_a_budget_said_in_a_declined_graphics_card_question_stays_for_the_next(s
     assert declined.intent == "out_of_scope", plain(declined)
     assert picks.recommendations and picks.query["budget"], plain(picks)
     assert all(r.price <= picks.query["budget"]["amount"] for r in picks.recommendations)
+
+
+@pytest.mark.parametrize("text", ["$1.2k, quiet and low power, for running LLMs", "预算五千 要静音低功耗的卡 跑SD"])
+def test_quiet_and_low_power_in_a_first_message_caps_the_cards_power_and_says_so(scorer_engine, catalog, text):
+    from bot.perf import load_perf_model
+
+    _, (reply,) = talk(scorer_engine, text)
+    cap = load_perf_model(scorer_engine.knowledge_dir).low_power_w
+    assert reply.recommendations and all(catalog.get(r.gpu).tdp_w <= cap for r in reply.recommendations), plain(reply)
+    assert f"{cap:.0f} W" in reply.paragraphs[0], plain(reply)
