@@ -19,9 +19,9 @@ from bot.engine import Engine
 from bot.i18n import Text
 from bot.need import LLM_WORKLOADS, Budget, Need, format_money
 from bot.nlu import Query, parse
+from bot.perf import load_perf_model
 from bot.regions import load_regions, region_of_currency
 from bot.reply import Reply
-from bot.perf import load_perf_model
 from bot.scorer import candidate_for, default_vendors, load_workloads, rank_or_used, workload_spec
 from bot.session import Session
 from bot.slots import context
