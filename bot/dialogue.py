@@ -19,10 +19,9 @@ from bot.engine import Engine
 from bot.i18n import Text
 from bot.need import LLM_WORKLOADS, Budget, Need, format_money
 from bot.nlu import Query, parse
-from bot.perf import load_perf_model
 from bot.regions import load_regions, region_of_currency
 from bot.reply import Reply
-from bot.scorer import candidate_for, default_vendors, load_workloads, rank_or_used, workload_spec
+from bot.scorer import candidate_for, default_vendors, load_workloads, low_power_w, rank_or_used, workload_spec
 from bot.session import Session
 from bot.slots import context
 from bot.slots.lexicon import load, words
@@ -1280,7 +1279,7 @@ class Conversation:
                                   f"找功耗低于 {top.gpu.tdp_w:.0f} W 的卡。"))
         if d == "less_power" and previous is None and need.max_power_w is None and need.psu_w is None:
             # "$1.2k, quiet and low power" in a first message: a cap from data, said so
-            cap = load_perf_model(e.knowledge_dir).low_power_w
+            cap = low_power_w(e.knowledge_dir)
             need = replace(need, max_power_w=cap)
             notes.append(Text(f"Quiet and low power: cards up to {cap:.0f} W of board power (say a number to change "
                               "it).", f"按安静、低功耗来选：显卡功耗不超过 {cap:.0f} W（可以直接说一个瓦数来改）。"))

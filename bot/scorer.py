@@ -254,6 +254,11 @@ def buyer_market(need: Need, currency: str) -> str:
     return "cn" if currency == "CNY" else "global"
 
 
+def low_power_w(knowledge_dir: Path) -> float:
+    """The board power "quiet and low power" means when no number is said (knowledge/perf-model.yaml)."""
+    return load_perf_model(knowledge_dir).low_power_w
+
+
 def power_cap_w(need: Need) -> float | None:
     """The most one card may draw: the user's own cap, or what their PSU can feed for the whole setup."""
     caps = []
