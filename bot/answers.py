@@ -797,9 +797,10 @@ def _offer_seen(o, today: date, lang: str) -> str:
 
 def platforms_named(engine: Engine, text: str) -> list[str]:
     """The platforms (platforms.csv names) a message names, in order of mention."""
-    from bot.retrieval import platforms_named as named
+    from bot.knowledge import platforms_named as named
+    from bot.slots.text import to_script
 
-    return named(text, engine.knowledge_dir) if text else []
+    return named(to_script(text, "zh-cn"), engine.knowledge_dir) if text else []
 
 
 def _spellings(p: Platform) -> set[str]:

@@ -243,3 +243,36 @@ def content_hash(knowledge_dir: Path) -> str:
             h.update(str(p.relative_to(knowledge_dir)).encode())
             h.update(p.read_bytes())
     return h.hexdigest()
+
+
+# --- rental platforms a message names (light: no index, no numpy, so a rental follow-up stays cheap) -----------
+
+@lru_cache(maxsize=4)
+def platform_pattern(knowledge_dir: Path) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+    """One pattern for every platform name and alias (platforms.csv), and the name each spelling means."""
+    names: dict[str, str] = {}
+    for r in load_platform_rows(knowledge_dir):
+        for n in [r["name"], r.get("name_zh", "")] + r.get("aliases", "").split("|"):
+            n = n.strip()
+            if len(n) >= 2:
+                names.setdefault(n.lower(), r["name"])
+    if not names:
+        return None, {}
+    def part(n: str) -> str:  # an English name stands alone ("p5", not "p50"); a Chinese one may touch a number
+        head = r"(?<![a-z0-9])" if n[:1].isascii() and n[:1].isalnum() else ""
+        tail = r"(?![a-z0-9])" if n[-1:].isascii() and n[-1:].isalnum() else ""
+        return head + re.escape(n).replace(r"\ ", r"[\s\-_]*") + tail
+
+    parts = [part(n) for n in sorted(names, key=len, reverse=True)]
+    return re.compile("(" + "|".join(parts) + ")", re.IGNORECASE), names
+
+
+def platforms_named(text: str, knowledge_dir: Path) -> list[str]:
+    """The platforms (platforms.csv names) a message names, by name or alias, in order of mention. `text` in
+    Simplified script (the caller converts Traditional spellings: "恆源雲" is 恒源云)."""
+    pat, names = platform_pattern(knowledge_dir)
+    out: list[str] = []
+    for m in pat.finditer(text) if pat is not None else ():
+        if names[m.group(1).lower()] not in out:
+            out.append(names[m.group(1).lower()])
+    return out

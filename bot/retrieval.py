@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from bot.index import Index
-from bot.knowledge import Passage, load_platform_rows
+from bot.knowledge import Passage, load_platform_rows, platform_pattern
 
 RRF_K = 20  # small: the first few ranks of each list matter most once passages are summed per section
 DEPTH = 60  # candidates taken from each ranking
@@ -162,25 +162,6 @@ def dense_text(query: str, lang: str, knowledge_dir: Path, en_terms: list[str] |
 # --- named items: GPUs of the catalog and rental platforms ---------------------------------------------------------
 
 @lru_cache(maxsize=4)
-def _platform_pattern(knowledge_dir: Path) -> tuple[re.Pattern[str] | None, dict[str, str]]:
-    names: dict[str, str] = {}
-    for r in load_platform_rows(knowledge_dir):
-        for n in [r["name"], r.get("name_zh", "")] + r.get("aliases", "").split("|"):
-            n = n.strip()
-            if len(n) >= 2:
-                names.setdefault(n.lower(), r["name"])
-    if not names:
-        return None, {}
-    def part(n: str) -> str:  # an English name stands alone ("p5", not "p50"); a Chinese one may touch a number
-        head = r"(?<![a-z0-9])" if n[:1].isascii() and n[:1].isalnum() else ""
-        tail = r"(?![a-z0-9])" if n[-1:].isascii() and n[-1:].isalnum() else ""
-        return head + re.escape(n).replace(r"\ ", r"[\s\-_]*") + tail
-
-    parts = [part(n) for n in sorted(names, key=len, reverse=True)]
-    return re.compile("(" + "|".join(parts) + ")", re.IGNORECASE), names
-
-
-@lru_cache(maxsize=4)
 def _catalog(knowledge_dir: Path):
     from bot.catalog import load_catalog
 
@@ -188,19 +169,6 @@ def _catalog(knowledge_dir: Path):
         return load_catalog(knowledge_dir)
     except Exception:  # a broken catalog must not break search; GPU cards are then found by text only
         return None
-
-
-def platforms_named(text: str, knowledge_dir: Path) -> list[str]:
-    """The platforms (platforms.csv names) a message names, by name or alias, in order of mention; Traditional
-    spellings count ("恆源雲" is 恒源云)."""
-    from bot.slots.text import to_script
-
-    pat, names = _platform_pattern(knowledge_dir)
-    out: list[str] = []
-    for m in pat.finditer(to_script(text, "zh-cn")) if pat is not None else ():
-        if names[m.group(1).lower()] not in out:
-            out.append(names[m.group(1).lower()])
-    return out
 
 
 def named_sections(query: str, knowledge_dir: Path, sections: set[str]) -> list[str]:
@@ -214,7 +182,7 @@ def named_sections(query: str, knowledge_dir: Path, sections: set[str]) -> list[
             if sec in sections:
                 at = [i for i in (low.find(a.lower()) for a in (g.name, *g.aliases)) if i >= 0]
                 found.append((min(at) if at else len(low), sec))
-    pat, names = _platform_pattern(knowledge_dir)
+    pat, names = platform_pattern(knowledge_dir)
     if pat is not None:
         for m in pat.finditer(query):
             sec = f"platform:{names[m.group(1).lower()]}"
