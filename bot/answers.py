@@ -911,6 +911,27 @@ def _any_holds(engine: Engine, gpus: list, need: Need, count: int, today: date) 
     return any(usable_memory_gb(g, engine.knowledge_dir) >= each for g in gpus)
 
 
+def _cheapest_rented(engine: Engine, offers, today: date) -> list[tuple[float, GPU]]:
+    """The catalog cards these offers rent, each once at its cheapest offer (in USD), cheapest first."""
+    from bot.rentals import card_of
+
+    cards, fx = list(engine.catalog), engine.catalog.fx
+    cheapest: dict[str, tuple[float, GPU]] = {}
+    for o in offers:
+        g = card_of(o, cards)
+        usd = fx.convert(o.price, o.currency, "USD", today)
+        if g is not None and (g.name not in cheapest or usd < cheapest[g.name][0]):
+            cheapest[g.name] = (usd, g)
+    return sorted(cheapest.values(), key=lambda x: (x[0], x[1].name))
+
+
+def _one_a_family(cards: list[GPU]) -> list[GPU]:
+    """The first card of each family ("A100 80GB SXM" stands for the A100s), in order."""
+    from bot.rentals import family_of
+
+    return list(OrderedDict((family_of(g.name), g) for g in reversed(cards)).values())[::-1]
+
+
 def _rentable_cards_that_hold(engine: Engine, need: Need, today: date, china: bool = False
                               ) -> tuple[float, int, list, set[str]] | None:
     """For a job with a model or a memory floor: the memory it needs, the fewest cards of one kind that hold it (1, 2,
@@ -918,47 +939,32 @@ def _rentable_cards_that_hold(engine: Engine, need: Need, today: date, china: bo
     every rented card that does (an offer of the 40 GB A100 is not one for the 80 GB); `china`: rented on a China
     platform. None when the job states no memory or nothing rented holds it."""
     from bot.fit import usable_memory_gb
-    from bot.rentals import card_of, family_of, load_rentals
+    from bot.rentals import load_rentals
     from bot.scorer import memory_needed
 
     if not (need.model_size_b or need.min_vram_gb):
         return None
     spec = workload_spec(engine.knowledge_dir, need.workload, today)
-    fx, cards = engine.catalog.fx, list(engine.catalog)
-    cheapest: dict[str, tuple[float, object]] = {}
-    for o in load_rentals(engine.knowledge_dir):
-        g = card_of(o, cards)
-        if g is None or not o.quotable(today) or (china and o.region != "china"):
-            continue
-        usd = fx.convert(o.price, o.currency, "USD", today)
-        if g.name not in cheapest or usd < cheapest[g.name][0]:
-            cheapest[g.name] = (usd, g)
+    rented = _cheapest_rented(engine, [o for o in load_rentals(engine.knowledge_dir)
+                                       if o.quotable(today) and (not china or o.region == "china")], today)
     for count in ((need.gpu_count,) if need.gpu_count else (1, 2, 4, 8)):
         each = max(memory_needed(replace(need, gpu_count=count), spec, engine.knowledge_dir, today)[0],
                    need.min_vram_gb / count if need.min_vram_gb else 0.0)
-        holding = sorted((usd, g.name) for usd, g in cheapest.values() if usable_memory_gb(g, engine.knowledge_dir) >= each)
-        one_a_family = list(OrderedDict((family_of(n), n) for _, n in reversed(holding)).values())[::-1]
-        if one_a_family:
+        holding = [g for _, g in rented if usable_memory_gb(g, engine.knowledge_dir) >= each]
+        if holding:
             total = memory_needed(replace(need, gpu_count=1), spec, engine.knowledge_dir, today)[0]
-            return round(max(total, need.min_vram_gb or 0.0), 1), count, \
-                [engine.catalog.get(n) for n in one_a_family[:3]], {n for _, n in holding}
+            return round(max(total, need.min_vram_gb or 0.0), 1), count, _one_a_family(holding)[:3], \
+                {g.name for g in holding}
     return None
 
 
 def rented_on(engine: Engine, platform: str) -> list[str]:
     """The catalog cards a platform has dated offers for, one per family, cheapest offer first (up to four)."""
-    from bot.rentals import card_of, family_of, offers_on
+    from bot.rentals import offers_on
 
     today = engine.today or date.today()
-    cards = list(engine.catalog)
-    offers = sorted((o for o in offers_on(engine.knowledge_dir, platform) if o.price > 0),
-                    key=lambda o: engine.catalog.fx.convert(o.price, o.currency, "USD", today))
-    out: dict[str, str] = {}
-    for o in offers:
-        g = card_of(o, cards)
-        if g is not None and family_of(g.name) not in out:
-            out[family_of(g.name)] = g.name
-    return list(out.values())[:4]
+    rented = _cheapest_rented(engine, [o for o in offers_on(engine.knowledge_dir, platform) if o.price > 0], today)
+    return [g.name for g in _one_a_family([g for _, g in rented])][:4]
 
 
 def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need: Need | None = None,

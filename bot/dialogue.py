@@ -250,13 +250,9 @@ def _asked_as(topic: str, text: str, written: str | None = None) -> str:
     return words("slots", topic, detect_language(written or text))[0] + text
 
 
-def _offers_a_price(c: Conversation, t: Turn) -> bool:
-    """An amount written right after the card, as what it sells for ("tesla p40 24gb for $180 — good for local
-    llms?"), is the price to check, not a budget, unless a budget word says otherwise."""
-    return _offered_price(c.engine.catalog, t.q.text)
-
-
 def _offered_price(catalog, raw: str) -> bool:
+    """An amount written beside the card, as what it sells for ("tesla p40 24gb for $180 — good for local llms?",
+    "闲鱼2800的3090能买吗"), is the price to check, not a budget, unless a budget word says otherwise."""
     if _says(raw, "cues", "budget_words") or not _asks(raw):
         return False
     text = chinese_numerals_to_digits(normalise(raw))  # "两百多块" is an amount too
@@ -995,9 +991,8 @@ class Conversation:
             asked = Text(f"is {vendor} usable for deep learning, PyTorch software support",
                          f"{vendor} 显卡能跑深度学习吗 PyTorch 软件支持").get(t.lang)
             about = answers.question(self.engine, asked, t.lang, kinds=("guide",))
-            mine = tuple(p for p in about.paragraphs if _mentions_vendor((p,), vendor))
             if about.intent == "question" and _mentions_vendor(about.paragraphs[:1], vendor):
-                reply = replace(about, paragraphs=mine)  # (its title and sources are that section's)
+                reply = about  # (its title and sources are that section's)
         if vendor and not t.q.gpus and reply.intent == "question":
             reply = _about_the_maker(reply, vendor)
         if reply.focus and t.q.gpus:
@@ -1025,9 +1020,7 @@ class Conversation:
     def _with_vendor_advice(self, t: Turn, reply: Reply, vendor: str, text: str | None = None) -> Reply:
         """The guide's latest word on a maker's software beside an answer about its cards."""
         guide = answers.question(self.engine, f"{text or t.q.text} {vendor}", t.lang, kinds=("guide",))
-        # by any of its names ("Mac", "苹果", "A卡"); a maker the lexicon has no words for, by its own name
-        names = tuple(load("slots")["vendor"].get(vendor, ())) or (vendor.lower(),)
-        about = [p for p in guide.paragraphs if has_any(normalise(p), names)]
+        about = [p for p in guide.paragraphs if _mentions_vendor((p,), vendor)]
         if guide.intent != "question" or not about:
             return reply
         return answers.with_advice(reply, replace(guide, paragraphs=tuple(about[-2:])))  # the latest word on it
@@ -1036,7 +1029,7 @@ class Conversation:
         """The verdict on what the card's price buys; for a used card, a maker or its software, also the guide's
         advice on that ("二手3090值得买吗", "7900xtx值得买吗 能跑pytorch吗")."""
         b = t.q.need.budget
-        if b is None and t.q.bare_number and _offers_a_price(self, t):  # "闲鱼 3090 卖3500 靠谱吗": in the chat's money
+        if b is None and t.q.bare_number and _offered_price(self.engine.catalog, t.q.text):  # "闲鱼 3090 卖3500 靠谱吗": in the chat's money
             chat = self.session.need.budget.currency if self.session.need.budget else None
             b = Budget(t.q.bare_number, chat or ("CNY" if t.lang == "zh" else "USD"))
         # an amount beside a card and "worth it / good deal" is what the card costs the user, not a budget
@@ -1196,20 +1189,24 @@ class Conversation:
             self.session.need = replace(self.session.need, budget=t.q.need.budget)
         return answers.out_of_scope(t.lang)
 
+    def _shown_count(self, name: str) -> int:
+        """How many of the card the answer on screen was about ("2× 3090" as a pick or as the setup in focus)."""
+        s = self.session
+        return s.pick_counts.get(name) or (s.focus_count if name == s.focus else None) or 1
+
     def _running_cost(self, t: Turn) -> Reply:
         """"电费每度0.6，3090一天跑10小时一个月多少钱", "and the power bill?" after a pick: the card on the table."""
         s = self.session
         s.need = s.need.merge(Need(usage=t.q.need.usage, kwh_price=t.q.need.kwh_price, region=t.q.need.region))
         names = list(t.referred) or ([s.focus] if s.focus else s.last_picks[:1])
-        same = names[0] == s.focus and not t.q.gpus
-        count = t.q.need.gpu_count or (s.focus_count if same else None) or s.pick_counts.get(names[0]) or 1
+        count = t.q.need.gpu_count or self._shown_count(names[0])
         return answers.running_cost(self.engine, names[0], count, s.need, t.lang, self._rents_in_china(t))
 
     def _where_to_buy(self, t: Turn) -> Reply:
         region = t.q.need.region or self.session.need.region or ("cn" if t.lang == "zh" else None)
         reply = answers.where_to_buy(self.engine, t.referred[0], region, t.lang)
         s = self.session
-        count = s.pick_counts.get(t.referred[0]) or (s.focus_count if t.referred[0] == s.focus else None) or 1
+        count = self._shown_count(t.referred[0])
         if count > 1 and not t.q.gpus and (s.need.workloads or s.need.budget):
             # "how much would that setup cost me?" after 2× 3090: the setup's price first
             total = answers.setup_price(self.engine, self._ranking(s.need, t.lang), t.referred[0], count, t.lang)
@@ -1576,9 +1573,13 @@ def _weighs_rentals(c: Conversation, t: Turn) -> bool:
         (not q.gpus and bool(t.need.workloads or t.need.model_size_b)))
 
 
+def _vendor_names(vendor: str) -> tuple[str, ...]:
+    """A maker by any of its names ("Mac", "苹果", "A卡"); one the lexicon has no words for, by its own name."""
+    return tuple(load("slots")["vendor"].get(vendor, ())) or (vendor.lower(),)
+
+
 def _mentions_vendor(paragraphs: tuple[str, ...], vendor: str) -> bool:
-    names = tuple(load("slots")["vendor"].get(vendor, ())) or (vendor.lower(),)
-    return any(has_any(normalise(p), names) for p in paragraphs)
+    return any(has_any(normalise(p), _vendor_names(vendor)) for p in paragraphs)
 
 
 VENDOR_SUBJECT_SHARE = 0.3  # a paragraph naming a maker in its first 30 % is about that maker
@@ -1594,8 +1595,7 @@ def _about_the_maker(reply: Reply, vendor: str) -> Reply:
 
 def _vendor_at(paragraph: str, vendor: str) -> float:
     """Where a paragraph first names the maker, as a share of its length (1.0: not at all)."""
-    names = tuple(load("slots")["vendor"].get(vendor, ())) or (vendor.lower(),)
-    found = find_any(normalise(paragraph), names)
+    found = find_any(normalise(paragraph), _vendor_names(vendor))
     return min((a for a, _ in found), default=len(paragraph)) / max(1, len(paragraph))
 
 
@@ -1626,7 +1626,7 @@ POLICY: tuple[Rule, ...] = (
     Rule("choice-made", _acts("greeting", "gpu_info", "recommend", "refine", "question", "fit", "compare"),
          _makes_a_choice, lambda c, t: answers.choice_made(
              c.engine, c._ranking(c.session.need, t.lang) if c.session.need.workloads or c.session.need.budget
-             else None, t.referred[0], c.session.pick_counts.get(t.referred[0], 1), t.lang)),
+             else None, t.referred[0], c._shown_count(t.referred[0]), t.lang)),
     Rule("small-talk", _acts("greeting"), lambda c, t: t.q.need.is_empty() and not t.q.gpus,
          lambda c, t: answers.small_talk(t.q.text, t.lang, bool(c.session.last_picks))),
     Rule("out-of-scope", _acts("out_of_scope"), _always, lambda c, t: c._out_of_scope(t)),
@@ -1669,8 +1669,8 @@ POLICY: tuple[Rule, ...] = (
              _says(t.text, "llm_words")),
          lambda c, t: answers.worth_for_llm(c.engine, t.referred[0], c.session.need, t.lang)),
     Rule("price-check", _acts("gpu_info", "question", "recommend", "refine", "where_to_buy", "fit"),
-         lambda c, t: len(t.q.gpus) == 1 and (t.cue("worth") or _offers_a_price(c, t)) and
-         bool(t.q.need.budget or (t.q.bare_number and _offers_a_price(c, t)))
+         lambda c, t: len(t.q.gpus) == 1 and (t.cue("worth") or _offered_price(c.engine.catalog, t.q.text)) and
+         bool(t.q.need.budget or (t.q.bare_number and _offered_price(c.engine.catalog, t.q.text)))
          and not t.q.need.model_size_b and not t.cue("compare"), lambda c, t: c._worth(t)),  # "a used 3090 at $700, good deal?", "闲鱼800块的P40值得吗"
     Rule("worth", _acts("gpu_info", "question", "recommend", "refine", "where_to_buy", "fit"),
          lambda c, t: len(t.referred) == 1 and t.cue("worth") and not t.q.need.model_size_b and not t.need.budget and

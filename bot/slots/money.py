@@ -518,20 +518,27 @@ def extract_money(text: str, lang: str) -> MoneyFinding:
 
 # --- an electricity price --------------------------------------------------------------------------------------------
 
-def kwh_price(text: str, lang: str) -> tuple[Budget | None, list[tuple[int, int]]]:
-    """What a kWh costs the user ("电费每度0.6", "每度1.2港幣", "0.35€/kWh", "$0.15 per kwh"), in the currency written
-    (else the message language's: yuan in Chinese, dollars in English), and where it is said (so the number is no
-    budget). The words are knowledge/lexicon/money.yaml `kwh`."""
-    g = _grammar()
-    lex = load("money")["kwh"]
+@lru_cache(maxsize=1)
+def _kwh_patterns() -> tuple[tuple[re.Pattern[str], ...], float]:
+    """The two ways a kWh price is written, and the largest number that can be one."""
+    g, lex = _grammar(), load("money")["kwh"]
     units = "|".join(re.escape(u) for u in sorted(lex["units"], key=len, reverse=True))
     per = "|".join(re.escape(w) for w in sorted(lex["per"], key=len, reverse=True))
     before = "|".join(re.escape(w) for w in sorted(g.before_code, key=len, reverse=True))
     after = "|".join(re.escape(w) for w in sorted(g.after_code, key=len, reverse=True))
     num = r"(?P<n>\d+(?:\.\d+)?|\.\d+)"
     money_rx = rf"(?P<b>{before})?\s*{num}\s*(?P<a>{after})?"
-    for rx in (re.compile(rf"{money_rx}\s*(?:{per})\s*(?:{units})(?![a-z])"),  # "0.35€/kWh", "$0.15 per kwh"
-               re.compile(rf"(?:{per})\s*(?:{units})\s*(?:电|電)?\s*(?:是|要|约|約|大概)?\s*{money_rx}")):  # "每度1.2港币"
+    return (re.compile(rf"{money_rx}\s*(?:{per})\s*(?:{units})(?![a-z])"),  # "0.35€/kWh", "$0.15 per kwh"
+            re.compile(rf"(?:{per})\s*(?:{units})\s*(?:电|電)?\s*(?:是|要|约|約|大概)?\s*{money_rx}")), \
+        float(lex["max_per_kwh"])  # (the second: "每度1.2港币")
+
+
+def kwh_price(text: str, lang: str) -> tuple[Budget | None, list[tuple[int, int]]]:
+    """What a kWh costs the user ("电费每度0.6", "每度1.2港幣", "0.35€/kWh", "$0.15 per kwh"), in the currency written
+    (else the message language's: yuan in Chinese, dollars in English), and where it is said (so the number is no
+    budget). The words are knowledge/lexicon/money.yaml `kwh`."""
+    g, (patterns, most) = _grammar(), _kwh_patterns()
+    for rx in patterns:
         m = rx.search(text)
         if m is None:
             continue
@@ -539,7 +546,7 @@ def kwh_price(text: str, lang: str) -> tuple[Budget | None, list[tuple[int, int]
         if code == UNSUPPORTED:
             return None, [m.span()]
         value = float(m["n"])
-        if not 0 < value < lex["max_per_kwh"]:
+        if not 0 < value < most:
             return None, [m.span()]
         return Budget(value, code or ("CNY" if lang == "zh" else "USD")), [m.span()]
     return None, []
