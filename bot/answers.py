@@ -2076,6 +2076,44 @@ def unreleased(lang: str) -> Reply:
         suggestions=EXAMPLES[lang][:2])
 
 
+def _listed(names: tuple[str, ...] | list[str], lang: str) -> str:
+    return "、".join(names) if lang == "zh" else ", ".join(names)
+
+
+def unknown_products(names: tuple[str, ...], nearest: dict[str, list[str]], lang: str) -> Reply:
+    """Hardware I have no data on ('RTX 9090', 'DGX Spark'): said plainly, with the cards of its family or line that I
+    do know, and never answered with another card's figures. A family name ('Jetson Orin') is asked about."""
+    paras, suggestions = [], []
+    for name in names:
+        near = nearest.get(name, [])
+        family = bool(near) and all(all(w in n.lower().split() for w in name.lower().split()) for n in near)
+        if family:
+            paras.append(_t(lang, f"\"{name}\" covers several models; which one do you mean? I have specs (no prices or "
+                                  f"measured speeds) for: {_listed(near, lang)}.",
+                            f"“{name}”有好几个型号，你指的是哪一款？我有这些型号的规格（没有价格和实测速度）：{_listed(near, lang)}。"))
+        else:
+            paras.append(_t(lang, f"I have no data on the {name}: it is neither in my curated catalog nor in the TechPowerUp "
+                                  "database I take other cards' specs from, so it may be unreleased, a rumour, a name I "
+                                  "don't know, or a typo. I won't guess its specs or price.",
+                            f"我没有 {name} 的数据：精选显卡表和 TechPowerUp 规格库里都没有，可能还没发布、只是传闻、是我不认识的叫法，"
+                            "或者是笔误。我不会去猜它的规格和价格。"))
+            if near:
+                paras.append(_t(lang, f"The nearest I do know: {_listed(near, lang)}.",
+                                f"我有数据的、最接近的型号：{_listed(near, lang)}。"))
+        suggestions += [_t(lang, f"tell me about the {n}", f"介绍一下 {n}") for n in near[:2]]
+    paras.append(_t(lang, "Or tell me your budget and what you'll run, and I'll rank the cards I have data on.",
+                    "也可以告诉我预算和用途，我按有数据的卡给你排。"))
+    return Reply("unknown", lang, paragraphs=tuple(paras), suggestions=tuple(suggestions[:3]) or EXAMPLES[lang][:2])
+
+
+def unknown_products_note(names: tuple[str, ...], lang: str) -> str:
+    """Said above an answer about the other cards of a message that also names hardware I have no data on."""
+    listed = _listed(names, lang)
+    return _t(lang, f"I have no data on the {listed} (neither in my catalog nor in the spec database), so the answer "
+                    "below covers only what I do know.",
+              f"我没有 {listed} 的数据（精选表和规格库里都没有），下面只回答我有数据的部分。")
+
+
 def small_talk(text: str, lang: str, has_picks: bool) -> Reply:
     """Hello, thanks, bye: answered as a person would, with a nudge towards what I can do."""
     from bot.slots.lexicon import words

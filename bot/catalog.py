@@ -568,6 +568,36 @@ class Catalog:
             out.sort(key=lambda m: m[0])
         return out
 
+    def reference_named(self, text: str) -> GPU | None:
+        """A reference card named in full without a model number ('jetson nano'), which `find_mentions` (names with
+        digits) does not look for."""
+        if self.knowledge_dir is None:
+            return None
+        from bot import specdb
+
+        sheet = specdb.lookup(specdb.load(self.knowledge_dir), text)
+        return self.reference_card(sheet) if sheet else None
+
+    def names_like(self, text: str, n: int = 4) -> list[str]:
+        """Cards of the catalog and of reference-gpus.csv to name beside a product I have no data on: the members of
+        the family it names ('Jetson Orin': its Nano, NX and AGX models), else the newest cards of its line ('RTX
+        9090': the newest RTX cards; 'MI400': the newest MI cards). Empty when its line has none ('DGX Spark')."""
+        known = {g.name: (g.release_date, g.vram_gb) for g in self.gpus}
+        if self.knowledge_dir is not None:
+            from bot import specdb
+
+            for k, sheet in specdb.load(self.knowledge_dir).sheets.items():
+                known.setdefault(k, (sheet.release_date, sheet.vram_gb))
+        words = text.lower().split()
+        family = [k for k in known if all(w in k.lower().split() for w in words)]
+        if not family and words:
+            line = re.sub(r"\d.*$", "", words[0])  # 'rtx'; 'mi' of 'mi400', then followed by a number
+            same = re.compile(re.escape(line) + (r"\d+\w*" if line != words[0] else ""))
+            family = [k for k in known if line and any(same.fullmatch(w) for w in k.lower().split())]
+            family = [k for k in family if k in self._by_name] or family  # the catalog's own, when it has some
+        # the newest first, the biggest of a year first (the flagship a made-up number is nearest to)
+        return sorted(family, key=lambda k: (-(known[k][0] or date.min).year, -known[k][1], len(k), k))[:n]
+
     def mentions(self, text: str) -> list[GPU]:
         """GPUs named in free text, in order of first mention, without repeats."""
         found: list[GPU] = []

@@ -717,6 +717,9 @@ class Conversation:
         self._remember(t, reply)
         if rule.answer is not POLICY_RECOMMEND and self.session.awaiting and t.act not in ("greeting", "help"):
             self.session.awaiting = None  # the question we asked was passed over
+        if t.q.unknown_products and rule.name != "unknown-card" and reply.intent != "out_of_scope":
+            reply = replace(reply, paragraphs=(answers.unknown_products_note(t.q.unknown_products, t.lang),)
+                            + reply.paragraphs)
         if truncated:
             note = Text(f"(Your message was longer than {self.engine.max_input_chars:,} characters; I read the "
                         "beginning.)", f"（消息超过 {self.engine.max_input_chars:,} 个字符，我只读了开头部分。）").get(t.lang)
@@ -789,8 +792,8 @@ class Conversation:
         if _says(q.text, "than_mine") and s.need.owned_gpus:  # the card meant (else the top pick) and the user's
             meant = out or s.last_picks[:1] or ([s.focus] if s.focus else [])
             return list(dict.fromkeys(meant[:1] + [s.need.owned_gpus[0]]))
-        if not out and s.focus and (_says(q.text, "cues", "pronoun")
-                                    or act in ("fit", "power", "where_to_buy", "rent", "gpu_info", "why_not")):
+        if not out and s.focus and not q.unknown_products and (  # "DGX Spark 值得买吗" is not about the card in focus
+                _says(q.text, "cues", "pronoun") or act in ("fit", "power", "where_to_buy", "rent", "gpu_info", "why_not")):
             out.append(s.focus)
         return out
 
@@ -1249,6 +1252,11 @@ class Conversation:
                                   f"在上次首选 {setup}（{paid}）的价格以下找。"))
             elif d == "more_memory" and (turn_need.gpu_count or 1) > (top.count or 1):
                 pass  # "显存不够的话双卡可以吗": more memory from more cards, not a bigger card
+            elif d == "more_memory" and top.count > 1 and need.workload == "llm_inference":
+                # after "2× 16 GB" for an LLM split over cards: more memory is more in all, however many cards
+                held = top.gpu.vram_gb * top.count
+                need = replace(need, min_vram_gb=held + 0.5, gpu_count=None)
+                notes.append(Text(f"Asking for more than {held:g} GB in all.", f"要求显存总共超过 {held:g} GB。"))
             elif d == "more_memory":
                 need = replace(need, min_vram_gb=top.gpu.vram_gb + 0.5)
                 notes.append(Text(f"Asking for more than {top.gpu.vram_gb:g} GB.",
@@ -1280,7 +1288,8 @@ class Conversation:
             need = replace(need, max_power_w=cap)
             notes.append(Text(f"Quiet and low power: cards up to {cap:.0f} W of board power (say a number to change "
                               "it).", f"按安静、低功耗来选：显卡功耗不超过 {cap:.0f} W（可以直接说一个瓦数来改）。"))
-        if d != "faster" and turn_need.budget is None and need.budget is None and s.budget_aside:
+        if d != "faster" and turn_need.budget is None and s.budget_aside:  # (set aside by "faster?", stretched by
+            # "more memory?": the next refinement is back within the budget the user gave)
             need = replace(need, budget=Budget(**s.budget_aside), min_perf=None)
             notes.append(Text(f"Back within your budget of {need.budget}.", f"回到你的预算 {need.budget} 以内。"))
         if d != "faster":
@@ -1400,7 +1409,8 @@ class Conversation:
             if r.used_why == "no_new":
                 notes.append(Text("No new card fits, so these include used-market prices.",
                                   "没有新卡能满足，下面包含二手价格。"))
-        if previous is not None and [p.candidate.gpu.name for p in r.picks] == s.last_picks:
+        if previous is not None and [p.candidate.gpu.name for p in r.picks] == s.last_picks and \
+                r.picks[0].candidate.count == previous.count:  # (2× → 4× of one card is a change)
             same = _unchanged(before, need, turn_need, q)
             if same is not None:
                 notes.append(same)
@@ -1639,6 +1649,11 @@ POLICY: tuple[Rule, ...] = (
     Rule("unreleased", _acts("question", "recommend", "refine", "gpu_info", "compare"),
          lambda c, t: t.cue("speculation") and t.q.need.budget is None and not t.q.need.workloads,
          lambda c, t: answers.unreleased(t.lang)),
+    Rule("unknown-card", _acts("gpu_info", "fit", "memory", "question", "compare", "refine", "recommend", "why_not",
+                               "where_to_buy", "power", "rent"),
+         lambda c, t: bool(t.q.unknown_products) and not t.referred and not t.need.budget,
+         lambda c, t: answers.unknown_products(t.q.unknown_products, {
+             n: c.engine.catalog.names_like(n) for n in t.q.unknown_products}, t.lang)),
     Rule("guide-source", _acts(), _asks_about_the_guide, lambda c, t: c._guide_question(t)),
     Rule("rent-vs-buy", _acts(), _works_out_rent_or_buy, lambda c, t: c._rent_vs_buy(t)),
     Rule("rent-or-buy", _acts(), lambda c, t: _asks_rent_or_buy(t) and not (t.need.budget and t.need.workloads),

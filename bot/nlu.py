@@ -36,6 +36,7 @@ class Query:
     rejected_money: tuple[str, float] | None = None  # ("negative" | "zero" | "too_large", amount)
     currency_written: bool = False  # the budget's currency is written, not assumed from the language
     gpus: tuple[str, ...] = ()
+    unknown_products: tuple[str, ...] = ()  # hardware named by its line that I have no data on ("RTX 9090", "DGX Spark")
     ordinals: tuple[int, ...] = ()
     direction: str | None = None
     cues: frozenset[str] = field(default_factory=frozenset)
@@ -161,7 +162,8 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
                 dataset_samples=samples, kwh_price=kwh)
     return Query(
         text=raw, lang=lang, need=need, traditional=is_traditional(raw), bare_number=found.bare_number,
-        rejected_money=found.rejected, currency_written=found.currency_written, gpus=gpus, ordinals=context.ordinals(n),
+        rejected_money=found.rejected, currency_written=found.currency_written, gpus=gpus,
+        unknown_products=hardware.unknown_products(n, catalog, gpu_spans), ordinals=context.ordinals(n),
         direction=context.direction(t) if len(gpus) < 2 else None,
         cues=cues, lang_request=context.language_request(t), card_memory_gb=hardware.stated_card_memory(n, catalog),
         memory_gb=memory_said, card_counts=hardware.card_counts(n, catalog), quant_formats=model.quant_formats(masked),

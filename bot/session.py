@@ -21,7 +21,7 @@ class Session:
     focus: str | None = None  # the card last talked about: what "it" / "这张" means
     focus_count: int | None = None  # how many of it the last answer was about ("2× 3090": "how fast?" means both)
     focus_vram_gb: float | None = None  # memory the user said it has when not the catalog's (a modded 22 GB card)
-    budget_aside: dict | None = None  # the budget "faster?" set aside, restored by the next refinement
+    budget_aside: dict | None = None  # the budget "faster?" set aside or "more memory?" stretched, restored next
     last_act: str | None = None
     last_rule: str | None = None  # the policy rule that answered last: "那5090呢" asks the same of another card
     last_topic: str | None = None

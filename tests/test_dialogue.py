@@ -595,3 +595,19 @@ def test_quiet_and_low_power_in_a_first_message_caps_the_cards_power_and_says_so
     cap = load_perf_model(scorer_engine.knowledge_dir).low_power_w
     assert reply.recommendations and all(catalog.get(r.gpu).tdp_w <= cap for r in reply.recommendations), plain(reply)
     assert f"{cap:.0f} W" in reply.paragraphs[0], plain(reply)
+
+
+@pytest.mark.parametrize("turns", [
+    ("how much vram for a 32b model at 4 bit", "recommend a card for that under $1000, new only", "more vram?",
+     "used is ok"),
+    ("跑32B的模型4bit要多少显存", "预算八千推荐张卡，只要新卡", "显存再大点的呢", "二手也行"),
+])
+def test_more_memory_after_a_split_setup_means_more_in_all(scorer_engine, turns):
+    """After a two-card setup for an LLM, "more memory?" asks for more than the setup holds in all, not for one card
+    bigger than each of its cards; a budget stretched to show that is given back at the next refinement."""
+    conv, (_, first, more, used) = talk(scorer_engine, *turns)
+    held = top(first).vram_gb * top(first).count
+    assert top(first).count > 1, plain(first)
+    assert all(r.vram_gb * r.count > held for r in more.recommendations), plain(more)
+    assert used.recommendations and used.query["budget"] == first.query["budget"], plain(used)
+    assert all(r.vram_gb * r.count > held for r in used.recommendations), plain(used)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from bot.slots.lexicon import words
@@ -34,6 +35,16 @@ def gpus(text: str, catalog: Catalog | None) -> tuple[tuple[str, ...], Spans]:
         if other is not None and other[0].name not in names:
             names.append(other[0].name)
             spans.append(other[1])
+    for m in _product_pattern().finditer(text):  # a reference card's full name without a number ('jetson nano')
+        if any(a < m.end() and m.start() < b for a, b in spans):
+            continue
+        more = re.match(r"(?:[\s\-]+[a-z0-9]+){0,3}", text[m.end():])[0]  # 'jetson orin' + ' nano super'
+        for end in sorted({m.end()} | {m.end() + w.end() for w in re.finditer(r"[a-z0-9]+", more)}, reverse=True):
+            if (g := catalog.reference_named(text[m.start():end])) is not None:
+                spans.append((m.start(), end))
+                if g.name not in names:
+                    names.append(g.name)
+                break
     return tuple(names), spans
 
 
@@ -268,3 +279,39 @@ def form_factor(text: str) -> str | None:
         if has_any(text, ws):
             return name
     return None
+
+
+@lru_cache(maxsize=1)
+def _product_pattern() -> re.Pattern[str]:
+    """A product named by its line ('rtx 9090', 'mi400', 'dgx station'), with variant words after it ('super')."""
+    def alt(ws):
+        return "|".join(re.escape(w).replace(r"\ ", r"\s*") for w in sorted(ws, key=len, reverse=True))
+    variants = alt(words("slots", "product_lines", "variants"))
+    numbered = alt(words("slots", "product_lines", "numbered"))
+    glued = alt(words("slots", "product_lines", "glued"))
+    named = alt(words("slots", "product_lines", "named"))
+    model = r"[a-z]{0,2}\d{2,5}[a-z]{0,3}"
+    return re.compile(rf"(?<![a-z0-9])(?:(?:{numbered})[\s\-]*(?P<num>{model})|(?:{glued})(?P<glued>\d{{2,4}}[a-z]{{0,2}})|"
+                      rf"(?:{named})\+?[\s\-]+(?P<word>(?:[a-z]+\+?|\d{{2,4}}(?:gb?)?)(?:\s+\d{{2,4}})?))"
+                      rf"(?P<variant>(?:[\s\-]*(?:{variants}))*)(?![a-z0-9])")
+
+
+def unknown_products(text: str, catalog: Catalog | None, card_spans: Spans) -> tuple[str, ...]:
+    """Hardware named by its line that the catalog and the spec database do not know ('RTX 9090', 'RTX 5080 Super',
+    'DGX Station'), as written: the reply says I have no data on it, rather than answering about another card."""
+    if catalog is None:
+        return ()
+    out: list[str] = []
+    for m in _product_pattern().finditer(text):
+        known = [(a, b) for a, b in card_spans if a < m.end() and m.start() < b]
+        if known and (not m["variant"].strip() or max(b for _, b in known) >= m.end()):
+            continue  # the card named is the catalog's or the spec database's ('rtx 3090', 'gtx 1660 super')
+        if known and not any(c.isalpha() for c in text[max(b for _, b in known):m.end()]):
+            continue
+        upper = words("slots", "product_lines", "upper")
+        name = " ".join(w.upper() if w.rstrip("+") in upper or any(c.isdigit() for c in w) else
+                        "Ti" if w == "ti" else w.capitalize() for w in re.split(r"[\s\-]+", m[0].strip()))
+        if name not in out:
+            out.append(name)
+    return tuple(out)
+
