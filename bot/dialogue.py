@@ -152,7 +152,7 @@ def _about_something_else(q: Query) -> bool:
     words of its own ("best running shoes under $100", "is it going to rain in london this weekend")."""
     n = q.need
     beginner = set(n.workloads) <= {"learning", "general"}  # "books for learning stoicism": no GPU job by itself
-    if q.gpus or q.ordinals or q.direction or q.cues & _GPU_CUES or q.bare_number is not None or \
+    if q.gpus or q.unknown_products or q.ordinals or q.direction or q.cues & _GPU_CUES or q.bare_number is not None or \
             not replace(n, budget=None, region=None, as_of=None, vendor=None,
                         workloads=() if beginner else n.workloads).is_empty() or \
             _says(q.text, "which_of_them"):  # "which one should I buy then": a choice among the cards on screen
@@ -447,6 +447,7 @@ class Conversation:
             # "hi", "start over", "help", "in English" (a short message with only that word) are never overruled
             if guess.act != "out_of_scope" or not (_states_a_need(q, guess.confidence, bool(s.last_picks)) or
                                                    (q.gpus and _ml_evidence(q)) or  # "3090 for gaming and pytorch"
+                                                   q.unknown_products or  # "jetson thor for robotics": hardware
                                                    _about_the_focus(q, s)):  # "how much should I pay for it?"
                 act = guess.act  # an out-of-scope guess never refuses a message that states a GPU need
         if guess is not None and guess.act == "out_of_scope" and act not in COMMANDS and _about_something_else(q) \
@@ -488,6 +489,12 @@ class Conversation:
         question about a named card is about that card, a bare modifier after a fit or memory answer continues
         it, and a need message starts or refines a recommendation."""
         s = self.session
+        if len(q.gpus) >= 2 and act in ("recommend", "refine") and _says(q.text, "choice_between") and \
+                not q.need.gpu_count:
+            return "compare"  # "預算三千五，5060ti 16g 定係二手3090": a choice between the cards named, in that budget
+        if q.need.price_currency and s.last_picks and act not in COMMANDS and not q.gpus and \
+                replace(q.need, price_currency=None, region=None).is_empty():
+            return "refine"  # "same but in euros", "换成人民币价格": the picks again, priced in that currency
         if _says(q.text, "than_mine") and s.need.owned_gpus and act not in COMMANDS and not q.need.budget:
             return "compare"  # "how much faster is it than my card?": the card meant against the one the user has
         if "duration" in q.cues and s.focus and s.need.model_size_b and (
@@ -793,7 +800,9 @@ class Conversation:
             meant = out or s.last_picks[:1] or ([s.focus] if s.focus else [])
             return list(dict.fromkeys(meant[:1] + [s.need.owned_gpus[0]]))
         if not out and s.focus and not q.unknown_products and (  # "DGX Spark 值得买吗" is not about the card in focus
-                _says(q.text, "cues", "pronoun") or act in ("fit", "power", "where_to_buy", "rent", "gpu_info", "why_not")):
+                _says(q.text, "cues", "pronoun") or act in ("fit", "power", "where_to_buy", "rent", "gpu_info", "why_not")) \
+                and (act == "rent" or _says(q.text, "cues", "pronoun") or
+                     not answers.platforms_named(self.engine, q.text)):  # "能用 colab 吗": the platform, not the card
             out.append(s.focus)
         return out
 
@@ -925,6 +934,9 @@ class Conversation:
         counts.update(t.q.card_counts)
         if need.model_size_b and need.workload in (None, "llm_inference", "general"):  # "2x3090 vs M3 Ultra for 70B"
             return self._compare_setups(t, names, need, counts)
+        if need.model_size_b and len(t.q.gpus) >= 2 and (need.finetune_method or need.workload in (
+                "llm_finetune", "transformer")):  # "两张3090还是一张4090，微调14B": which method each setup holds
+            return self._fit_setups_for_training(t, list(t.q.gpus), need)
         counts = {n: c for n, c in counts.items() if c > 1}
         return answers.compare(self.engine, need, names[:4], t.lang, counts=counts or None)
 
@@ -983,7 +995,8 @@ class Conversation:
         card = self.engine.catalog.get(s.focus) if s.focus else None
         several = max(s.focus_count or 1, s.need.gpu_count or 1) >= 2
         if card is not None and not t.q.gpus and len(text.strip()) <= SHORT_FOLLOW_UP and \
-                _about_the_focus(t.q, s) and not several:
+                _about_the_focus(t.q, s) and not several and \
+                not answers.platforms_named(self.engine, text):  # "能用 colab 吗": about the platform
             text = f"{card.vendor} {card.name} {text}"
         reply = answers.question(self.engine, text, t.lang)
         vendor = t.q.need.vendor
@@ -1235,9 +1248,12 @@ class Conversation:
             return self._ranking(n if adding else replace(n, owned_gpus=()), lang)
         turn_need, before = t.need, s.need
         previous = self._previous_top(lang) if s.last_picks else None
+        quiet_cap = None
         need = s.need.merge(turn_need)
         notes: list[Text] = []
         d = q.direction
+        if d == "cheaper" and turn_need.region and turn_need.budget is None:
+            d = None  # "would it be cheaper to buy in China?": the same need priced there, not a lower ceiling
         if d and d != "cheaper":  # "more memory?" after "cheaper?": the ceiling was for that list
             need = replace(need, max_price=None)
         if previous is not None and turn_need.budget is None:
@@ -1278,6 +1294,11 @@ class Conversation:
                 notes.append(Text(f"{'Doubling the budget' if double else 'Raising the budget by half'}, to {raised}: "
                                   f"cards faster than {top.gpu.name}.", f"预算提高{'一倍' if double else '一半'}到 {raised}："
                                   f"找比 {top.gpu.name} 更快的卡。"))
+            elif d == "less_power" and top.gpu.tdp_w and turn_need.quiet:
+                # "make it quiet, it sits in my bedroom": as much memory as before, drawing less if something does;
+                # the cap is this list's, not the conversation's (a new job next is not held to it)
+                quiet_cap = top.gpu.tdp_w - 1
+                need = replace(need, min_vram_gb=max(need.min_vram_gb or 0, top.gpu.vram_gb))
             elif d == "less_power" and top.gpu.tdp_w:
                 need = replace(need, max_power_w=top.gpu.tdp_w - 1)
                 notes.append(Text(f"Looking for cards under {top.gpu.tdp_w:.0f} W.",
@@ -1326,6 +1347,30 @@ class Conversation:
             s.awaiting = "workload"
             return answers.ask_workload(lang, need)
         r = rank(need)  # (no job named: general deep learning, whose caveat says so and asks for the job)
+        if quiet_cap is not None and previous is not None:
+            # quieter is less power in all (four 170 W cards are no quieter than two 250 W ones), from cards with fans
+            def drawn(c):
+                return c.count * (c.gpu.tdp_w or 0)
+            quieter = rank(replace(need, max_power_w=quiet_cap))
+            w = f"{drawn(previous):.0f}"
+            if quieter.picks and drawn(quieter.picks[0].candidate) < drawn(previous):
+                r = quieter
+                notes.append(Text(f"Quieter: setups with as much memory that draw less than {w} W in all.",
+                                  f"更安静：显存不少于之前、总功耗低于 {w} W 的方案。"))
+            elif r.picks and r.picks[0].candidate.gpu == previous.gpu:
+                notes.append(Text(f"Nothing with as much memory draws less than {w} W in your budget, so these stay "
+                                  "the picks: make them quiet as below.",
+                                  f"预算内没有显存一样大、总功耗又低于 {w} W 的方案，所以推荐不变，按下面的办法让它安静。"))
+            elif previous.gpu.segment == "datacenter":
+                notes.append(Text(f"{previous.gpu.name} is out: a passive server card needs a server's loud fans.",
+                                  f"{previous.gpu.name} 不再推荐：被动散热的服务器卡要靠服务器里很吵的风扇。"))
+        if need.quiet and r.picks:
+            notes.append(QUIET_ADVICE)
+        if len(q.gpus) == 1 and r.picks and t.act in ("fit", "gpu_info", "compare", "question", "memory") and \
+                q.gpus[0] != r.picks[0].candidate.gpu.name:  # "预算5k, qlora 8b, 4060ti 16g ok 吗": that card first
+            notes.insert(0, self._asked_card_in_ranking(q.gpus[0], r))
+        if turn_need.region and previous is not None and turn_need.budget is None:
+            notes.extend(self._price_here(previous, r, need))
         if d == "cheaper" and previous is None and need.budget is None and r.candidates:
             # "the cheapest card that runs a 7B model", "cheap as possible": the cheap end of what does the job, used
             # cards included unless the user said new (the cheapest way to the memory is usually a used card)
@@ -1411,7 +1456,7 @@ class Conversation:
                                   "没有新卡能满足，下面包含二手价格。"))
         if previous is not None and [p.candidate.gpu.name for p in r.picks] == s.last_picks and \
                 r.picks[0].candidate.count == previous.count:  # (2× → 4× of one card is a change)
-            same = _unchanged(before, need, turn_need, q)
+            same = _unchanged(before, need, turn_need, replace(q, direction=d))
             if same is not None:
                 notes.append(same)
         reply = answers.recommend(e, r, lang, notes)
@@ -1442,12 +1487,70 @@ class Conversation:
             notes.append(region.note)
         return need
 
+    def _asked_card_in_ranking(self, name: str, r) -> Text:
+        """A card asked about beside a budget and a job ("4060ti 16g ok 吗"): whether it holds the job and how it
+        stands against the top pick, before the picks."""
+        e = self.engine
+        c = candidate_for(e.catalog, r, name, e.knowledge_dir)
+        g = e.catalog.get(name)
+        needed = r.required_vram_gb
+        top = r.picks[0].candidate
+        fits = g is not None and g.vram_gb >= needed
+        yes = Text("Yes, it holds it", "可以，装得下") if fits else Text("No, too little memory", "不行，显存不够")
+        have = f"{g.vram_gb:g}" if g is not None else "?"
+        if c is None:
+            return Text(f"{name}: {yes.en} ({have} GB against about {needed:g} GB needed); I have no price for it here.",
+                        f"{name}：{yes.zh}（{have} GB，需要约 {needed:g} GB）；这里没有它的价格。")
+        price = format_money(c.total, c.price.currency)
+        over = r.budget is not None and c.total > r.budget.amount
+        budget = Text(", over your budget", "，超出预算") if over else Text("", "")
+        return Text(f"{name}: {yes.en} ({have} GB against about {needed:g} GB needed), {price}{budget.en}; speed "
+                    f"{c.perf:.2f} against {top.perf:.2f} for the top pick below ({top.gpu.name}).",
+                    f"{name}：{yes.zh}（{have} GB，需要约 {needed:g} GB），{price}{budget.zh}；速度 {c.perf:.2f}，"
+                    f"下面的首选 {top.gpu.name} 是 {top.perf:.2f}。")
+
+    def _price_here(self, previous, r, need: Need) -> list[Text]:
+        """"would it be cheaper to buy in China?": the last top pick's price where the user now asks, against what it
+        was, in the same currency (or that it is not sold there)."""
+        e = self.engine
+        here = candidate_for(e.catalog, r, previous.gpu.name, e.knowledge_dir)
+        setup = f"{previous.count}× {previous.gpu.name}" if previous.count > 1 else previous.gpu.name
+        before = format_money(previous.total, previous.price.currency)
+        if here is None:
+            return [Text(f"{setup} has no price there in my data (it may not be sold there); it was {before}.",
+                         f"我的数据里 {setup} 在那里没有价格（可能不在那里销售）；之前是 {before}。")]
+        total = here.price.amount * previous.count
+        if here.price.currency == previous.price.currency:
+            return []
+        if here.price.converted_from:
+            return [Text(f"I have no local price for {setup} there, only {before} converted, so I can't say it is "
+                         "cheaper there.", f"我没有 {setup} 在那里的本地价格，只有 {before} 的换算价，所以说不出那里是否更便宜。")]
+        on = need.as_of or e.today or date.today()
+        same = e.catalog.fx.convert(total, here.price.currency, previous.price.currency, on)
+        change = same / previous.total - 1
+        now = f"{format_money(total, here.price.currency)} (≈ {format_money(same, previous.price.currency)})"
+        if abs(change) < PRICE_SAME_SHARE:
+            return [Text(f"{setup} there: {now}, against {before} before — about the same.",
+                         f"{setup} 在那里：{now}，之前是 {before}——差不多。")]
+        word = Text("cheaper", "便宜") if change < 0 else Text("dearer", "贵")
+        return [Text(f"{setup} there: {now}, against {before} before — about {abs(change):.0%} {word.en}.",
+                     f"{setup} 在那里：{now}，之前是 {before}——大约{word.zh} {abs(change):.0%}。")]
+
     def _previous_top(self, lang: str):
         s = self.session
         r = self._ranking(s.need, lang)
         return candidate_for(self.engine.catalog, r, s.last_picks[0], self.engine.knowledge_dir)
 
 
+
+PRICE_SAME_SHARE = 0.03  # two prices this close (after conversion) are "about the same"
+
+QUIET_ADVICE = Text(
+    "Noise comes mostly from the cooler: choose a model with a large triple-fan cooler (many stop their fans at idle), "
+    "not a blower or a passive server card, and cap the power at 70–80 % (nvidia-smi -pl, or an undervolt): about "
+    "5–10 % slower, much quieter and cooler.",
+    "噪音主要来自散热器：选大三风扇的型号（很多待机时风扇停转），不要涡轮卡或被动散热的服务器卡；再把功耗限制在 70–80 %"
+    "（nvidia-smi -pl 或降压），速度只慢约 5–10 %，声音和温度都低很多。")
 
 _ALREADY = {"used": Text("used cards are already included", "已经包含二手卡"),
             "workloads": Text("they are already for this job", "已经是按这个用途选的"),
@@ -1731,6 +1834,10 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
          not t.q.ordinals and not t.need.budget and bool(t.need.workloads or t.need.model_size_b) and
          len(t.text) <= SHORT, lambda c, t: c._compare_again_for(t)),  # "训练用", "for LLM" after "4090 vs 5090"
+    Rule("market-after-a-comparison", _acts("recommend", "refine", "question", "gpu_info", "where_to_buy"),
+         lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
+         not t.q.ordinals and t.need.used is not None and replace(t.need, used=None).is_empty() and
+         len(t.text) <= SHORT, lambda c, t: c._compare_again_for(t)),  # "ok and used prices?" after "3090 vs 4080"
     Rule("card-after-a-comparison", _acts("refine", "recommend", "gpu_info"), lambda c, t: len(t.q.gpus) == 1 and
          t.need.is_empty() and c.session.last_act == "compare" and bool(c.session.compared),
          lambda c, t: c._compare(t)),  # "那5090呢", "and the 5090?" after "3090 vs 4090": it joins the comparison

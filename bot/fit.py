@@ -330,7 +330,10 @@ def predict(m: Measurement, sm: SpeedModel, knowledge_dir: Path) -> float | None
 
 
 def usable_memory_gb(gpu: GPU, knowledge_dir: Path) -> float:
-    """What the model may use of one device: all of a card; the GPU's share of a Mac's unified memory."""
+    """What the model may use of one device: all of a card; what the maker lets the GPU have of a computer's unified
+    memory; the GPU's default share of a Mac's."""
+    if gpu.gpu_memory_gb:
+        return gpu.gpu_memory_gb
     if gpu.segment == "mac":
         return gpu.vram_gb * float(settings(knowledge_dir)["unified_memory_gpu_share"])
     return gpu.vram_gb
@@ -362,7 +365,7 @@ def estimate(gpu: GPU, model: ModelSpec, quant: Quant, knowledge_dir: Path, coun
     sm = speed_model(knowledge_dir)
     read_gb = model.active_b * quant.bits_per_weight / 8  # GB read per generated token
     on_cpu = min(read_gb, read_gb * offload / weights) if weights else 0.0
-    unified = gpu.segment == "mac"  # no separate system RAM to offload to
+    unified = gpu.unified_memory  # no separate system RAM to offload to
     decode = None if unified and offload else \
         decode_speed(read_gb, gpu.mem_bandwidth_gbs, group, count, sm, knowledge_dir, on_cpu)
     prefill = None if offload else prefill_speed(model.active_b, compute_tflops(gpu), group, sm)
@@ -387,7 +390,10 @@ def estimate(gpu: GPU, model: ModelSpec, quant: Quant, knowledge_dir: Path, coun
         + ((Text(f"a Mac's GPU may use about {float(s['unified_memory_gpu_share']):.0%} of its {gpu.vram_gb:g} GB "
                  "unified memory by default (raised with `sudo sysctl iogpu.wired_limit_mb=...`)",
                  f"Mac 的 GPU 默认最多使用约 {float(s['unified_memory_gpu_share']):.0%} 的统一内存（共 {gpu.vram_gb:g} GB），"
-                 "可用 `sudo sysctl iogpu.wired_limit_mb=...` 调高"),) if unified else ()))
+                 "可用 `sudo sysctl iogpu.wired_limit_mb=...` 调高"),) if gpu.segment == "mac" else
+           (Text(f"the GPU may use up to {gpu.gpu_memory_gb:g} GB of the {gpu.vram_gb:g} GB of unified memory",
+                 f"GPU 最多可用 {gpu.vram_gb:g} GB 统一内存中的 {gpu.gpu_memory_gb:g} GB"),) if unified and gpu.gpu_memory_gb
+           else ()))
 
 
 def _round_speed(v: float | None) -> float | None:
@@ -469,7 +475,7 @@ def fit(gpu: GPU, model: ModelSpec, knowledge_dir: Path, count: int = 1, quant: 
             lower = [e for e in ladder if e.fits and e.bits_per_weight < default.bits_per_weight]
             chosen = lower[0] if lower else chosen
     need = None
-    if not chosen.fits and gpu.segment != "mac" and gpu.form_factor != "Laptop":  # one GPU per Mac or laptop
+    if not chosen.fits and not gpu.unified_memory and gpu.form_factor != "Laptop":  # one GPU per computer or laptop
         for n in (2, 3, 4, 6, 8, 10, 12, 16):
             w, kv, oh = memory(model, table.quant(chosen.quant), chosen.context, n, knowledge_dir, kv_bits)
             if n > count and w + kv + oh <= usable_memory_gb(gpu, knowledge_dir) * n:

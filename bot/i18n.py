@@ -24,7 +24,8 @@ NO_TEXT = Text("", "")
 
 # The catalog's `segment` codes as a reply says them.
 SEGMENTS = {"consumer": Text("consumer", "消费级"), "workstation": Text("workstation", "工作站"),
-            "datacenter": Text("data centre", "数据中心"), "mac": Text("Mac", "Mac")}
+            "datacenter": Text("data centre", "数据中心"), "mac": Text("Mac", "Mac"),
+            "system": Text("computer with unified memory", "统一内存整机")}
 
 
 def bilingual_columns(header: Sequence[str]) -> list[tuple[str, str]]:
@@ -145,3 +146,10 @@ def price_basis(currency: str, lang: str) -> str:
 # Chinese is written in Simplified and converted with the reply, so a Traditional chat reads 繁體).
 LANG_SET = {"en": "OK, I'll answer in English.", "zh": "好的，之后用中文回答。", "zh-cn": "好的，之后用简体中文回答。",
             "zh-tw": "好的，之后用繁体中文回答。", "zh-hk": "好的，之后用繁体中文（香港用语）回答。"}
+
+
+def per_thousand(value: float) -> str:
+    """Speed per 1,000 of a currency: two decimals, or two significant digits where a thousand buys little (yen, won:
+    '0.0067', not '0.01')."""
+    return f"{value:.2f}" if value >= 0.095 else f"{value:.2g}"
+

@@ -92,6 +92,8 @@ class Need:
     usage: Usage | None = None  # GPU-hours the user expects ("10 hours a week"): what rent-or-buy arithmetic uses
     dataset_samples: int | None = None  # a fine-tuning dataset's size ("10k samples"): how long an epoch takes
     kwh_price: Budget | None = None  # what the user pays for a kWh ("电费每度0.6"): running costs, rent or buy
+    price_currency: str | None = None  # prices shown in this currency, asked with no amount ("same but in euros")
+    quiet: bool | None = None  # noise matters ("it sits in my bedroom"): no passive server cards, advice on noise
 
     @property
     def workload(self) -> str | None:
@@ -145,8 +147,8 @@ class Need:
                 elif "llm_finetune" not in turn.workloads:
                     drop.update(finetune_method=None)
                 base = replace(base, **drop)
-            if turn.budget is not None:
-                base = replace(base, min_perf=None)
+            if turn.budget is not None:  # (a budget said in a currency is the currency prices are shown in)
+                base = replace(base, min_perf=None, price_currency=None)
         if turn.model_size_b is not None and turn.model is None:
             base = replace(base, model=None)  # "what about 14B?": another size, not the model named before
         if turn.precision_bits is not None and turn.quant is None:

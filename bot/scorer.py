@@ -12,12 +12,14 @@ from pathlib import Path
 
 from bot.catalog import GPU, Availability, Catalog, Price, parse_yaml
 from bot.fit import usable_memory_gb
-from bot.i18n import CURRENCY_NAMES, MARKET_WHERE, PRICE_BASIS, PRICE_LIST, Text, money
+from bot.i18n import CURRENCY_NAMES, MARKET_WHERE, PRICE_BASIS, PRICE_LIST, Text, money, per_thousand
 from bot.need import LLM_WORKLOADS, PRICING_CURRENCIES, Budget, Need
 from bot.perf import PerfModel, load_perf_model
 from bot.vram import MemoryEstimate, estimate
 
 MODULE_FORM_FACTORS = ("SXM", "OAM", "Superchip")  # need a server board; a superchip comes only in a server
+# jobs whose memory decides which models run at all: the picks lead with memory, then speed
+MEMORY_BOUND_WORKLOADS = ("llm_inference", "llm_finetune", "diffusion", "video")
 MULTI_CARD_COUNTS = (2, 4)  # setups tried when no single card holds an LLM job
 DEFAULT_WORKLOAD = "general"  # "deep learning" with nothing more specific
 SYSTEM_POWER_W = 250  # CPU, board, drives: what a PSU feeds besides the cards
@@ -73,7 +75,8 @@ class Candidate:
 class Pick:
     candidate: Candidate
     role: str  # "best" | "value" | "overall" | "roomy" (fastest in budget with comfortable memory) | "runner_up" |
-    # for LLM jobs, "memory_first" (the fastest with comfortable memory, leading) and "fastest" (faster, less memory)
+    # for memory-bound jobs, "memory_first" (the fastest with comfortable memory, leading) or "roomier" (more memory
+    # than the fastest, none comfortable), then "fastest" (faster, less memory)
     reasons: tuple[Text, ...]
     caveats: tuple[Text, ...]
 
@@ -235,11 +238,12 @@ def pricing(need: Need, catalog: Catalog, on: date, lang: str = "en") -> tuple[s
 def stated_pricing(need: Need, catalog: Catalog, on: date, lang: str = "en") -> tuple[str, Budget | None]:
     """`pricing` without the 'cheaper than' ceiling: the budget as the user stated it, in the pricing currency."""
     b, region = need.budget, need.region
+    shown = need.price_currency  # "same but in euros": prices converted to that currency at the dated rate
     if b is None:
-        return ("CNY" if region == "cn" or (region is None and lang == "zh") else "USD"), None
-    if b.currency in PRICING_CURRENCIES:
+        return shown or ("CNY" if region == "cn" or (region is None and lang == "zh") else "USD"), None
+    if b.currency in PRICING_CURRENCIES and shown in (None, b.currency):
         return b.currency, b
-    cur = "CNY" if region == "cn" else "USD"
+    cur = shown or ("CNY" if region == "cn" else "USD")
     conv = catalog.fx.convert
     return cur, Budget(round(conv(b.amount, b.currency, cur, on), 2), cur,
                        low=round(conv(b.low, b.currency, cur, on), 2) if b.low else None, approximate=True)
@@ -359,7 +363,9 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     too_small: list[Candidate] = []
     over_budget: list[Candidate] = []
     not_sold: list[tuple[Candidate, Text]] = []
-    modules_ok = lab or count >= 8
+    # an SXM/OAM module needs a server: for a lab's machine or an 8-card node, not for running one model on the
+    # fewest cards a big budget buys (a 7B model with $60k is still one PCIe card)
+    modules_ok = need.form_factor == "server" or count >= 8 or (lab and not runs_a_model(need, spec))
     market = buyer_market(need, currency)
     no_crippled = spec.trains and model.fp16_training_since is not None and on >= model.fp16_training_since
     pool = catalog.systems if need.vendor == "Apple" else list(catalog)  # Macs only when asked for
@@ -383,12 +389,14 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
             continue  # an SXM/OAM module needs a server board: only for those who ask for servers
         if cap and g.tdp_w and g.tdp_w > cap:
             continue
+        if need.quiet and g.segment == "datacenter":
+            continue  # passive, made for a server's loud fans: no card for a quiet room
         price = price_for(g, currency, need.used, on, catalog)
         if price is None or ref is None:
             continue
         block = g.not_sold_in(market, on) if price.market != "used" else None
         holds = usable_memory_gb(g, knowledge_dir)  # a Mac's GPU gets part of its unified memory
-        if g.segment == "mac" and holds < per_card[counts[0]] * counts[0]:
+        if g.unified_memory and holds < per_card[counts[0]] * counts[0]:
             continue  # a Mac is one machine: it holds the model alone or not at all
         if owned:
             perfs = [model.relative(x, spec.family, ref, 1) for x in owned + [g]]
@@ -430,11 +438,12 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
             else:
                 candidates.append(c)
 
-    # equal speed (to the hundredth): more memory first, then the cheaper (a 16 GB card before its 8 GB twin)
-    candidates.sort(key=lambda c: (-round(c.perf, 2), -(c.gpu.vram_gb * c.count), c.total, c.gpu.name))
+    # equal speed (to the hundredth): fewer cards first (one 96 GB card before four 32 GB ones: simpler, less power),
+    # then more memory, then the cheaper (a 16 GB card before its 8 GB twin)
+    candidates.sort(key=lambda c: (-round(c.perf, 2), c.count, -(c.gpu.vram_gb * c.count), c.total, c.gpu.name))
     speed = _speed_reason(need, est, knowledge_dir, catalog) if spec.name == "llm_inference" and est else None
     picks = _choose(candidates, budget, currency, spec, per_card, model.reference_gpu, speed,
-                    memory_first=bool(set(need.workloads) & set(LLM_WORKLOADS)))
+                    memory_first=bool(set(need.workloads) & set(MEMORY_BOUND_WORKLOADS)))
     exclusions = _notable_exclusions(candidates, too_small, over_budget, needed, budget, not_sold,
                                      stretch=need.max_price is None)  # "cheaper?" is a ceiling, not a budget to stretch
     suggestions = () if picks else _suggestions(need, est, needed, over_budget)
@@ -637,7 +646,7 @@ def _mac_note(catalog: Catalog, r: Ranking, knowledge_dir: Path) -> tuple[Text, 
     options = []
     for mac in catalog.systems:
         price = mac.price(r.currency, "new", r.as_of, catalog.fx)
-        if price is None or (mac.release_date and mac.release_date > r.as_of) or \
+        if price is None or mac.vendor != "Apple" or (mac.release_date and mac.release_date > r.as_of) or \
                 (r.budget and price.amount > r.budget.amount):
             continue
         e = fit_estimate(mac, model, quant, knowledge_dir, 1, r.need.context_tokens)
@@ -668,7 +677,7 @@ def _roomiest_mac(catalog: Catalog, r: Ranking) -> tuple[Text, ...]:
     options = []
     for mac in catalog.systems:
         price = mac.price(r.currency, "new", r.as_of, catalog.fx)
-        if price is not None and not (mac.release_date and mac.release_date > r.as_of) and \
+        if price is not None and mac.vendor == "Apple" and not (mac.release_date and mac.release_date > r.as_of) and \
                 not (r.budget and price.amount > r.budget.amount):
             options.append((mac.vram_gb, -price.amount, mac, price))
     most = max((p.gpu.vram_gb * p.candidate.count for p in r.picks), default=0.0)
@@ -791,6 +800,22 @@ def setup_perf(catalog: Catalog, r: Ranking, g: GPU, knowledge_dir: Path) -> flo
     return model.relative(g, r.workload.family, ref, r.count) if ref else None
 
 
+ROOMIER_SPEED_SHARE = 0.6  # more memory leads a memory-bound job's picks at this share of the fastest's speed
+
+
+def _memory_of(c: Candidate) -> float:
+    return c.gpu.vram_gb * c.count + c.owned_gb
+
+
+def _roomier(cands: list[Candidate]) -> Candidate | None:
+    """For a job whose memory decides what runs (LLMs, image generation), when no card in budget has the comfortable
+    amount: the setup with the most memory more than the fastest one has, at no less than ROOMIER_SPEED_SHARE of its
+    speed (a 16 GB card over a faster 12 GB one); None when the fastest has as much as any."""
+    fastest = cands[0]
+    more = [c for c in cands if _memory_of(c) > _memory_of(fastest) and c.perf >= ROOMIER_SPEED_SHARE * fastest.perf]
+    return max(more, key=lambda c: (_memory_of(c), c.perf, -c.total)) if more else None
+
+
 def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: WorkloadSpec, per_card: dict[int, float],
             ref: str, speed=None, memory_first: bool = False) -> list[Pick]:
     """With a budget: the fastest that fits, the best value, a runner-up. Without: the best value with comfortable
@@ -802,10 +827,15 @@ def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: 
     chosen: list[tuple[str, Candidate]] = []
     if budget:
         fastest_roomy = next((c for c in cands if c in roomy), None)
+        roomier = _roomier(cands) if memory_first and fastest_roomy is None else None
         if memory_first and fastest_roomy is not None and fastest_roomy is not cands[0]:
             # an LLM job: memory decides which models run at all, so the fastest card with comfortable memory leads
             # (a used 24 GB card over a faster new 16 GB one) and the fastest of all follows, saying what it lacks
             chosen.append(("memory_first", fastest_roomy))
+            chosen.append(("fastest", cands[0]))
+        elif roomier is not None:
+            # nothing in budget has comfortable memory: more of it for a little less speed leads (16 GB over 12 GB)
+            chosen.append(("roomier", roomier))
             chosen.append(("fastest", cands[0]))
         else:
             chosen.append(("best", cands[0]))
@@ -899,29 +929,35 @@ def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Can
             out.append(Text(f"but {g.vram_gb:g} GB{a_card}, under the {comfy:g} GB{a_card} that is comfortable for "
                             f"{spec.label.en}: {then.en}",
                             f"但{a_card_zh}只有 {g.vram_gb:g} GB，低于{spec.label.zh}{a_card_zh}较从容的 {comfy:g} GB：{then.zh}"))
+    elif role == "roomier":
+        fastest = max(cands, key=lambda x: x.perf)
+        out.append(Text(f"{_memory_of(c):g} GB against {_memory_of(fastest):g} GB on the fastest setup, at "
+                        f"{c.perf / fastest.perf:.0%} of its speed: for {spec.label.en} memory decides which models run "
+                        "at all", f"显存 {_memory_of(c):g} GB，最快的方案只有 {_memory_of(fastest):g} GB，速度是它的 "
+                        f"{c.perf / fastest.perf:.0%}：{spec.label.zh}能跑多大的模型由显存决定"))
     elif role == "memory_first":
         out.append(Text(f"the fastest within budget with {max(spec.comfortable_vram_gb, need):g} GB or more: for "
                         f"{spec.label.en} memory decides which models run at all",
                         f"预算内显存 ≥ {max(spec.comfortable_vram_gb, need):g} GB 的卡里最快：{spec.label.zh}"
                         "能跑多大的模型由显存决定"))
     elif role == "value":
-        out.append(Text(f"best value: {c.value:.2f} relative speed per {money(1000, currency)} "
+        out.append(Text(f"best value: {per_thousand(c.value)} relative speed per {money(1000, currency)} "
                         f"(#{rank_value} of {n})",
-                        f"性价比最高：每 {money(1000, currency)} 换 {c.value:.2f} 的相对速度（{n} 个中第 {rank_value}）"))
+                        f"性价比最高：每 {money(1000, currency)} 换 {per_thousand(c.value)} 的相对速度（{n} 个中第 {rank_value}）"))
     elif role == "roomy":
         out.append(Text(f"the fastest within budget with {max(spec.comfortable_vram_gb, need):g} GB or more "
-                        f"(comfortable for {spec.label.en}): {c.value:.2f} speed per {money(1000, currency)}",
+                        f"(comfortable for {spec.label.en}): {per_thousand(c.value)} speed per {money(1000, currency)}",
                         f"预算内显存 ≥ {max(spec.comfortable_vram_gb, need):g} GB（{spec.label.zh}较从容）的卡里最快："
-                        f"每 {money(1000, currency)} {c.value:.2f}"))
+                        f"每 {money(1000, currency)} {per_thousand(c.value)}"))
     elif role == "overall":
         out.append(Text(f"best value among cards with {max(spec.comfortable_vram_gb, need):g} GB or more "
-                        f"(comfortable for {spec.label.en}): {c.value:.2f} speed per {money(1000, currency)}",
+                        f"(comfortable for {spec.label.en}): {per_thousand(c.value)} speed per {money(1000, currency)}",
                         f"在显存 ≥ {max(spec.comfortable_vram_gb, need):g} GB（{spec.label.zh}较从容）的卡里性价比最高："
-                        f"每 {money(1000, currency)} {c.value:.2f}"))
+                        f"每 {money(1000, currency)} {per_thousand(c.value)}"))
     else:
-        out.append(Text(f"runner-up: #{rank_perf} in speed ({c.perf:.2f}), {c.value:.2f} per "
+        out.append(Text(f"runner-up: #{rank_perf} in speed ({c.perf:.2f}), {per_thousand(c.value)} per "
                         f"{money(1000, currency)}",
-                        f"备选：速度第 {rank_perf}（{c.perf:.2f}），每 {money(1000, currency)} {c.value:.2f}"))
+                        f"备选：速度第 {rank_perf}（{c.perf:.2f}），每 {money(1000, currency)} {per_thousand(c.value)}"))
     if role not in ("best", "fastest", "runner_up"):
         out.append(Text(f"relative speed {c.perf:.2f} ({ref} = 1.00)", f"相对速度 {c.perf:.2f}（{ref} = 1.00）"))
     if c.with_owned:

@@ -60,3 +60,17 @@ def test_a_used_card_with_the_comfortable_memory_the_new_picks_lack_is_named(sco
     top_new = max(r.vram_gb for r in reply.recommendations)
     note = next((b for b in reply.paragraphs + reply.bullets if b.startswith(("On the used market", "二手市场"))), None)
     assert note is not None and top_new < 12 and ("12 GB" in note), plain(reply)
+
+
+@pytest.mark.parametrize("text", ["rtx 5060 ti 16gb or a used 3090 for ML, budget ~500 bucks",
+                                  "預算三千五，5060ti 16g 定係二手3090好"])
+def test_a_comparison_with_a_budget_names_the_card_over_it_and_chooses_within(scorer_engine, text):
+    """"A or B, budget X": the card over the budget is said to be, and the verdict is the one within it (with what
+    stretching would buy), not the faster card the budget cannot pay for."""
+    from bot.dialogue import Conversation
+    from bot.render import plain
+
+    reply = Conversation(scorer_engine).turn(text)
+    verdict = reply.paragraphs[0]
+    assert reply.intent == "compare" and verdict.startswith(("Verdict: GeForce RTX 5060 Ti 16GB", "结论：选 GeForce RTX 5060 Ti 16GB")), plain(reply)
+    assert "3090" in verdict and ("over your budget" in verdict or "超出你的预算" in verdict), verdict

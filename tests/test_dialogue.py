@@ -611,3 +611,77 @@ def test_more_memory_after_a_split_setup_means_more_in_all(scorer_engine, turns)
     assert all(r.vram_gb * r.count > held for r in more.recommendations), plain(more)
     assert used.recommendations and used.query["budget"] == first.query["budget"], plain(used)
     assert all(r.vram_gb * r.count > held for r in used.recommendations), plain(used)
+
+
+@pytest.mark.parametrize("turns, code", [
+    (("£1200 for stable diffusion and some LLM stuff", "same but in euros"), "EUR"),
+    (("$1500 for training CNNs", "and in yen?"), "JPY"),
+    (("£1200 for stable diffusion", "换成人民币价格"), "CNY"),
+    (("預算一萬台幣學深度學習", "用港幣計幾錢"), "HKD"),
+])
+def test_a_currency_alone_after_picks_shows_them_again_in_it(scorer_engine, turns, code):
+    """"same but in euros", "换成人民币价格": the same need priced in that currency (converted at the dated rate, or
+    the Chinese market's own prices for CNY), never a refusal; a later budget's currency takes over again."""
+    conv, (first, again) = talk(scorer_engine, *turns)
+    assert first.recommendations and again.intent == "recommend", plain(again)
+    assert {r.currency for r in again.recommendations} == {code}, plain(again)
+    assert again.query["workload"] == first.query["workload"]
+    later = conv.turn("$900 then")
+    assert {r.currency for r in later.recommendations} == {"USD"}, plain(later)
+
+
+@pytest.mark.parametrize("turns", [
+    ("预算五千 跑SD lora训练", "那安静一点的呢", "换成跑LLM呢"),
+    ("$600 for stable diffusion lora training", "make it quieter, it's in my bedroom", "what about for LLMs instead?"),
+])
+def test_quiet_keeps_the_memory_and_is_not_a_cap_on_the_next_job(scorer_engine, catalog, turns):
+    """"Quieter" after picks: as much memory as the top pick had, less power in all if something in budget does, no
+    passive server card, and advice on noise; the next job is ranked without that list's power cap."""
+    conv, (first, quiet, llm) = talk(scorer_engine, *turns)
+    gb = top(first).vram_gb * top(first).count
+    assert all(r.vram_gb * r.count >= gb for r in quiet.recommendations), plain(quiet)
+    assert all(catalog.get(r.gpu).segment != "datacenter" for r in quiet.recommendations)
+    assert "nvidia-smi -pl" in plain(quiet)
+    watts = max(catalog.get(r.gpu).tdp_w for r in llm.recommendations)
+    assert watts > catalog.get(top(quiet).gpu).tdp_w, plain(llm)  # not held to the quiet list's cap
+
+
+def test_a_passive_server_card_is_not_a_pick_for_a_quiet_room(scorer_engine, catalog):
+    _, (reply,) = talk(scorer_engine, "$1500 for 70B inference, quiet please, it's in my bedroom")
+    assert reply.recommendations and all(catalog.get(r.gpu).segment != "datacenter" for r in reply.recommendations)
+
+
+@pytest.mark.parametrize("turns, words", [
+    (("我是深圳的学生，想搞大模型，预算3k", "能用 colab 吗"), ("Colab",)),
+    (("$800 for training CNNs", "can I just use kaggle instead?"), ("Kaggle",)),
+])
+def test_a_platform_named_after_picks_is_about_the_platform_not_the_top_pick(scorer_engine, turns, words):
+    conv, (first, reply) = talk(scorer_engine, *turns)
+    text = plain(reply)
+    assert all(w in text for w in words) and top(first).gpu not in reply.title, text
+
+
+@pytest.mark.parametrize("turns", [
+    ("Researcher in Berlin, €10k for a lab workstation, LLM fine-tuning 7-13B", "would it be cheaper to buy in China?"),
+    ("$2000 for LLM inference", "is it cheaper in china?"),
+    ("预算一万五跑大模型", "在美国买会不会便宜点"),
+])
+def test_cheaper_in_another_place_prices_the_same_need_there(scorer_engine, turns):
+    """"Would it be cheaper to buy in China?" asks about prices there, not for cards under the last top pick's price:
+    the same need ranked in that market, with the last top pick's price there against before."""
+    conv, (first, there) = talk(scorer_engine, *turns)
+    assert there.intent == "recommend" and there.recommendations, plain(there)
+    assert there.query["budget"]["amount"] and "under" not in there.title and "以下" not in there.title, plain(there)
+    name = top(first).gpu
+    assert any(name in p for p in there.paragraphs), plain(there)  # what the last top pick costs there
+
+
+@pytest.mark.parametrize("turns", [
+    ("Which is better for LLM inference: 3090 or 4080?", "ok and used prices?"),
+    ("3090和4080跑大模型哪个好", "二手价呢"),
+])
+def test_the_used_market_after_a_comparison_compares_the_same_cards(scorer_engine, turns):
+    conv, (first, used) = talk(scorer_engine, *turns)
+    assert used.intent == "compare", plain(used)
+    assert "3090" in plain(used) and "4080" in plain(used)
+    assert any(w in plain(used) for w in ("Price (used)", "价格（二手）"))

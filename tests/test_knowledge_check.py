@@ -13,6 +13,7 @@ from datetime import date
 import pytest
 
 from bot import answers
+from bot.catalog import SYSTEM_FILES
 from bot.dialogue import Conversation
 from bot.lint import CURATION_WORDS_FILE, check, load_curation_words
 from bot.need import Need
@@ -205,7 +206,7 @@ def test_no_reply_shows_a_curators_note(scorer_engine, knowledge_dir):
     shows a row's curation note or a curator's word."""
     words = load_curation_words(knowledge_dir)
     kept = {}
-    for table in ("gpus.csv", "macs.csv"):
+    for table in ("gpus.csv", *SYSTEM_FILES):
         with open(knowledge_dir / table, encoding="utf-8", newline="") as f:
             kept |= {r["name"]: r["curation_notes"] for r in csv.DictReader(f) if r["curation_notes"]}
     assert len(kept) >= 60

@@ -86,8 +86,8 @@ def test_a_card_without_rental_prices_gets_the_platforms_and_says_so(scorer_engi
 
 
 @pytest.mark.parametrize("turns, lang", [
-    (("We need to serve Llama 3 70B at 8-bit for our product, budget around $40k",
-      "could we rent for the first few months instead"), "en"),
+    # (a US company's $40k for 70B at 8-bit buys PCIe cards that are rented by the hour, RTX PRO 6000 or 5090: no
+    # substitute needed; SXM modules are no pick without a server)
     (("公司要部署一个70B的模型，8bit，预算30万", "先租几个月行不行"), "zh"),
     # the picks on screen are too small once the job grew (no quantisation): not their prices
     (("recommend a card for Qwen2.5 32B at 4-bit, $1000", "what about without quantization?",

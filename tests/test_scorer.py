@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.need import LLM_WORKLOADS, WORKLOADS, Budget, Need
-from bot.scorer import load_workloads, memory_needed, rank, workload_spec
+from bot.scorer import MEMORY_BOUND_WORKLOADS, load_workloads, memory_needed, rank, workload_spec
 
 from .conftest import KNOWLEDGE, ROOT, TODAY
 
@@ -96,12 +96,14 @@ def test_more_budget_never_gives_a_worse_top_pick(catalog, needs, a, b, on):
     r_high = rank(catalog, _with_budget(needs, high), KNOWLEDGE, as_of=on)
     if r_low.picks:
         assert r_high.picks
-        assert {r_low.picks[0].role, r_high.picks[0].role} <= {"best", "memory_first"}
+        assert {r_low.picks[0].role, r_high.picks[0].role} <= {"best", "memory_first", "roomier"}
 
-        def top(r):  # LLM jobs put comfortable memory before speed; speeds equal to the hundredth rank more memory
-            c = r.picks[0].candidate  # first (a 8 GB card at 0.248 over a 6 GB one at 0.253)
+        def top(r):  # memory-bound jobs put comfortable memory, then more memory, before speed; speeds equal to the
+            c = r.picks[0].candidate  # hundredth rank more memory first (a 8 GB card at 0.248 over a 6 GB one at 0.253)
             roomy = c.gpu.vram_gb * c.count >= max(r.workload.comfortable_vram_gb, r.required_vram_gb * c.count)
-            return (roomy if set(r.need.workloads) & set(LLM_WORKLOADS) else False, round(c.perf, 2))
+            if set(r.need.workloads) & set(MEMORY_BOUND_WORKLOADS):
+                return (roomy, c.gpu.vram_gb * c.count, round(c.perf, 2))
+            return (False, 0, round(c.perf, 2))
 
         assert top(r_high) >= top(r_low)
         assert len(r_high.candidates) >= len(r_low.candidates)

@@ -520,3 +520,15 @@ def test_fx_file_errors_name_the_place(tmp_path, csv, line, column):
 def test_money_formats_every_currency():
     assert [money(1500, c) for c in CURRENCIES] == ["¥1,500", "$1,500", "NT$1,500", "HK$1,500", "€1,500", "£1,500",
                                                     "JP¥1,500", "₩1,500", "A$1,500", "C$1,500", "S$1,500", "₹1,500"]
+
+
+@pytest.mark.parametrize("text, code", [
+    ("same but in euros", "EUR"), ("and in yen?", "JPY"), ("prices in gbp please", "GBP"), ("换成人民币价格", "CNY"),
+    ("用港幣計幾錢", "HKD"), ("换成美元报价", "USD"), ("折合台币多少", "TWD"), ("what's that in rupees", "INR"),
+    ("is it cheaper to buy in china", None), ("in stock?", None), ("how much in total", None),
+])
+def test_a_currency_asked_for_with_no_amount_is_the_currency_prices_are_shown_in(text, code):
+    from bot.slots.money import price_currency
+    from bot.slots.text import normalise
+
+    assert price_currency(normalise(text)) == code

@@ -67,3 +67,28 @@ def test_an_unknown_card_beside_a_known_one_is_named_above_the_answer(scorer_eng
     text = plain(reply)
     assert "no data on the RTX 5090 Super" in text, text
     assert "4090" in text.split("no data on")[1], text
+
+
+def test_computers_with_unified_memory_are_known_by_their_names_and_hold_what_their_gpu_may_use(catalog, knowledge_dir):
+    """systems.csv (a DGX Spark, a Ryzen AI Max mini PC): found by name and aliases like a card, never ranked with the
+    cards, and a fit counts what the maker lets the GPU have of the shared memory (all of it when no figure is given)."""
+    import csv
+
+    from bot.fit import usable_memory_gb
+
+    with open(knowledge_dir / "systems.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows
+    for row in rows:
+        g = catalog.get(row["name"])
+        assert g is not None and g.unified_memory and g not in list(catalog), row["name"]
+        for alias in row["aliases"].split("|")[:3]:
+            assert parse(f"is the {alias} good for llms", catalog).gpus == (g.name,), alias
+        assert usable_memory_gb(g, knowledge_dir) == float(row["gpu_memory_gb"] or row["vram_gb"])
+
+
+@pytest.mark.parametrize("text", ["DGX Spark 能跑 70B 吗，多快", "can a ryzen ai max+ 395 run a 70B model?"])
+def test_a_computer_with_unified_memory_answers_a_fit_on_its_own(scorer_engine, text):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "fit" and reply.fit and reply.fit["count"] == 1, plain(reply)
+    assert "tokens/s" in plain(reply)

@@ -290,9 +290,10 @@ def _product_pattern() -> re.Pattern[str]:
     numbered = alt(words("slots", "product_lines", "numbered"))
     glued = alt(words("slots", "product_lines", "glued"))
     named = alt(words("slots", "product_lines", "named"))
+    named_models = alt(words("slots", "product_lines", "named_models"))
     model = r"[a-z]{0,2}\d{2,5}[a-z]{0,3}"
     return re.compile(rf"(?<![a-z0-9])(?:(?:{numbered})[\s\-]*(?P<num>{model})|(?:{glued})(?P<glued>\d{{2,4}}[a-z]{{0,2}})|"
-                      rf"(?:{named})\+?[\s\-]+(?P<word>(?:[a-z]+\+?|\d{{2,4}}(?:gb?)?)(?:\s+\d{{2,4}})?))"
+                      rf"(?:{named})\+?(?P<word>(?:[\s\-]+(?:{named_models}|\d{{2,4}}(?:gb?)?))+|[\s\-]+[a-z]+\+?(?:\s+\d{{2,4}})?))"
                       rf"(?P<variant>(?:[\s\-]*(?:{variants}))*)(?![a-z0-9])")
 
 

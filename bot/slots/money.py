@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 
-from bot.need import Budget
+from bot.need import CURRENCIES, Budget
 from bot.slots.lexicon import LEXICON_DIR, load
 from bot.slots.text import words_pattern
 
@@ -550,3 +550,23 @@ def kwh_price(text: str, lang: str) -> tuple[Budget | None, list[tuple[int, int]
             return None, [m.span()]
         return Budget(value, code or ("CNY" if lang == "zh" else "USD")), [m.span()]
     return None, []
+
+
+@lru_cache(maxsize=1)
+def _price_currency_patterns() -> tuple[re.Pattern[str], re.Pattern[str], dict[str, str]]:
+    g, lex = _grammar(), load("money")["price_currency"]
+    before = re.compile(r"(?:" + _alternation(lex["before"], lead=r"(?<![a-z])", trail="") + r")\s*$")
+    after = re.compile(r"\s*(?:" + _alternation(lex["after"]) + ")")
+    return before, after, {**g.before_code, **g.after_code}
+
+
+def price_currency(text: str) -> str | None:
+    """The currency a message asks prices to be shown in, with no amount ("same but in euros", "换成人民币价格",
+    "用港币计几钱", "and in yen?"): its ISO code, or None. Call it only when the message states no budget."""
+    before, after, codes = _price_currency_patterns()
+    for m in _grammar().named_currency.finditer(text):
+        code = codes.get(m.group(0).strip())
+        if code in CURRENCIES and (before.search(text[:m.start()]) or after.match(text, m.end())):
+            return code
+    return None
+
