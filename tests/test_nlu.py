@@ -329,3 +329,29 @@ def test_the_full_model_is_still_the_full_model(catalog):
 ])
 def test_cheap_asks_for_the_cheap_end_only_when_said_of_a_card(catalog, text, direction):
     assert parse(text, catalog).direction == direction
+
+
+@pytest.mark.parametrize("text", ["whisper on a 1660 super, fast enough for an hour of audio?",
+                                  "3060 转写一小时的音频要多久"])
+def test_an_hour_of_audio_is_no_hourly_rental(catalog, text):
+    assert "rent" not in parse(text, catalog).cues
+
+
+def test_lexicon_entries_written_in_traditional_are_read_like_the_message():
+    """Messages are read in Simplified: every entry of a list matched against them matches in either script (an entry
+    typed as "定係" or "幾張" is not dead); the Cantonese markers are counted as written."""
+    from bot.slots.lexicon import AS_WRITTEN, load, words
+    from bot.slots.text import normalise
+
+    def lists(node, path):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                yield from lists(v, (*path, k))
+        elif isinstance(node, tuple):
+            yield path
+
+    for path in lists(load("slots"), ()):
+        if ("slots", *path) in AS_WRITTEN:
+            continue
+        listed = set(words("slots", *path))
+        assert all(normalise(w) in listed for w in listed), path

@@ -202,7 +202,9 @@ def cues(text: str, with_cards: str | None = None) -> frozenset[str]:
     with each card named replaced by "@"."""
     if with_cards and "@" in with_cards:
         with_cards = re.sub(r"@\w*\s*", "@ ", with_cards)  # "a @    run", "two @s run": one "@" and a space
-    found = {name for name, ws in words("slots", "cues").items() if has_any(text, ws)
+    guards = words("slots", "cue_guards")
+    found = {name for name, ws in words("slots", "cues").items()
+             if has_any(mask(text, find_any(text, guards[name])) if name in guards else text, ws)
              or (with_cards and "@" in with_cards and has_any(with_cards, [w for w in ws if "@" in w]))}
     for small in SMALL_TALK_CUES & found:  # "很有帮助" thanks, it does not ask for help
         spans = find_any(text, words("slots", "cues", small))

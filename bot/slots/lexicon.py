@@ -25,9 +25,20 @@ def _stringify(value):
     return value
 
 
+# Lists counted on a message as written, not as it is read (Traditional turned Simplified): their Traditional forms
+# are what they look for (Cantonese particles tell Hong Kong wording from Taiwan's).
+AS_WRITTEN = {("slots", "cantonese")}
+
+
+@lru_cache(maxsize=1024)
 def words(name: str, *path: str) -> tuple[str, ...]:
-    """The word list at `path` in lexicon `name`, e.g. words('slots', 'direction', 'cheaper')."""
+    """The word list at `path` in lexicon `name`, e.g. words('slots', 'direction', 'cheaper'). Messages are read in
+    Simplified Chinese: an entry written in Traditional ("定係", "幾張") is looked for as it reads then, too."""
     node = load(name)
     for key in path:
         node = node[key]
-    return node
+    if not isinstance(node, tuple) or (name, *path) in AS_WRITTEN:
+        return node
+    from bot.slots.text import normalise
+
+    return tuple(dict.fromkeys(w for x in node for w in (x, normalise(x))))
