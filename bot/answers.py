@@ -15,6 +15,7 @@ from bot.catalog import Price
 from bot.i18n import CURRENCY_NAMES, LANG_SET, SEGMENTS, Text, hourly, money, per_thousand, price_basis, source_title
 from bot.knowledge import Source
 from bot.need import CURRENCY_SYMBOLS, PRICING_CURRENCIES, Budget, Need, Usage, format_money
+from bot.regions import load_regions
 from bot.reply import Recommendation, Reply, Table
 from bot.scorer import (
     LARGEST_PSU_W,
@@ -3205,7 +3206,9 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
             builder = _market_word(p, lang) if p.market == "system" else ""  # the row's label says new or used
             rows.append((label, f"{p}{builder} ({_seen(p, lang)}{conv})"))
     paras = []
-    for market in ([asked] if asked else []) + [m for m in ("cn", "global") if m != asked]:
+    # asked about a place outside mainland China ("喺香港幾錢"): that market only, the mainland's rules are not theirs
+    others = [m for m in ("cn", "global") if m != asked] if region in (None, "cn") else []
+    for market in ([asked] if asked else []) + others:
         block = g.not_sold_in(market, when)
         where = _t(lang, "mainland China", "中国大陆") if market == "cn" else _t(lang, "outside mainland China", "中国大陆以外")
         if block is not None:
@@ -3229,9 +3232,21 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
     elif not paras:
         paras.append(_t(lang, f"Where {g.name} is sold, with the latest prices I have:",
                         f"{g.name} 的销售情况和我掌握的最新价格："))
+    place = load_regions(engine.knowledge_dir).get(region) if region else None
+    if place is not None and place.shops:  # where people there buy, new and used
+        paras.append(place.shops.get(lang))
+    if place is not None and place.note:  # how shop prices there differ, and the US price in their money
+        usd = next((p for p in (g.price("USD", "new", when), g.price("USD", "used", when)) if p), None)
+        about = format_money(engine.catalog.fx.convert(usd.amount, "USD", place.currency, when), place.currency) \
+            if usd and place.currency != "USD" else ""
+        paras.append(place.note.get(lang) + (_t(lang, f" {usd} is about {about} at the dated rate.",
+                                                f"{usd} 按带日期的汇率约合 {about}。") if about else ""))
     if g.notes:
         paras.append(g.notes.get(lang))
     market_sources = tuple(Source(source_title("availability", lang, name=g.name), a.source) for a in g.availability if a.source)
+    if place is not None and place.shops:
+        market_sources = tuple(Source(_t(lang, f"Shops: {place.name.en}", f"购买渠道：{place.name.zh}"), u)
+                               for u in place.shops_source[:1]) + market_sources
     return Reply("where_to_buy", lang, title=_t(lang, f"Buying {g.name}", f"购买 {g.name}"), paragraphs=tuple(paras),
                  table=Table((_t(lang, "Market", "市场"), _t(lang, "Price (date)", "价格（日期）")), tuple(rows))
                  if rows else None, sources=market_sources[:2] + tuple(Source(source_title("specs_price", lang, name=g.name), u)

@@ -489,6 +489,10 @@ class Conversation:
         question about a named card is about that card, a bare modifier after a fit or memory answer continues
         it, and a need message starts or refines a recommendation."""
         s = self.session
+        if act == "recommend" and len(q.gpus) == 1 and not (q.need.budget or q.direction or q.need.gpu_count or
+                                                            q.need.owned_gpus) and "pick_request" not in q.cues \
+                and _asks(q.text) and not s.last_picks:
+            return "gpu_info"  # "Ryzen AI Max+ 395 128GB for local LLMs — good idea?": about that machine
         if len(q.gpus) >= 2 and act in ("recommend", "refine") and _says(q.text, "choice_between") and \
                 not q.need.gpu_count:
             return "compare"  # "預算三千五，5060ti 16g 定係二手3090": a choice between the cards named, in that budget
@@ -1230,8 +1234,8 @@ class Conversation:
                 reply = replace(reply, paragraphs=(total,) + reply.paragraphs)
         if t.q.need.used:  # "哪里买二手3090靠谱", "is a used 3090 safe on ebay?": the guide's used-market advice too
             guide = answers.question(self.engine, t.q.text, t.lang)
-            if guide.intent == "question" and not guide.focus:
-                return answers.with_advice(reply, guide)
+            if guide.intent == "question" and not guide.focus and guide.topic == USED_MARKET_TOPIC:
+                return answers.with_advice(reply, guide)  # (not another section the words drew: 2020's picks)
         return reply
 
     def _ranking(self, need: Need, lang: str):
@@ -1271,10 +1275,10 @@ class Conversation:
             elif d == "more_memory" and top.count > 1 and need.workload == "llm_inference":
                 # after "2× 16 GB" for an LLM split over cards: more memory is more in all, however many cards
                 held = top.gpu.vram_gb * top.count
-                need = replace(need, min_vram_gb=held + 0.5, gpu_count=None)
+                need = replace(need, min_total_vram_gb=held + 0.5, gpu_count=None)
                 notes.append(Text(f"Asking for more than {held:g} GB in all.", f"要求显存总共超过 {held:g} GB。"))
             elif d == "more_memory":
-                need = replace(need, min_vram_gb=top.gpu.vram_gb + 0.5)
+                need = replace(need, min_vram_gb=top.gpu.vram_gb + 0.5, min_total_vram_gb=None)
                 notes.append(Text(f"Asking for more than {top.gpu.vram_gb:g} GB.",
                                   f"要求显存超过 {top.gpu.vram_gb:g} GB。"))
             elif d == "faster":
@@ -1303,8 +1307,10 @@ class Conversation:
                 need = replace(need, max_power_w=top.gpu.tdp_w - 1)
                 notes.append(Text(f"Looking for cards under {top.gpu.tdp_w:.0f} W.",
                                   f"找功耗低于 {top.gpu.tdp_w:.0f} W 的卡。"))
-        if d == "less_power" and previous is None and need.max_power_w is None and need.psu_w is None:
-            # "$1.2k, quiet and low power" in a first message: a cap from data, said so
+        if d == "less_power" and previous is None and need.max_power_w is None and need.psu_w is None and \
+                not (turn_need.quiet and not _says(q.text, "power_words")):
+            # "$1.2k, low power" in a first message: a cap from data, said so ("must be quiet" alone is no cap: noise
+            # is the cooler's, and a power limit quiets a bigger card, as the advice under the picks says)
             cap = low_power_w(e.knowledge_dir)
             need = replace(need, max_power_w=cap)
             notes.append(Text(f"Quiet and low power: cards up to {cap:.0f} W of board power (say a number to change "
@@ -1543,6 +1549,7 @@ class Conversation:
 
 
 
+USED_MARKET_TOPIC = "used-market"  # the guide's section on buying used cards (knowledge/guide)
 PRICE_SAME_SHARE = 0.03  # two prices this close (after conversion) are "about the same"
 
 QUIET_ADVICE = Text(
@@ -1837,7 +1844,8 @@ POLICY: tuple[Rule, ...] = (
     Rule("market-after-a-comparison", _acts("recommend", "refine", "question", "gpu_info", "where_to_buy"),
          lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
          not t.q.ordinals and t.need.used is not None and replace(t.need, used=None).is_empty() and
-         len(t.text) <= SHORT, lambda c, t: c._compare_again_for(t)),  # "ok and used prices?" after "3090 vs 4080"
+         len(t.text) <= SHORT and _says(t.text, "price_or_buy"),
+         lambda c, t: c._compare_again_for(t)),  # "ok and used prices?" after "3090 vs 4080" (its prices)
     Rule("card-after-a-comparison", _acts("refine", "recommend", "gpu_info"), lambda c, t: len(t.q.gpus) == 1 and
          t.need.is_empty() and c.session.last_act == "compare" and bool(c.session.compared),
          lambda c, t: c._compare(t)),  # "那5090呢", "and the 5090?" after "3090 vs 4090": it joins the comparison

@@ -77,6 +77,7 @@ class Need:
     vendor: str | None = None
     as_of: date | None = None
     min_vram_gb: float | None = None
+    min_total_vram_gb: float | None = None  # memory in all, over however many cards ("more memory?" after two cards)
     max_power_w: float | None = None
     psu_w: float | None = None
     region: str | None = None
@@ -140,7 +141,7 @@ class Need:
             if turn.workloads and turn.workloads != self.workloads:
                 llm_before = bool(set(self.workloads) & set(LLM_WORKLOADS)) or self.size_names_an_llm
                 llm_now = bool(set(turn.workloads) & set(LLM_WORKLOADS))
-                drop = {"vendor": None, "min_perf": None, "min_vram_gb": None}
+                drop = {"vendor": None, "min_perf": None, "min_vram_gb": None, "min_total_vram_gb": None}
                 if llm_before != llm_now:
                     drop.update(model_size_b=None, finetune_method=None, precision_bits=None, model=None, quant=None,
                                 context_tokens=None)

@@ -20,6 +20,9 @@ class Region:
     currency: str  # what people there pay in
     price_list: str  # the currency of the prices that serve them (CNY or USD)
     note: Text | None  # how their shop prices differ from that list
+    shops: Text | None = None  # where people there buy, new and used (the shops' own pages in `shops_source`)
+    shop_names: tuple[str, ...] = ()  # the shops' names, as written in either language
+    shops_source: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=4)
@@ -29,7 +32,10 @@ def load_regions(knowledge_dir: Path) -> dict[str, Region]:
         return {}
     with path.open(encoding="utf-8", newline="") as f:
         return {r["region"]: Region(r["region"], Text(r["name_en"], r["name_zh"]), r["currency"], r["price_list"],
-                                    Text(r["note_en"], r["note_zh"]) if r["note_en"] else None)
+                                    Text(r["note_en"], r["note_zh"]) if r["note_en"] else None,
+                                    Text(r["shops_en"], r["shops_zh"]) if r.get("shops_en") else None,
+                                    tuple(n for n in (r.get("shop_names") or "").split("|") if n),
+                                    tuple(u for u in (r.get("shops_source") or "").split(";") if u))
                 for r in csv.DictReader(f)}
 
 

@@ -158,8 +158,9 @@ def memory_needed(need: Need, spec: WorkloadSpec, knowledge_dir: Path, on: date 
             # model weights split across cards (sharded LoRA/QLoRA)
             needed = max(needed, est.total_gb / count)
     if need.min_vram_gb:
-        # running an LLM split by layers: a stated memory need is the setup's, shared by its cards
-        needed = max(needed, need.min_vram_gb / (count if llm == "llm_inference" else 1))
+        needed = max(needed, need.min_vram_gb)
+    if need.min_total_vram_gb:  # "more memory?" after two cards: more in all, shared by however many cards
+        needed = max(needed, need.min_total_vram_gb / count)
     return needed, est
 
 
@@ -511,7 +512,7 @@ def _alternatives(need: Need):
     if need.gpu_count is None and need.workload == "llm_inference" and need.min_vram_gb and not need.model_size_b:
         for n in MULTI_CARD_COUNTS:
             for used in markets:
-                yield replace(need, gpu_count=n, used=used), \
+                yield replace(need, gpu_count=n, min_vram_gb=need.min_vram_gb / n, used=used), \
                     (_split_total_note(n, need.min_vram_gb),)
     # full fine-tuning holds every weight's gradient and optimiser state: when no setup in budget holds that, what
     # an expert offers is LoRA, then QLoRA, saying so
@@ -752,9 +753,7 @@ def _split_route_note(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: P
     top = r.picks[0].candidate
     best = None
     for n in MULTI_CARD_COUNTS:  # the fewest cards that save enough: two cards fit a desktop, four hardly
-        # (memory_needed shares an LLM's stated memory over its cards itself)
-        per_card = need.min_vram_gb if need.workload == "llm_inference" else \
-            max(r.workload.min_vram_gb, need.min_vram_gb / n)
+        per_card = max(r.workload.min_vram_gb, need.min_vram_gb / n)
         # priced as the one-card pick was (its currency), within the saving that makes the route worth naming
         ceiling = Budget(round(SPLIT_ROUTE_SAVING * top.total, 2), r.currency)
         split = rank(catalog, replace(need, gpu_count=n, min_vram_gb=per_card, budget=ceiling, max_price=None,

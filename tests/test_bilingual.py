@@ -85,6 +85,11 @@ def allowed_words(knowledge_dir: Path) -> tuple[frozenset[str], frozenset[str]]:
             words |= _latin(name)
     for o in load_rentals(knowledge_dir):
         words |= _latin(o.platform) | _latin(o.gpu_listed.zh)
+    from bot.regions import load_regions
+
+    for r in load_regions(knowledge_dir).values():  # the shops of each place ("PChome", "CeX")
+        for name in r.shop_names:
+            words |= _latin(name)
     table = load_models(knowledge_dir)
     for m in table.models:
         for name in (m.name, m.family, m.licence, *m.aliases):

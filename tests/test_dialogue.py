@@ -685,3 +685,41 @@ def test_the_used_market_after_a_comparison_compares_the_same_cards(scorer_engin
     assert used.intent == "compare", plain(used)
     assert "3090" in plain(used) and "4080" in plain(used)
     assert any(w in plain(used) for w in ("Price (used)", "价格（二手）"))
+
+
+@pytest.mark.parametrize("text, money", [("RTX 4090 喺香港而家幾錢？邊度買平啲？", "HK$"),
+                                         ("where can I buy a 5090 in Germany", "€")])
+def test_where_to_buy_outside_mainland_china_speaks_of_that_place(scorer_engine, text, money):
+    """Asked about Hong Kong or Germany: that market's note and the price in its money, not mainland China's rules."""
+    _, (reply,) = talk(scorer_engine, text)
+    shown = plain(reply)
+    assert reply.intent == "where_to_buy" and money in shown, shown
+    assert not any(p.startswith(("Note:", "注意：", "注意:")) for p in reply.paragraphs), shown
+
+
+@pytest.mark.parametrize("text, shop", [("where should I buy a used 3090 in the UK?", "CeX"),
+                                        ("3090 京东还是闲鱼买", "闲鱼"),
+                                        ("在台湾哪里买 5070 Ti", "光华商场")])
+def test_where_to_buy_names_where_people_there_buy(scorer_engine, text, shop):
+    """A place asked about (or the Chinese market for a Chinese message): its shops for new and used cards, from
+    regions.csv, beside the dated prices; the guide's used-market advice only when it is that section."""
+    _, (reply,) = talk(scorer_engine, text)
+    shown = plain(reply)
+    assert reply.intent == "where_to_buy" and shop in shown, shown
+    assert "Dettmers" not in shown
+
+
+def test_a_machine_asked_about_for_a_job_is_answered_about_that_machine(scorer_engine):
+    _, (reply,) = talk(scorer_engine, "AMD Ryzen AI Max+ 395 (Strix Halo) mini PC with 128GB for local LLMs — good idea?")
+    assert reply.focus == "Ryzen AI Max+ 395 128GB" and not reply.recommendations, plain(reply)
+
+
+@pytest.mark.parametrize("text", ["3k USD, need a box for whisper + a 30B LLM serving a small office, must be quiet",
+                                  "预算八千，跑大模型，放卧室要静音"])
+def test_quiet_in_a_first_message_is_no_power_cap(scorer_engine, catalog, text):
+    """"Must be quiet": no passive server card and the advice on noise, but no cap on board power (a power limit
+    quiets a bigger card); "low power" words do cap it."""
+    _, (reply,) = talk(scorer_engine, text)
+    assert reply.recommendations and "nvidia-smi -pl" in plain(reply), plain(reply)
+    assert all(catalog.get(r.gpu).segment != "datacenter" for r in reply.recommendations)
+    assert max(catalog.get(r.gpu).tdp_w for r in reply.recommendations) > 250, plain(reply)

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.need import LLM_WORKLOADS, WORKLOADS, Budget, Need
-from bot.scorer import MEMORY_BOUND_WORKLOADS, load_workloads, memory_needed, rank, workload_spec
+from bot.need import WORKLOADS, Budget, Need
+from bot.scorer import MEMORY_BOUND_WORKLOADS, ROOMIER_SPEED_SHARE, load_workloads, memory_needed, rank, workload_spec
 
 from .conftest import KNOWLEDGE, ROOT, TODAY
 
@@ -126,12 +126,18 @@ def test_best_pick_is_the_fastest_that_fits(catalog, needs, amount, on):
     r = rank(catalog, _with_budget(needs, amount), KNOWLEDGE, as_of=on)
     if r.picks:
         fastest = max(c.perf for c in r.candidates)
-        if r.picks[0].role == "memory_first":  # an LLM job: the fastest with comfortable memory, then the fastest
+        if r.picks[0].role == "memory_first":  # a memory-bound job: the fastest with comfortable memory, then fastest
             c = r.picks[0].candidate
-            assert set(r.need.workloads) & set(LLM_WORKLOADS) and c.gpu.vram_gb >= r.workload.comfortable_vram_gb
+            assert set(r.need.workloads) & set(MEMORY_BOUND_WORKLOADS) and \
+                c.gpu.vram_gb >= r.workload.comfortable_vram_gb
             roomy = max(x.perf for x in r.candidates if x.gpu.vram_gb >= r.workload.comfortable_vram_gb)
             assert round(c.perf, 2) == round(roomy, 2)
             assert r.picks[1].role == "fastest" and round(r.picks[1].candidate.perf, 2) == round(fastest, 2)
+        elif r.picks[0].role == "roomier":  # none comfortable: more memory than the fastest, at a fair share of its speed
+            c, f = r.picks[0].candidate, r.picks[1].candidate
+            assert set(r.need.workloads) & set(MEMORY_BOUND_WORKLOADS)
+            assert r.picks[1].role == "fastest" and round(f.perf, 2) == round(fastest, 2)
+            assert c.gpu.vram_gb * c.count > f.gpu.vram_gb * f.count and c.perf >= ROOMIER_SPEED_SHARE * f.perf
         else:  # speeds equal to the hundredth rank more memory first (a GTX 1070 8 GB at 0.248 over a 1660 Ti at 0.253)
             assert round(r.picks[0].candidate.perf, 2) == round(fastest, 2)
         value = [p for p in r.picks if p.role == "value"]
