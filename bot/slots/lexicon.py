@@ -30,15 +30,28 @@ def _stringify(value):
 AS_WRITTEN = {("slots", "cantonese")}
 
 
-@lru_cache(maxsize=1024)
 def words(name: str, *path: str) -> tuple[str, ...]:
     """The word list at `path` in lexicon `name`, e.g. words('slots', 'direction', 'cheaper'). Messages are read in
-    Simplified Chinese: an entry written in Traditional ("定係", "幾張") is looked for as it reads then, too."""
+    Simplified Chinese, so entries are written so too (`gpu-advisor knowledge check` says which are not), except in
+    the lists of AS_WRITTEN."""
     node = load(name)
     for key in path:
         node = node[key]
-    if not isinstance(node, tuple) or (name, *path) in AS_WRITTEN:
-        return node
+    return node
+
+
+def not_as_read(name: str) -> list[tuple[str, str, str]]:
+    """(path, entry, as a message reads it) for each entry of lexicon `name` that no normalised message can contain
+    ("幾張" where messages read "几张"): a dead word."""
     from bot.slots.text import normalise
 
-    return tuple(dict.fromkeys(w for x in node for w in (x, normalise(x))))
+    out = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, (*path, k))
+        elif isinstance(node, tuple) and (name, *path) not in AS_WRITTEN:
+            out.extend(("/".join(path), w, normalise(w)) for w in node if normalise(w) != w)
+    walk(load(name), ())
+    return out

@@ -563,8 +563,8 @@ def _price_currency_patterns() -> tuple[re.Pattern[str], re.Pattern[str], dict[s
 def price_currency(text: str) -> str | None:
     """The currency a message asks prices to be shown in, with no amount ("same but in euros", "换成人民币价格",
     "用港币计几钱", "and in yen?"): its ISO code, or None. Call it only when the message states no budget."""
-    before, after, codes = _price_currency_patterns()
     for m in _grammar().named_currency.finditer(text):
+        before, after, codes = _price_currency_patterns()  # (compiled only when a currency is named)
         code = codes.get(m.group(0).strip())
         if code in CURRENCIES and (before.search(text[:m.start()]) or after.match(text, m.end())):
             return code
