@@ -301,7 +301,8 @@ def _product_pattern() -> re.Pattern[str]:
 def _names_a_line(text: str) -> bool:
     """A word of a hardware line occurs in the text (a substring test, before any regex is compiled for it)."""
     lines = words("slots", "product_lines")
-    return any(w.split()[0] in text for key in ("numbered", "glued", "named") for w in lines[key])
+    keys = ("numbered", "glued", "named") if any(c.isdigit() for c in text) else ("named",)  # a number names a model
+    return any(w.split()[0] in text for key in keys for w in lines[key])
 
 
 def unknown_products(text: str, catalog: Catalog | None, card_spans: Spans) -> tuple[str, ...]:
