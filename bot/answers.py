@@ -1502,6 +1502,31 @@ def _break_even_verdict(be, g: GPU, usage: Usage | None, a, cur: str, lang: str)
               "（以后转卖还能提前回本），就买；否则租。")
 
 
+def _nearest_buy(engine: Engine, g: GPU, hour: float, usage: Usage | None, cur: str, lang: str,
+                 today: date) -> tuple[str | None, str]:
+    """A rented card with no shop price ("200 GPU-hours a month of A100"): the cheapest card I price with as much
+    memory, and how many months of that renting its price is — the verdict ("rent", "buy", "close"; None: none) and
+    the sentence, before electricity, said so."""
+    per_month = usage.hours_per_month if usage else None
+    if not per_month:
+        return None, ""
+    priced = [(p, c) for c in engine.catalog if c.vram_gb >= g.vram_gb and c.vendor == g.vendor
+              for p in (c.price(cur, "new", today, engine.catalog.fx), c.price(cur, "used", today, engine.catalog.fx))
+              if p is not None]
+    if not priced:
+        return None, ""
+    p, c = min(priced, key=lambda x: x[0].amount)
+    from bot.ownership import load_assumptions
+
+    months = p.amount / (hour * per_month)
+    a = load_assumptions(engine.knowledge_dir)
+    kind = "buy" if months <= a.buy_within_months else "rent" if months > a.rent_beyond_months else "close"
+    return kind, _t(lang, f" The cheapest card I price with {g.vram_gb:g} GB or more is {c.name} at {p}"
+                          f"{_market_word(p, lang)}: about {months:.0f} months of that renting, before electricity.",
+                    f"我有价格、显存不少于 {g.vram_gb:g} GB 的最便宜的卡是 {c.name}，{p}{_market_word(p, lang)}：相当于约 "
+                    f"{months:.0f} 个月的租金（未计电费）。")
+
+
 def _cannot_weigh(engine: Engine, g: GPU, price, offer, tariff, usage: Usage | None, cur: str, lang: str,
                   today: date) -> str:
     """A card the arithmetic lacks a figure for: which one, and what is known."""
@@ -1514,10 +1539,13 @@ def _cannot_weigh(engine: Engine, g: GPU, price, offer, tariff, usage: Usage | N
     if price is None:
         hour = engine.catalog.fx.convert(offer.price, offer.currency, cur, today)
         cost = (" " if lang == "en" else "") + _cost_of_usage(usage, hour, cur, lang) if usage else ""
-        return _t(lang, f"{g.name}: no current shop price on file (new or used), so no break-even; renting it costs "
-                        f"from {hourly(hour, cur)} per GPU-hour on {offer.platform} ({offer.on:%Y-%m}).{cost}",
-                  f"{g.name}：没有当前的购买价格（新卡或二手），算不出回本点；租的话 {offer.platform} 每卡每小时 "
+        said = _t(lang, f"{g.name}: no current shop price on file (new or used), so no break-even of its own; renting "
+                        f"it costs from {hourly(hour, cur)} per GPU-hour on {offer.platform} ({offer.on:%Y-%m}).{cost}",
+                  f"{g.name}：没有当前的购买价格（新卡或二手），算不出它自己的回本点；租的话 {offer.platform} 每卡每小时 "
                   f"{hourly(hour, cur)} 起（{offer.on:%Y-%m}）。{cost}")
+        kind, why = _nearest_buy(engine, g, hour, usage, cur, lang, today)
+        lead = {"rent": Text("Rent. ", "租。"), "buy": Text("Buy. ", "买。"), "close": Text("Close. ", "差不多。")}
+        return (lead[kind].get(lang) if kind else "") + said + why
     if offer is None:
         return _t(lang, f"{g.name}: no dated rental price on file, so no break-even; buying it costs {price} "
                         f"({price.on:%Y-%m}).",

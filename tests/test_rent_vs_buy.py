@@ -317,3 +317,16 @@ def test_chinese_rent_answers_have_no_english_words(engine, knowledge_dir, turns
     for t in turns:
         reply = conv.turn(t)
     assert english_words(shown(reply), knowledge_dir) == [], shown(reply)
+
+
+@pytest.mark.parametrize("text, lead", [("rent or buy? I need about 200 GPU-hours a month of A100-class compute", "Rent."),
+                                        ("A100 租还是买？每个月大概用200小时", "租。")])
+def test_a_rented_card_with_no_shop_price_still_gets_a_verdict(engine, text, lead):
+    """No price to buy the card itself (an SXM module): the cheapest card priced with as much memory stands in, its
+    price in months of the user's renting, and the verdict comes first."""
+    from bot.dialogue import Conversation
+    from bot.render import plain
+
+    reply = Conversation(engine).turn(text)
+    first = reply.paragraphs[0]
+    assert first.startswith(lead) and ("months" in first or "个月" in first), plain(reply)
