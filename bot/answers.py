@@ -570,6 +570,64 @@ def _family_label(engine: Engine, fam: str, lang: str) -> str:
     return _t(lang, en, zh)
 
 
+SLOW_BANDWIDTH_SHARE = 0.5  # under this share of the reference card's memory bandwidth, bandwidth is named as a cause
+
+
+def why_slow(engine: Engine, need: Need, name: str, lang: str) -> Reply:
+    """"my P40 is really slow for stable diffusion, why?": the causes the card's own figures show (FP16 at a fraction
+    of FP32, no tensor cores, little bandwidth, passive cooling, a laptop's power limit), its speed for the job against
+    the reference card, and the card's notes — not a fit table."""
+    from bot.perf import load_perf_model
+
+    g = engine.catalog.get(name)
+    if g is None:
+        return unknown(lang)
+    on = need.as_of or engine.today or date.today()
+    spec = workload_spec(engine.knowledge_dir, need.workload, on)
+    model = load_perf_model(engine.knowledge_dir)
+    ref = engine.catalog.get(model.reference_gpu)
+    perf = model.relative(g, spec.family, ref) if ref else None
+    causes = []
+    if g.crippled_fp16:
+        causes.append(_t(lang, f"its FP16 arithmetic runs at {g.fp16_rate or 'a fraction'} of FP32, so half precision "
+                               "(what diffusion and LLM tools use by default) gains nothing or is slower: run it in "
+                               "FP32 (e.g. --no-half / --precision full)",
+                         f"它的 FP16 只有 FP32 的 {g.fp16_rate or '一小部分'}，半精度（扩散模型和大模型工具的默认）不但不快反而更慢："
+                         "用 FP32 跑（如 --no-half / --precision full）"))
+    if not g.has_tensor_cores:
+        causes.append(_t(lang, "it has no tensor cores, the matrix units that make FP16/BF16 fast on RTX-era cards",
+                         "它没有张量核心，而 RTX 以来的卡靠张量核心加速 FP16/BF16 矩阵运算"))
+    if ref and g.mem_bandwidth_gbs and ref.mem_bandwidth_gbs and \
+            g.mem_bandwidth_gbs < SLOW_BANDWIDTH_SHARE * ref.mem_bandwidth_gbs:
+        causes.append(_t(lang, f"its memory bandwidth is {g.mem_bandwidth_gbs:,.0f} GB/s, "
+                               f"{g.mem_bandwidth_gbs / ref.mem_bandwidth_gbs:.0%} of a {ref.name}'s",
+                         f"显存带宽只有 {g.mem_bandwidth_gbs:,.0f} GB/s，是 {ref.name} 的 "
+                         f"{g.mem_bandwidth_gbs / ref.mem_bandwidth_gbs:.0%}"))
+    if g.segment == "datacenter" and g.form_factor == "PCIe":
+        causes.append(_t(lang, "it is passively cooled: outside a server's airflow it heats up and throttles (watch "
+                               "`nvidia-smi -q -d PERFORMANCE` for thermal slowdown; a fan shroud fixes it)",
+                         "它是被动散热：没有服务器风道就会过热降频（用 `nvidia-smi -q -d PERFORMANCE` 看是否因温度降频；"
+                         "加导风罩和风扇可解决）"))
+    if g.form_factor == "Laptop":
+        causes.append(_t(lang, "a laptop GPU runs at the laptop's power limit, well below the desktop card of the "
+                               "same name", "笔记本 GPU 受笔记本功耗墙限制，比同名台式卡慢不少"))
+    speed = _t(lang, f"For {spec.label.en} it runs at about {perf:.2f}× a {ref.name} (from specs).",
+               f"{spec.label.zh}：它的速度约为 {ref.name} 的 {perf:.2f} 倍（按规格估算）。") if perf and ref else ""
+    if causes:
+        lead = _t(lang, f"Why the {g.name} is slow: " + "; ".join(causes) + ".",
+                  f"{g.name} 慢的原因：" + "；".join(causes) + "。")
+    else:
+        lead = _t(lang, f"Nothing in the {g.name}'s figures explains it: check that the job runs on the GPU at all "
+                        "(`nvidia-smi` while it runs), the driver and CUDA build of your framework, and the "
+                        "temperatures.",
+                  f"{g.name} 的规格里看不出原因：先确认任务真的在 GPU 上跑（运行时看 `nvidia-smi`）、驱动和框架的 CUDA 版本，"
+                  "以及温度。")
+    paras = tuple(p for p in (lead, speed, g.notes.get(lang) if g.notes else "") if p)
+    return Reply("gpu", lang, title=_t(lang, f"Why {g.name} is slow", f"{g.name} 为什么慢"), paragraphs=paras,
+                 sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]),
+                 focus=g.name)
+
+
 def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     g = engine.catalog.get(name)
     if g is None:

@@ -1759,6 +1759,10 @@ POLICY: tuple[Rule, ...] = (
     Rule("unreleased", _acts("question", "recommend", "refine", "gpu_info", "compare"),
          lambda c, t: t.cue("speculation") and t.q.need.budget is None and not t.q.need.workloads,
          lambda c, t: answers.unreleased(t.lang)),
+    Rule("why-slow", _acts("gpu_info", "fit", "memory", "question", "why", "why_not", "compare"),
+         lambda c, t: len(t.referred) == 1 and t.cue("slow") and t.cue("why") and  # ("is it slow?" asks how fast)
+         not t.need.budget, lambda c, t: answers.why_slow(
+             c.engine, c.session.need.merge(t.need), t.referred[0], t.lang)),  # "my P40 is really slow for SD, why?"
     Rule("unknown-card", _acts("gpu_info", "fit", "memory", "question", "compare", "refine", "recommend", "why_not",
                                "where_to_buy", "power", "rent"),
          lambda c, t: bool(t.q.unknown_products) and not t.referred and not t.need.budget,

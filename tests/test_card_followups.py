@@ -405,3 +405,16 @@ def test_a_count_with_a_word_before_the_card_still_counts(catalog, text, counts)
 def test_modded_cards_are_answered_from_the_used_market_section(engine, text):
     _, (reply,) = talk(engine, text)
     assert reply.intent == "question" and reply.topic == "used-market", plain(reply)
+
+
+@pytest.mark.parametrize("text, causes", [
+    ("my Tesla P40 is really slow for stable diffusion, why?", ("FP16", "tensor cores", "passive")),
+    ("我的1060跑yolo训练为什么这么慢", ("FP16", "张量核心")),
+])
+def test_why_a_card_is_slow_names_the_causes_its_figures_show(scorer_engine, text, causes):
+    """"Why is my card slow?": the causes its own figures show (FP16 at a fraction of FP32, no tensor cores, little
+    bandwidth, passive cooling) and its speed for the job, not a memory-fit table."""
+    _, (reply,) = talk(scorer_engine, text)
+    shown = plain(reply)
+    assert reply.intent == "gpu" and not reply.table and reply.fit is None, shown
+    assert all(c in shown for c in causes), shown
