@@ -26,6 +26,7 @@ from bot.scorer import (
     Candidate,
     Ranking,
     assumed_precision,
+    candidate_for,
     price_elsewhere,
     price_for,
     pricing,
@@ -489,6 +490,12 @@ def _unpriced_verdict(perfs: list, labels: list[str], vram: list[float], roomy: 
               f"结论：{labels[best]}——{why.zh}。我没有两张卡的当前价格，价钱请自己比较。"), best
 
 
+def _with_prices(perfs: list, labels: list[str], prices: list[tuple]) -> list[tuple]:
+    """(speed, label, price — new, else used —, index) of each compared card that has a speed and a price."""
+    return [(p, x, pr[0] or pr[1], i) for i, (p, x, pr) in enumerate(zip(perfs, labels, prices, strict=True))
+            if p and (pr[0] or pr[1])]
+
+
 BUDGET_SLACK = 1.1  # in a comparison, a card up to this much over the user's budget still counts as within it
 
 
@@ -497,8 +504,7 @@ def _compare_verdict(perfs: list, labels: list[str], prices: list[tuple], lang: 
                      budget: Budget | None = None) -> tuple[str, int] | None:
     """With a budget ("5060 Ti or a used 3090, budget ~$500"): the cards over it are named as such and the verdict is
     among the others; else `_verdict_on_price`."""
-    priced = [(p, x, pr[0] or pr[1], i) for i, (p, x, pr) in enumerate(zip(perfs, labels, prices, strict=True))
-              if p and (pr[0] or pr[1])]
+    priced = _with_prices(perfs, labels, prices)
     if budget is not None and priced and all(m.currency == budget.currency for _, _, m, _ in priced):
         over = [x for x in priced if x[2].amount > BUDGET_SLACK * budget.amount]
         within = [x for x in priced if x not in over]
@@ -528,8 +534,7 @@ def _verdict_on_price(perfs: list, labels: list[str], prices: list[tuple], lang:
     costs little more per unit of speed; otherwise the better value, with what the extra money buys. For a stated job,
     a card short of the memory the job is comfortable with (`roomy` false) loses to one that has it: memory decides
     what runs at all. With the index of the card chosen: what "it" means next."""
-    priced = [(p, x, pr[0] or pr[1], i) for i, (p, x, pr) in enumerate(zip(perfs, labels, prices, strict=True))
-              if p and (pr[0] or pr[1])]
+    priced = _with_prices(perfs, labels, prices)
     if len(priced) < 2 or len({m.currency for _, _, m, _ in priced}) != 1:
         return _unpriced_verdict(perfs, labels, vram, roomy, job, lang) if vram else None
     def cost(m) -> str:
@@ -568,6 +573,59 @@ def _family_label(engine: Engine, fam: str, lang: str) -> str:
               "llm_inference": ("LLM inference", "大模型推理"), "llm_finetune": ("LLM fine-tuning", "大模型微调")}
     en, zh = labels.get(fam, (fam, fam))
     return _t(lang, en, zh)
+
+
+PRICE_SAME_SHARE = 0.03  # two prices this close (after conversion) are "about the same"
+
+
+def asked_card_in_ranking(engine: Engine, name: str, r: Ranking) -> Text:
+    """A card asked about beside a budget and a job ("4060ti 16g ok 吗"): whether it holds the job and how it
+    stands against the top pick, before the picks."""
+    e = engine
+    c = candidate_for(e.catalog, r, name, e.knowledge_dir)
+    g = e.catalog.get(name)
+    needed = r.required_vram_gb
+    top = r.picks[0].candidate
+    fits = g is not None and g.vram_gb >= needed
+    yes = Text("Yes, it holds it", "可以，装得下") if fits else Text("No, too little memory", "不行，显存不够")
+    have = f"{g.vram_gb:g}" if g is not None else "?"
+    if c is None:
+        return Text(f"{name}: {yes.en} ({have} GB against about {needed:g} GB needed); I have no price for it here.",
+                    f"{name}：{yes.zh}（{have} GB，需要约 {needed:g} GB）；这里没有它的价格。")
+    price = format_money(c.total, c.price.currency)
+    over = r.budget is not None and c.total > r.budget.amount
+    budget = Text(", over your budget", "，超出预算") if over else Text("", "")
+    return Text(f"{name}: {yes.en} ({have} GB against about {needed:g} GB needed), {price}{budget.en}; speed "
+                f"{c.perf:.2f} against {top.perf:.2f} for the top pick below ({top.gpu.name}).",
+                f"{name}：{yes.zh}（{have} GB，需要约 {needed:g} GB），{price}{budget.zh}；速度 {c.perf:.2f}，"
+                f"下面的首选 {top.gpu.name} 是 {top.perf:.2f}。")
+
+def price_there(engine: Engine, previous: Candidate, r: Ranking, need: Need) -> list[Text]:
+    """"would it be cheaper to buy in China?": the last top pick's price where the user now asks, against what it
+    was, in the same currency (or that it is not sold there)."""
+    e = engine
+    here = candidate_for(e.catalog, r, previous.gpu.name, e.knowledge_dir)
+    setup = f"{previous.count}× {previous.gpu.name}" if previous.count > 1 else previous.gpu.name
+    before = format_money(previous.total, previous.price.currency)
+    if here is None:
+        return [Text(f"{setup} has no price there in my data (it may not be sold there); it was {before}.",
+                     f"我的数据里 {setup} 在那里没有价格（可能不在那里销售）；之前是 {before}。")]
+    total = here.price.amount * previous.count
+    if here.price.currency == previous.price.currency:
+        return []
+    if here.price.converted_from:
+        return [Text(f"I have no local price for {setup} there, only {before} converted, so I can't say it is "
+                     "cheaper there.", f"我没有 {setup} 在那里的本地价格，只有 {before} 的换算价，所以说不出那里是否更便宜。")]
+    on = need.as_of or e.today or date.today()
+    same = e.catalog.fx.convert(total, here.price.currency, previous.price.currency, on)
+    change = same / previous.total - 1
+    now = f"{format_money(total, here.price.currency)} (≈ {format_money(same, previous.price.currency)})"
+    if abs(change) < PRICE_SAME_SHARE:
+        return [Text(f"{setup} there: {now}, against {before} before — about the same.",
+                     f"{setup} 在那里：{now}，之前是 {before}——差不多。")]
+    word = Text("cheaper", "便宜") if change < 0 else Text("dearer", "贵")
+    return [Text(f"{setup} there: {now}, against {before} before — about {abs(change):.0%} {word.en}.",
+                 f"{setup} 在那里：{now}，之前是 {before}——大约{word.zh} {abs(change):.0%}。")]
 
 
 SLOW_BANDWIDTH_SHARE = 0.5  # under this share of the reference card's memory bandwidth, bandwidth is named as a cause
@@ -2264,8 +2322,6 @@ def small_talk(text: str, lang: str, has_picks: bool) -> Reply:
 def choice_made(engine: Engine, r: Ranking | None, name: str, count: int, lang: str) -> Reply:
     """"I'll go with the first one, thanks", "那就第一个吧": the card chosen, what it cost as shown, the checks before
     paying, and the follow-ups that help next (not its spec sheet again)."""
-    from bot.scorer import candidate_for
-
     g = engine.catalog.get(name)
     c = candidate_for(engine.catalog, r, name, engine.knowledge_dir) if r is not None else None
     setup = f"{count}× {name}" if count > 1 else name

@@ -1374,9 +1374,9 @@ class Conversation:
             notes.append(QUIET_ADVICE)
         if len(q.gpus) == 1 and r.picks and t.act in ("fit", "gpu_info", "compare", "question", "memory") and \
                 q.gpus[0] != r.picks[0].candidate.gpu.name:  # "预算5k, qlora 8b, 4060ti 16g ok 吗": that card first
-            notes.insert(0, self._asked_card_in_ranking(q.gpus[0], r))
+            notes.insert(0, answers.asked_card_in_ranking(e, q.gpus[0], r))
         if turn_need.region and previous is not None and turn_need.budget is None:
-            notes.extend(self._price_here(previous, r, need))
+            notes.extend(answers.price_there(e, previous, r, need))
         if d == "cheaper" and previous is None and need.budget is None and r.candidates:
             # "the cheapest card that runs a 7B model", "cheap as possible": the cheap end of what does the job, used
             # cards included unless the user said new (the cheapest way to the memory is usually a used card)
@@ -1493,55 +1493,6 @@ class Conversation:
             notes.append(region.note)
         return need
 
-    def _asked_card_in_ranking(self, name: str, r) -> Text:
-        """A card asked about beside a budget and a job ("4060ti 16g ok 吗"): whether it holds the job and how it
-        stands against the top pick, before the picks."""
-        e = self.engine
-        c = candidate_for(e.catalog, r, name, e.knowledge_dir)
-        g = e.catalog.get(name)
-        needed = r.required_vram_gb
-        top = r.picks[0].candidate
-        fits = g is not None and g.vram_gb >= needed
-        yes = Text("Yes, it holds it", "可以，装得下") if fits else Text("No, too little memory", "不行，显存不够")
-        have = f"{g.vram_gb:g}" if g is not None else "?"
-        if c is None:
-            return Text(f"{name}: {yes.en} ({have} GB against about {needed:g} GB needed); I have no price for it here.",
-                        f"{name}：{yes.zh}（{have} GB，需要约 {needed:g} GB）；这里没有它的价格。")
-        price = format_money(c.total, c.price.currency)
-        over = r.budget is not None and c.total > r.budget.amount
-        budget = Text(", over your budget", "，超出预算") if over else Text("", "")
-        return Text(f"{name}: {yes.en} ({have} GB against about {needed:g} GB needed), {price}{budget.en}; speed "
-                    f"{c.perf:.2f} against {top.perf:.2f} for the top pick below ({top.gpu.name}).",
-                    f"{name}：{yes.zh}（{have} GB，需要约 {needed:g} GB），{price}{budget.zh}；速度 {c.perf:.2f}，"
-                    f"下面的首选 {top.gpu.name} 是 {top.perf:.2f}。")
-
-    def _price_here(self, previous, r, need: Need) -> list[Text]:
-        """"would it be cheaper to buy in China?": the last top pick's price where the user now asks, against what it
-        was, in the same currency (or that it is not sold there)."""
-        e = self.engine
-        here = candidate_for(e.catalog, r, previous.gpu.name, e.knowledge_dir)
-        setup = f"{previous.count}× {previous.gpu.name}" if previous.count > 1 else previous.gpu.name
-        before = format_money(previous.total, previous.price.currency)
-        if here is None:
-            return [Text(f"{setup} has no price there in my data (it may not be sold there); it was {before}.",
-                         f"我的数据里 {setup} 在那里没有价格（可能不在那里销售）；之前是 {before}。")]
-        total = here.price.amount * previous.count
-        if here.price.currency == previous.price.currency:
-            return []
-        if here.price.converted_from:
-            return [Text(f"I have no local price for {setup} there, only {before} converted, so I can't say it is "
-                         "cheaper there.", f"我没有 {setup} 在那里的本地价格，只有 {before} 的换算价，所以说不出那里是否更便宜。")]
-        on = need.as_of or e.today or date.today()
-        same = e.catalog.fx.convert(total, here.price.currency, previous.price.currency, on)
-        change = same / previous.total - 1
-        now = f"{format_money(total, here.price.currency)} (≈ {format_money(same, previous.price.currency)})"
-        if abs(change) < PRICE_SAME_SHARE:
-            return [Text(f"{setup} there: {now}, against {before} before — about the same.",
-                         f"{setup} 在那里：{now}，之前是 {before}——差不多。")]
-        word = Text("cheaper", "便宜") if change < 0 else Text("dearer", "贵")
-        return [Text(f"{setup} there: {now}, against {before} before — about {abs(change):.0%} {word.en}.",
-                     f"{setup} 在那里：{now}，之前是 {before}——大约{word.zh} {abs(change):.0%}。")]
-
     def _previous_top(self, lang: str):
         s = self.session
         r = self._ranking(s.need, lang)
@@ -1550,7 +1501,6 @@ class Conversation:
 
 
 USED_MARKET_TOPIC = "used-market"  # the guide's section on buying used cards (knowledge/guide)
-PRICE_SAME_SHARE = 0.03  # two prices this close (after conversion) are "about the same"
 
 QUIET_ADVICE = Text(
     "Noise comes mostly from the cooler: choose a model with a large triple-fan cooler (many stop their fans at idle), "
