@@ -53,6 +53,7 @@ SURE_OUT_OF_SCOPE = 0.8  # an out-of-scope guess this sure is not overruled by a
 SHORT = 40  # characters: a message this short that carries a command word is that command
 SHORT_FOLLOW_UP = 12  # characters: a message this short with a GPU word ("Windows 下呢", "PSU?") follows the card on screen
 COMMANDS = ("language", "reset", "help", "greeting")
+DECLINED_MESSAGE_SLOTS = ("gpus", "budget", "gpu_count", "psu_w")
 _SMALL_CUES = context.SMALL_TALK_CUES
 
 
@@ -71,7 +72,12 @@ class Turn:
         """The labelled-slot view of what this message states (knowledge/intents/README.md)."""
         # "cheapest cloud?" or "why not the cheaper one?" is not a move away from the picks
         direction = self.q.direction if self.act in ("refine", "recommend") else None
-        return replace(self.q, need=self.need, direction=direction).slots()
+        slots = replace(self.q, need=self.need, direction=direction).slots()
+        if self.act == "out_of_scope":
+            # declined: only the cards, money and counts it names are read ("a 4090 for 4k gaming"); its place, job,
+            # vendor or date set no context ("weather in Berlin" is no region for the next question)
+            slots = {k: v for k, v in slots.items() if k in DECLINED_MESSAGE_SLOTS}
+        return slots
 
     @property
     def text(self) -> str:

@@ -1007,3 +1007,23 @@ def test_a_fine_tune_is_of_the_model_family_named(engine, text, workloads):
     from bot.nlu import parse
 
     assert parse(text, engine.catalog).need.workloads == workloads
+
+
+@pytest.mark.parametrize(("declined", "ask"), [
+    ("what's the weather in Berlin this weekend", "$1200 for training CNNs"),
+    ("明天东京会下雨吗", "预算8000训练CNN"),
+])
+def test_a_declined_message_sets_no_context(scorer_engine, declined, ask):
+    conv = Conversation(scorer_engine)
+    turn = conv.understand(declined)
+    assert turn.act == "out_of_scope" and "region" not in turn.slots()
+    conv.turn(declined)
+    reply = conv.turn(ask)
+    assert reply.recommendations and conv.session.need.region is None
+
+
+@pytest.mark.parametrize("text", ["don't wanna spend more than 600 bucks on a card for stable diffusion",
+                                  "card for yolo, not spending more than $900"])
+def test_a_cap_said_with_more_is_the_budget_not_a_move_up(scorer_engine, text):
+    turn = Conversation(scorer_engine).understand(text)
+    assert turn.need.budget and turn.q.direction is None
