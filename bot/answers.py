@@ -351,6 +351,32 @@ def _current_price(engine: Engine, need: Need, g: GPU, lang: str):
     return new, g.price(cur, "used", when, engine.catalog.fx)
 
 
+def _worth_of_the_card_sold_instead(engine: Engine, need: Need, g: GPU, sold: GPU, lang: str) -> Reply:
+    """Asked whether a card not sold new in the user's market is worth it: the verdict on the card sold there in its
+    place, which is what the money would buy, saying so first."""
+    on = need.as_of or engine.today or date.today()
+    block = g.not_sold_in(_market_of(need, lang), on)
+    verdict = worth_it(engine, need, sold.name, lang)
+    there = price_elsewhere(g, _price_currency(need, lang), on, engine.catalog)
+    there = _t(lang, f" It is {there.text().en}.", f"{g.name} {there.text().zh}。") if there else ""
+    note = _t(lang, f"{g.name} is not sold new where you buy ({block.note.en.rstrip('.')}).{there} {sold.name} is "
+                    "sold in its place, so this is the verdict on that card.",
+              f"{g.name} 在你那里没有新卡卖（{block.note.zh.rstrip('。')}）。{there}那里卖的是 {sold.name}，下面是对它的判断。")
+    return replace(verdict, paragraphs=(note,) + verdict.paragraphs)
+
+
+def _market_of(need: Need, lang: str) -> str:
+    return "cn" if _price_currency(need, lang) == "CNY" else "global"
+
+
+def _sold_instead(engine: Engine, need: Need, g: GPU, lang: str) -> GPU | None:
+    """The card sold new in the user's market in place of one that is not (markets.csv `instead`), if it has a price
+    there."""
+    block = g.not_sold_in(_market_of(need, lang), need.as_of or engine.today or date.today())
+    sold = engine.catalog.get(block.instead) if block is not None and block.instead else None
+    return sold if sold is not None and sold.name != g.name and _current_price(engine, need, sold, lang)[0] else None
+
+
 def has_current_price(engine: Engine, need: Need, name: str, lang: str) -> bool:
     g = engine.catalog.get(name)
     return g is not None and any(_current_price(engine, need, g, lang))
@@ -2539,6 +2565,8 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Budget |
         price = offered
     if price is None and g.reference:
         return card  # a card outside the catalog: its sheet already says it has no price here
+    if price is None and offered is None and (sold := _sold_instead(engine, need, g, lang)) is not None:
+        return _worth_of_the_card_sold_instead(engine, need, g, sold, lang)  # "5090值得买吗" in mainland China
     if price is None:  # what can be said (memory for the job) first, then why the price verdict is missing
         there = price_elsewhere(g, _price_currency(need, lang), need.as_of or engine.today or date.today(),
                                 engine.catalog)
@@ -2571,6 +2599,8 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Budget |
                             "training gains nothing on it; it is a card for running LLMs on a budget, if anything.",
                       f"做{what}不值：{g.name} 的 FP16 速度只有 FP32 的零头，混合精度训练在它上面没有收益；"
                       "它顶多适合低预算跑大模型推理。")
+        elif offered is None and (sold := _sold_instead(engine, need, g, lang)) is not None:
+            return _worth_of_the_card_sold_instead(engine, need, g, sold, lang)  # an old price, no longer sold there
         else:
             lead = _t(lang, f"I can't weigh {g.name} for {what} against other cards (it is not sold where you buy, or "
                             "its specs are incomplete); its sheet is below.",
@@ -2736,6 +2766,8 @@ def worth_for_llm(engine: Engine, name: str, need: Need, lang: str) -> Reply:
             lines.append(_t(lang, f"For the money it runs up to {best['model']} at ~{_tps(best['decode_tokens_per_s'])} "
                                   "tokens/s.",
                             f"这个价位最大能跑到 {best['model']}，约 {_tps(best['decode_tokens_per_s'])} tokens/s。"))
+        if best and g.unified_memory:
+            lines.insert(0, _cards_for_the_money(engine, need, g, price, best, lang))
     if g.crippled_fp16:
         lines.append(_t(lang, "Held back by its FP16 (1/64 rate): long prompts read slowly, vLLM does not support it, and "
                               "it is no training card.",
@@ -2751,6 +2783,36 @@ def worth_for_llm(engine: Engine, name: str, need: Need, lang: str) -> Reply:
                         f"{g.form_factor} 模组：需要服务器主板或转接板。"))
     return replace(base, title=_t(lang, f"Is the {g.name} worth it for LLMs?", f"{g.name} 跑大模型值得买吗？"),
                    paragraphs=base.paragraphs + tuple(lines))
+
+
+def _cards_for_the_money(engine: Engine, need: Need, g: GPU, price: Price, best: dict, lang: str) -> str:
+    """The verdict on a whole computer with unified memory: whether the same money in graphics cards holds the largest
+    model it runs comfortably (in the fewest cards), and what that costs in speed or in the rest of a PC."""
+    from bot.scorer import rank
+
+    on = need.as_of or engine.today or date.today()
+    for count in range(1, MACHINE_ALTERNATIVE_MAX_CARDS + 1):
+        job = Need(workloads=("llm_inference",), min_total_vram_gb=best["total_gb"], gpu_count=count,
+                   budget=Budget(price.amount, price.currency), used=need.used, region=need.region)
+        r = rank(engine.catalog, job, engine.knowledge_dir, on, lang=lang)
+        if r.picks:
+            c = r.picks[0].candidate
+            setup = f"{count}× {c.gpu.name}" if count > 1 else c.gpu.name
+            return _t(lang, f"Worth it mainly for memory in one quiet box: the same money in cards ({setup}, "
+                            f"{c.gpu.vram_gb * count:g} GB, {money(c.total, r.currency)}) holds {best['model']} too, "
+                            "with each card's own fast memory, but needs a desktop PC around it"
+                            + (" with room and power for several cards." if count > 1 else "."),
+                      f"值不值主要看你要不要一台安静的小机器装下大模型：同样的钱买显卡（{setup}，共 {c.gpu.vram_gb * count:g} GB，"
+                      f"{money(c.total, r.currency)}）也装得下 {best['model']}，每张卡有自己的高速显存，但还要一台台式机"
+                      + ("，而且要能插多张卡、供得上电。" if count > 1 else "。"))
+    return _t(lang, f"Worth it if you want models as big as {best['model']}: the same money in graphics cards "
+                    f"(up to {MACHINE_ALTERNATIVE_MAX_CARDS} cards) does not hold it; for models that fit one card, a card "
+                    "is faster.",
+              f"如果要跑 {best['model']} 这么大的模型，值：同样的钱买显卡（最多 {MACHINE_ALTERNATIVE_MAX_CARDS} 张）装不下它；"
+              "但单卡装得下的模型，显卡更快。")
+
+
+MACHINE_ALTERNATIVE_MAX_CARDS = 4  # the most cards a desktop PC takes: beyond that the alternative is a server
 
 
 def fit_mixed(engine: Engine, have: list[str], new: str, need: Need, lang: str, have_vram: float | None = None

@@ -75,6 +75,7 @@ class Availability:
     since: date
     note: Text
     source: str
+    instead: str = ""  # the card sold in that market in its place ("GeForce RTX 4090 D" for the 4090 in China)
 
 
 MARKETS = ("cn", "global")
@@ -735,7 +736,8 @@ def _load_markets(path: Path) -> dict[str, list[Availability]]:
         if since is None:
             raise CatalogError(path, line, "since", "needs the date the status began")
         out.setdefault(row.get("gpu", ""), []).append(Availability(row["market"], row["status"], since,
-                                                                   text_of(row, "note_en"), row.get("source", "")))
+                                                                   text_of(row, "note_en"), row.get("source", ""),
+                                                                   (row.get("instead") or "").strip()))
     return out
 
 

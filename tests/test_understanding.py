@@ -1027,3 +1027,18 @@ def test_a_declined_message_sets_no_context(scorer_engine, declined, ask):
 def test_a_cap_said_with_more_is_the_budget_not_a_move_up(scorer_engine, text):
     turn = Conversation(scorer_engine).understand(text)
     assert turn.need.budget and turn.q.direction is None
+
+
+@pytest.mark.parametrize(("text", "sold_there"), [("5090值得买吗", "5090 D v2"), ("5090d 值不值得入手", "5090 D v2")])
+def test_worth_it_for_a_card_not_sold_in_the_users_market_weighs_the_one_sold_there(scorer_engine, text, sold_there):
+    """Asked in mainland China about a card that is not sold there: the verdict is on the card sold in its place."""
+    _, (reply,) = chat(scorer_engine, text)
+    assert sold_there in reply.paragraphs[0] and "没有新卡卖" in reply.paragraphs[0]
+    assert reply.paragraphs[1].startswith(("值", "做"))  # 值：… / 做…不算最划算 / 做…不值
+
+
+@pytest.mark.parametrize(("text", "verdict"), [("DGX Spark 值不值", "同样的钱买显卡"),
+                                               ("is the framework desktop worth it?", "the same money in cards")])
+def test_worth_it_for_a_unified_memory_machine_weighs_it_against_cards(scorer_engine, text, verdict):
+    _, (reply,) = chat(scorer_engine, text)
+    assert any(verdict in p for p in reply.paragraphs[:3]) and "gpt-oss" in plain(reply)
