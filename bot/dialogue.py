@@ -609,7 +609,7 @@ class Conversation:
         if act in ("gpu_info", "recommend", "refine", "fit") and not q.need.budget and _asks_about_another_part(q.text) \
                 and not (q.need.model_size_b or q.need.model or q.direction):  # "温度低一点的 我机箱散热不好": the card
             return "question"  # "4090配什么主板", "多卡训练要买什么主板": another part, which the guide may not cover
-        if act in ("recommend", "refine", "memory") and _says(q.text, "what_to_do") and not (
+        if act in ("recommend", "refine", "memory") and (_says(q.text, "what_to_do") or _says(q.text, "ran_out_of_memory")) and not (
                 q.gpus or need.budget or need.model_size_b or need.model or need.workloads):
             return "question"  # "显存不够怎么办", "how do I fix running out of memory": the guide's advice
         if act == "rent" and _says(q.text, "rent_judgement"):

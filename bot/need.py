@@ -95,6 +95,7 @@ class Need:
     kwh_price: Budget | None = None  # what the user pays for a kWh ("电费每度0.6"): running costs, rent or buy
     price_currency: str | None = None  # prices shown in this currency, asked with no amount ("same but in euros")
     quiet: bool | None = None  # noise matters ("it sits in my bedroom"): no passive server cards, advice on noise
+    multi_gpu: bool | None = None  # several cards, how many not said ("多卡训练"): setups of 2 and 4 cards
 
     @property
     def workload(self) -> str | None:

@@ -191,6 +191,8 @@ def setup_counts(need: Need, spec: WorkloadSpec, lab: bool = False) -> tuple[int
     (`_alternatives`)."""
     if need.gpu_count:
         return (need.gpu_count,)
+    if need.multi_gpu:  # "多卡训练": several cards, as many as the budget buys (a server's 8 for a lab)
+        return MULTI_CARD_COUNTS + ((8,) if lab or need.form_factor == "server" else ())
     if runs_a_model(need, spec):
         return (1,) + MULTI_CARD_COUNTS + ((8,) if lab or need.form_factor == "server" else ())
     if lab:
@@ -413,7 +415,8 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
                 else:
                     over_budget.append(c)
             continue
-        if lab and not runs_a_model(need, spec):  # a machine of 4 or 8: the most cards the budget buys
+        if (lab or need.multi_gpu) and not need.gpu_count and not runs_a_model(need, spec):
+            # a machine of 4 or 8, or "several cards": the most cards the budget buys
             fitting = [k for k in counts if holds >= per_card[k] and price.amount * k <= budget.amount] \
                 if budget else [k for k in counts if holds >= per_card[k]]
             sizes = fitting[-1:] or counts[:1]

@@ -1042,3 +1042,13 @@ def test_worth_it_for_a_card_not_sold_in_the_users_market_weighs_the_one_sold_th
 def test_worth_it_for_a_unified_memory_machine_weighs_it_against_cards(scorer_engine, text, verdict):
     _, (reply,) = chat(scorer_engine, text)
     assert any(verdict in p for p in reply.paragraphs[:3]) and "gpt-oss" in plain(reply)
+
+
+@pytest.mark.parametrize(("text", "single"), [("两万预算做多卡训练", "单卡呢"),
+                                              ("$5000 for a multi-gpu rig to train transformers", "just one card?")])
+def test_several_cards_without_a_count_are_setups_of_several_within_the_budget(scorer_engine, text, single):
+    conv, (reply, one) = chat(scorer_engine, text, single)
+    assert conv.understand(text).need.multi_gpu and conv.understand(text).need.gpu_count is None
+    budget = 20000 if "两万" in text else 5000
+    assert reply.recommendations and all(r.count >= 2 and r.price <= budget for r in reply.recommendations)
+    assert one.recommendations and all(r.count == 1 for r in one.recommendations)
