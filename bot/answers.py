@@ -171,6 +171,20 @@ def _jobs_label(engine: Engine, r: Ranking) -> Text:
     return Text(" + ".join(t.en for t in labels), " + ".join(t.zh for t in labels))
 
 
+def _whole_pc_note(engine: Engine, r: Ranking, lang: str) -> Text:
+    """A whole PC's budget: how much of it the cards were chosen within, and what the rest is for."""
+    from bot.perf import load_perf_model
+    from bot.scorer import whole_pc_share
+
+    share = whole_pc_share(r.need, load_perf_model(engine.knowledge_dir))
+    whole = stated_pricing(replace(r.need, whole_pc=None), engine.catalog, r.as_of, lang)[1]
+    return Text(f"That is a budget for the whole PC, so the cards get about {share:.0%} of it ({r.budget}); the rest "
+                "is for the CPU, RAM (about twice the VRAM), board, power supply, SSD and case (our rule of thumb). "
+                f'Say "card only" if {whole} is for the graphics card alone.',
+                f"这是整机预算，所以显卡按约 {share:.0%}（{r.budget}）来选；其余留给 CPU、内存（约为显存的两倍）、主板、"
+                f"电源、硬盘和机箱（经验比例）。如果 {whole} 只是显卡的预算，说“只买显卡”。")
+
+
 def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply:
     """The ranked picks of `r` as a reply: a table, the reasons and caveats, what was assumed."""
     spec = r.workload
@@ -179,6 +193,10 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
         _t(lang, f" as of {r.as_of:%B %Y}", f"（以 {r.as_of.year} 年 {r.as_of.month} 月为准）")
     market = _t(lang, " (used allowed)", "（可二手）") if r.need.used else ""
     stated = stated_pricing(r.need, engine.catalog, r.as_of, lang)[1]
+    whole = _whole_pc_note(engine, r, lang) if r.need.whole_pc and r.budget and stated else None
+    if whole is not None:
+        stated = r.budget  # the cards' share, said in its own note
+        notes = [whole] + list(notes)
     if r.budget and stated != r.budget:  # "cheaper?": under the last top pick, the budget as it was
         below = format_money(r.budget.amount, r.budget.currency)
         title = _t(lang, f"{label.en}, budget {r.need.budget}, under {below}{market}{when}" if r.need.budget else
@@ -187,6 +205,9 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
                    f"{label.zh}，{below} 以下{market}{when}")
     elif r.budget:
         shown = str(r.need.budget) if r.need.budget == r.budget else f"{r.need.budget} (≈ {r.budget})"
+        if whole is not None:
+            shown = _t(lang, f"{r.need.budget} for the whole PC, {r.budget} for the cards",
+                       f"{r.need.budget}（整机），显卡 {r.budget}")
         title = _t(lang, f"{label.en}, budget {shown}{market}{when}", f"{label.zh}，预算 {shown}{market}{when}")
     else:
         title = _t(lang, f"{label.en}{market}{when}", f"{label.zh}{market}{when}")
@@ -2390,7 +2411,7 @@ def setup_price(engine: Engine, r: Ranking, name: str, count: int, lang: str) ->
                     f"({money(c.price.amount, c.price.currency)} each{used}, {c.price.on:%Y-%m}){psu}, plus the rest "
                     "of a PC that takes them.",
               f"{count}× {name}：显卡约 {money(c.price.amount * count, c.price.currency)}（每张 "
-              f"{money(c.price.amount, c.price.currency)}{used}，{c.price.on:%Y-%m}）{psu}，再加上能装下它们的整机其他部分。")
+              f"{money(c.price.amount, c.price.currency)}{used}，价格日期 {c.price.on:%Y-%m}）{psu}，再加上能装下它们的整机其他部分。")
 
 
 def ask_which_to_compare(lang: str, names: list[str]) -> Reply:

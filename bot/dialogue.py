@@ -184,8 +184,12 @@ def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool
     A card, a budget or a count alone ("4090 for Cyberpunk?", "phone under $800") counts only when the classifier
     is unsure (`confidence`: how sure it is that the message is out of scope)."""
     n = q.need
-    if n.workloads and n.workloads != ("general",) or n.model_size_b or n.finetune_method:
+    if n.model_size_b or n.finetune_method:
         return True
+    if n.workloads and n.workloads != ("general",):
+        # a job's words with no hardware in the message, when the classifier is sure it is about something else:
+        # "explain how attention in transformers works", "gpt-4o API price per million tokens" ask about ML, not GPUs
+        return confidence < SURE_OUT_OF_SCOPE or _names_hardware(q)
     if "offtopic" in q.cues:
         return False  # "4090 for 4K gaming?", "32gb ram for gaming", "phone under $800": not for deep learning
     if n.min_vram_gb:
@@ -201,6 +205,13 @@ def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool
                       or q.ordinals or (q.bare_number is not None and len(q.text.strip()) <= 15)):
         return True  # "nevermind, show me nvidia again", "再多五百" after picks
     return confidence < 0.6 and bool(q.gpus or n.budget or n.gpu_count or q.direction)
+
+
+def _names_hardware(q: Query) -> bool:
+    """A card, money, memory, a count, a GPU word, a position in the list or a move away from it."""
+    n = q.need
+    return bool(q.gpus or n.budget or n.min_vram_gb or n.gpu_count or n.multi_gpu or q.bare_number is not None or
+                q.direction or q.ordinals or q.unknown_products or "domain" in q.cues)
 
 
 def rule_act(q: Query, s: Session) -> str:
@@ -452,6 +463,8 @@ class Conversation:
             needed = max(needed, SURE_SMALL_TALK)  # "梅西拿过几次金球奖": a weak "help" guess is no reason to answer with help
         if guess and guess.read_the_sentence and strength == "cue":
             needed = NEVER  # a word naming the act ("psu", "rent", "it" with a job) over n-grams that were unsure
+        if guess and guess.act == "power" and not q.cues & {"power", "cooling", "quiet"} and strength == "default":
+            needed = max(needed, SURE_SMALL_TALK)  # "what about two 3090s?": no word of power, heat or noise in it
         if guess and ((guess.act == "rent" and "rent" not in q.cues and s.follow_up != "rent") or
                       (guess.act == "language" and not q.lang_request)):
             needed = NEVER  # asked in words: renting (rent, hourly, cloud, a platform; "cheapest card for 70B" buys),

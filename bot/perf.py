@@ -28,6 +28,8 @@ class PerfModel:
     fp16_training_since: date | None = None  # from then, cards with crippled FP16 are not picked for training
     lab_budget_usd: float = 30000.0  # from this budget, 4- and 8-card machines are ranked instead of single cards
     low_power_w: float = 250.0  # "quiet and low power" with no number: cards up to this board power
+    whole_pc_gpu_share: float = 0.5  # of a whole PC's budget, what one card is chosen within
+    whole_pc_gpu_share_multi: float = 0.65  # … and the cards of a machine of several
 
     def relative(self, gpu: GPU, family: str, reference: GPU, count: int = 1) -> float | None:
         """Speed of `count` x `gpu` relative to one reference card; None when the specs to judge are missing."""
@@ -125,4 +127,5 @@ def load_perf_model(knowledge_dir: Path) -> PerfModel:
     since = data.get("fp16_training_since")
     return PerfModel(data["reference_gpu"], fams, tuple(data.get("default_vendors") or ()),
                      since if isinstance(since, date) else (date.fromisoformat(since) if since else None),
-                     float(data.get("lab_budget_usd", 30000)), float(data.get("low_power_w", 250)))
+                     float(data.get("lab_budget_usd", 30000)), float(data.get("low_power_w", 250)),
+                     float(data.get("whole_pc_gpu_share", 0.5)), float(data.get("whole_pc_gpu_share_multi", 0.65)))

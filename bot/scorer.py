@@ -200,6 +200,12 @@ def setup_counts(need: Need, spec: WorkloadSpec, lab: bool = False) -> tuple[int
     return (1,)
 
 
+def whole_pc_share(need: Need, model: PerfModel) -> float:
+    """The share of a whole computer's budget its graphics cards are chosen within (knowledge/perf-model.yaml)."""
+    several = need.multi_gpu or (need.gpu_count or 1) > 1 or need.form_factor == "server"
+    return model.whole_pc_gpu_share_multi if several else model.whole_pc_gpu_share
+
+
 def runs_a_model(need: Need, spec: WorkloadSpec) -> bool:
     """Running an LLM of a known size: the fewest cards that hold it are the setup, whatever the budget (cards beyond
     those add room for more concurrent users, not speed for one)."""
@@ -225,9 +231,14 @@ def assumed_precision(need: Need, knowledge_dir: Path, on: date) -> int | None:
 
 def pricing(need: Need, catalog: Catalog, on: date, lang: str = "en") -> tuple[str, Budget | None]:
     """The currency prices are compared in, and the budget in it: a CNY or USD budget as it is; another currency
-    (EUR, JPY, …) converted at the dated rate — to CNY for a buyer in mainland China, else to USD; lowered to a
-    'cheaper than' ceiling when there is one."""
+    (EUR, JPY, …) converted at the dated rate — to CNY for a buyer in mainland China, else to USD; the cards' share
+    of a whole PC's budget; lowered to a 'cheaper than' ceiling when there is one."""
     cur, budget = stated_pricing(need, catalog, on, lang)
+    if need.whole_pc and budget is not None and catalog.knowledge_dir is not None:
+        # "整机预算": the cards get their share of it (before a 'cheaper than' ceiling, which is a card's price)
+        share = whole_pc_share(need, load_perf_model(Path(catalog.knowledge_dir)))
+        budget = Budget(round(budget.amount * share), cur, low=round(budget.low * share) if budget.low else None,
+                        approximate=True)
     ceiling = need.max_price
     if ceiling is not None:  # "cheaper?": below the last top pick, within the budget
         amount = ceiling.amount if ceiling.currency == cur else round(
@@ -824,7 +835,9 @@ def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: 
     memory ("best overall") and the best value of all."""
     if not cands:
         return []
-    by_value = sorted(cands, key=lambda c: (-c.value, c.total, c.gpu.name))
+    # a best-value claim rests on a current price: one shown as possibly out of date (older than STALE_PRICE_MONTHS,
+    # from before the 2026 memory shortage raised card prices) ranks after every card with a current one
+    by_value = sorted(cands, key=lambda c: (c.price.stale, -c.value, c.total, c.gpu.name))
     roomy = [c for c in by_value if c.gpu.vram_gb + c.owned_gb >= max(spec.comfortable_vram_gb, per_card[c.count])]
     chosen: list[tuple[str, Candidate]] = []
     if budget:

@@ -1052,3 +1052,20 @@ def test_several_cards_without_a_count_are_setups_of_several_within_the_budget(s
     budget = 20000 if "两万" in text else 5000
     assert reply.recommendations and all(r.count >= 2 and r.price <= budget for r in reply.recommendations)
     assert one.recommendations and all(r.count == 1 for r in one.recommendations)
+
+
+@pytest.mark.parametrize(("text", "whole", "card_only"), [
+    ("整机预算1万5 想跑深度学习", 15000, "只买显卡的话呢"),
+    ("Build me a whole PC for deep learning, total budget $3000 including CPU, RAM, everything.", 3000,
+     "that's just for the card actually"),
+])
+def test_a_whole_pc_budget_gives_the_card_its_share_and_card_only_takes_it_back(scorer_engine, text, whole, card_only):
+    conv, (reply, only) = chat(scorer_engine, text, card_only)
+    assert reply.recommendations and all(r.price <= whole * 0.5 for r in reply.recommendations)
+    assert any("整机" in p or "whole PC" in p for p in reply.paragraphs[:1])  # what was assumed, said first
+    assert not conv.session.need.whole_pc and max(r.price for r in only.recommendations) > whole * 0.5
+
+
+def test_a_whole_machine_of_several_cards_gives_the_cards_most_of_it(scorer_engine):
+    _, (reply,) = chat(scorer_engine, "I want a 4-GPU server for training transformers, budget 20k USD for the whole machine.")
+    assert reply.recommendations and all(r.count == 4 and r.price <= 20000 * 0.65 for r in reply.recommendations)
