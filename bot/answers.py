@@ -386,6 +386,36 @@ def _worth_of_the_card_sold_instead(engine: Engine, need: Need, g: GPU, sold: GP
     return replace(verdict, paragraphs=(note,) + verdict.paragraphs)
 
 
+def _sold_in_its_place(engine: Engine, need: Need, g: GPU, lang: str) -> str | None:
+    """For a card with no current price (off the shelves): the cheapest card sold now at a current price with at least
+    its memory and its speed for the job — the verdict on buying it, and what it is worth used."""
+    from bot.scorer import rank
+
+    job = replace(need, budget=None, used=None, gpu_count=None, min_perf=None, vendor=None, min_vram_gb=None,
+                  psu_w=None, max_power_w=None, max_price=None, whole_pc=None, multi_gpu=None)
+    r = rank(engine.catalog, job, engine.knowledge_dir, need.as_of or engine.today, lang=lang)
+    mine = _perf_of(engine, g, r.workload.family)
+    if not mine:
+        return None
+    alts = [c for c in r.candidates if c.count == 1 and c.gpu.vram_gb >= g.vram_gb and c.perf >= mine * 0.95 and
+            c.gpu.vendor == g.vendor and c.gpu.form_factor == g.form_factor]
+    b = min(alts, key=lambda c: (c.total, -c.perf), default=None)
+    if b is None:
+        return None
+    what = r.workload.label.get(lang)
+    faster = 100 * (b.perf / mine - 1)
+    speed = _t(lang, f"about {faster:.0f}% faster", f"快约 {faster:.0f}%") if faster >= 5 else \
+        _t(lang, "about as fast", "速度相当")
+    memory = _t(lang, f"{b.gpu.vram_gb:g} GB too" if b.gpu.vram_gb == g.vram_gb else
+                f"{b.gpu.vram_gb:g} GB (against {g.vram_gb:g})",
+                f"同样有 {b.gpu.vram_gb:g} GB" if b.gpu.vram_gb == g.vram_gb else f"有 {b.gpu.vram_gb:g} GB（它是 {g.vram_gb:g} GB）")
+    return _t(lang, f"Not new: I have no current price for {g.name} (it is likely off the shelves), and {b.gpu.name} "
+                    f"({b.price}, {_seen(b.price, lang)}) has {memory} and is {speed} for {what}. "
+                    f"Worth it only used, well under {b.price}.",
+              f"新卡不值：我没有 {g.name} 的当前价格（多半已下架），而 {b.gpu.name}（{b.price}，{_seen(b.price, lang)}）"
+              f"{memory}，做{what}{speed}。只有二手、明显低于 {b.price} 时才值得买。")
+
+
 def _market_of(need: Need, lang: str) -> str:
     return "cn" if _price_currency(need, lang) == "CNY" else "global"
 
@@ -919,10 +949,23 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
                           f"它要 {money(price.amount * count, price.currency)}（{_seen(price, lang)}），"
                           f"超出预算 {r.budget}。"))
     elif cand and top:
-        reasons.append(_t(lang, f"It fits, but {top.gpu.name} is faster ({top.perf:.2f} vs {cand.perf:.2f}) or better "
-                                f"value ({per_thousand(top.value)} vs {per_thousand(cand.value)} per {money(1000, top.price.currency)}).",
-                          f"它满足条件，但 {top.gpu.name} 更快（{top.perf:.2f} 对 {cand.perf:.2f}）或性价比更高"
-                          f"（每 {money(1000, top.price.currency)} {per_thousand(top.value)} 对 {per_thousand(cand.value)}）。"))
+        # only what is true of the two: faster, better value, or both
+        speed = (f"faster ({top.perf:.2f} vs {cand.perf:.2f})", f"更快（{top.perf:.2f} 对 {cand.perf:.2f}）") \
+            if top.perf > cand.perf else None
+        value = (f"better value ({per_thousand(top.value)} vs {per_thousand(cand.value)} per "
+                 f"{money(1000, top.price.currency)})",
+                 f"性价比更高（每 {money(1000, top.price.currency)} {per_thousand(top.value)} 对 {per_thousand(cand.value)}）") \
+            if top.value > cand.value else None
+        said = [x for x in (speed, value) if x]
+        if said:
+            slower = _t(lang, f", though {cand.gpu.name} is faster ({cand.perf:.2f} vs {top.perf:.2f})",
+                        f"，虽然 {cand.gpu.name} 更快（{cand.perf:.2f} 对 {top.perf:.2f}）") if not speed else ""
+            reasons.append(_t(lang, f"It fits, but {top.gpu.name} is {' and '.join(e for e, _ in said)}{slower}.",
+                              f"它满足条件，但 {top.gpu.name} {'，而且'.join(z for _, z in said)}{slower}。"))
+        else:
+            reasons.append(_t(lang, f"It fits; {top.gpu.name} came first on the pick's role (memory, power or value "
+                                    "for the job).",
+                              f"它满足条件；{top.gpu.name} 按这次推荐的侧重（显存、功耗或性价比）排在前面。"))
     else:
         reasons.append(_t(lang, "Its specs are incomplete in my catalog, so I can't score it.",
                           "目录里它的规格不完整，无法评分。"))
@@ -2563,7 +2606,7 @@ def gpu_card_for(engine: Engine, need: Need, name: str, lang: str) -> Reply:
 
 
 def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Budget | None = None,
-             offered_used: bool = False) -> Reply:
+             offered_used: bool = False, owned: bool = False) -> Reply:
     """"4060 Ti 16GB 值得买吗", "is a used 3080 still worth it?": the card's sheet led by a verdict on what its price
     buys, against every card the same money buys for the job (the conversation's, else general deep learning).
     `offered`: the price the user was offered ("a used 3090 at $700", "闲鱼800块的P40"): weighed instead of the
@@ -2591,6 +2634,10 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Budget |
     if price is None:  # what can be said (memory for the job) first, then why the price verdict is missing
         there = price_elsewhere(g, _price_currency(need, lang), need.as_of or engine.today or date.today(),
                                 engine.catalog)
+        # (not for a card the user has: "our old Quadro at work, still good?" is not a purchase)
+        successor = None if there or owned else _sold_in_its_place(engine, need, g, lang)
+        if successor is not None:  # "4060 Ti 16GB 值得买吗", off the shelves: the card sold now that does its job
+            return replace(card, paragraphs=(successor,) + card.paragraphs)
         note = _t(lang, f"{g.name} is {there.text().en}: I don't weigh it against what the same money buys where you "
                         "buy.",
                   f"{g.name} 在{there.text().zh}：不拿它和你那里同样的钱能买到的卡比。") if there else \
@@ -2635,6 +2682,15 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Budget |
     elif not better:
         lead = _t(lang, f"Yes, at {paid} ({_seen(price, lang)}): nothing faster for {what} costs the same or less.",
                   f"值：{paid}（{_seen(price, lang)}）这个价位，做{what}没有同价或更便宜却更快的卡。")
+        # the fastest card is trivially "worth it": what most of its speed costs says whether the asker needs it
+        near = [c for c in r.candidates if c.count == 1 and c.gpu.name != g.name and c.total < 0.8 * mine.total and
+                c.perf >= NEARLY_AS_FAST * mine.perf and c.gpu.vram_gb >= r.required_vram_gb]
+        if near:
+            c = min(near, key=lambda c: c.total)
+            lead += _t(lang, f" If {100 * c.perf / mine.perf:.0f}% of the {g.name}'s speed and {c.gpu.vram_gb:g} GB "
+                             f"(against {g.vram_gb:g}) will do, {c.gpu.name} costs {c.price} ({_seen(c.price, lang)}).",
+                       f"如果 {g.name} {100 * c.perf / mine.perf:.0f}% 的速度、{c.gpu.vram_gb:g} GB 显存（它是 {g.vram_gb:g} GB）"
+                       f"就够用，{c.gpu.name} 只要 {c.price}（{_seen(c.price, lang)}）。")
     else:
         b = max(better, key=lambda c: c.perf)
         memory = _t(lang, f", though it has {b.gpu.vram_gb:g} GB against {g.vram_gb:g} GB",
@@ -2833,6 +2889,7 @@ def _cards_for_the_money(engine: Engine, need: Need, g: GPU, price: Price, best:
               "但单卡装得下的模型，显卡更快。")
 
 
+NEARLY_AS_FAST = 0.5  # a cheaper card at this share of a card's speed is named beside a "yes, worth it"
 MACHINE_ALTERNATIVE_MAX_CARDS = 4  # the most cards a desktop PC takes: beyond that the alternative is a server
 
 

@@ -732,9 +732,13 @@ class Conversation:
             s.lang_locked = t.q.lang_request
         s.lang = t.lang
         s.turns += 1
-        if t.act in ("fit", "memory", "gpu_info", "compare") and not t.need.is_empty():
+        job = t.need
+        if t.act in ("fit", "gpu_info", "compare") and not job.workloads and not s.need.workloads and \
+                "train_words" in t.q.cues:
+            job = replace(job, workloads=("general",))  # "4090和5090哪个好 做训练": training, then "预算只有1万呢"
+        if t.act in ("fit", "memory", "gpu_info", "compare") and not job.is_empty():
             # the job a user asks about is their context: "can a 3060 run 14B?" then "what should I buy?"
-            s.need = s.need.merge(t.need)
+            s.need = s.need.merge(job)
         elif t.act in ("rent", "where_to_buy", "power"):
             # a job named in passing is context too: "训练一个7B模型LoRA要多久" then "还是买卡吧，预算两万" (not in a
             # question to the guide: "多卡训练 Transformer 划算吗" asks about a topic, not the user's own job)
@@ -1015,6 +1019,12 @@ class Conversation:
                                                                asked=asked), card.vendor,
                                             text=Text("is it usable for PyTorch, software support",
                                                       "能用 PyTorch 吗 软件支持").get(t.lang))
+        if asked == "why_not" and not s.last_picks and s.last_act == "compare" and s.focus and s.focus != name and \
+                name in s.compared and self.engine.catalog.get(s.focus) is not None:
+            # "4090和5090哪个好" then "为什么不选4090": the comparison's verdict is the pick it was not
+            reply = answers.compare(self.engine, need, [s.focus, name], t.lang)
+            return replace(reply, title=Text(f"Why not the {name}? Against the {s.focus}",
+                                             f"为什么不选 {name}？和 {s.focus} 比").get(t.lang))
         r = self._ranking(need, t.lang)
         return answers.why_not(self.engine, r, s.last_picks, name, t.lang, asked=asked)
 
@@ -1086,7 +1096,7 @@ class Conversation:
         if t.q.card_memory_gb is not None and t.q.gpus and not offered:
             return self._card_advice(t)  # "4090 48g 魔改 靠谱吗": the mod's risks; the stock card's price is no verdict
         reply = answers.worth_it(self.engine, need, t.referred[0], t.lang, offered=offered,
-                                 offered_used=bool(t.q.need.used))
+                                 offered_used=bool(t.q.need.used), owned="owned" in t.q.cues)
         if t.q.gpus and (t.need.used is not None or t.need.vendor is not None or t.cue("software")):
             advice = self._card_advice(t)
             own = tuple(p for p in reply.paragraphs if p not in set(advice.paragraphs))[:2 if offered else 1]

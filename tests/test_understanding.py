@@ -256,7 +256,8 @@ def test_a_verdict_question_about_a_card_leads_with_the_verdict(scorer_engine, t
     _, (reply,) = chat(scorer_engine, text)
     assert reply.intent == "gpu" and reply.paragraphs
     lead = reply.paragraphs[0]
-    assert verdict in lead and any(w in lead for w in ("Yes", "No", "够用", "偏紧", "不够"))
+    # (a card off the shelves: "not new" against the card sold now that does its job)
+    assert verdict in lead and any(w in lead for w in ("Yes", "No", "够用", "偏紧", "不够", "不值"))
 
 
 # --- an acknowledgement in front of a follow-up, power statements, slang, screens and processors -------------------
@@ -1069,3 +1070,37 @@ def test_a_whole_pc_budget_gives_the_card_its_share_and_card_only_takes_it_back(
 def test_a_whole_machine_of_several_cards_gives_the_cards_most_of_it(scorer_engine):
     _, (reply,) = chat(scorer_engine, "I want a 4-GPU server for training transformers, budget 20k USD for the whole machine.")
     assert reply.recommendations and all(r.count == 4 and r.price <= 20000 * 0.65 for r in reply.recommendations)
+
+
+@pytest.mark.parametrize(("text", "watts"), [("双4090要多大电源", "900 W"), ("PSU for dual 4090s?", "900 W")])
+def test_a_pair_said_before_the_card_is_a_count(scorer_engine, text, watts):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.intent == "power" and "2× GeForce RTX 4090" in plain(reply) and watts in plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("4090和5090哪个好 做训练", "为什么不选4090", "预算只有1万呢"),
+                                   ("4090 or 5090 for training?", "why not the 4090?", "and with only $1500?")])
+def test_why_not_and_a_budget_after_a_comparison_keep_to_it(scorer_engine, turns):
+    conv, (_, why_not, budget) = chat(scorer_engine, *turns)
+    assert why_not.intent == "compare" and "GeForce RTX 5090" in why_not.paragraphs[0]
+    assert budget.recommendations, plain(budget)  # training was said: no question back about the job
+
+
+@pytest.mark.parametrize(("text", "lead"), [("is the 4060 Ti 16GB worth buying for ML?", "Not new"),
+                                            ("4060ti 16g值得买吗", "新卡不值")])
+def test_worth_it_for_a_card_off_the_shelves_names_the_card_sold_now_that_does_its_job(scorer_engine, text, lead):
+    _, (reply,) = chat(scorer_engine, text)
+    first = reply.paragraphs[0]
+    assert first.startswith(lead) and "5060 Ti 16GB" in first and "16 GB" in first, plain(reply)
+
+
+def test_worth_it_for_a_card_the_user_has_is_no_purchase_verdict(scorer_engine):
+    _, (reply,) = chat(scorer_engine, "we have an old quadro rtx 6000 at work, is it still good for training?")
+    assert not any("Not new" in p for p in reply.paragraphs) and reply.paragraphs[0].startswith("Yes")
+
+
+@pytest.mark.parametrize("text", ["is the 5090 worth it for diffusion research?", "5070 ti值得买吗"])
+def test_a_yes_for_the_fastest_card_names_what_most_of_its_speed_costs(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    lead = reply.paragraphs[0]
+    assert lead.startswith(("Yes", "值")) and re.search(r"\d+% (?:of the .*'s speed|的速度)", lead), lead
