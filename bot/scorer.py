@@ -200,6 +200,19 @@ def setup_counts(need: Need, spec: WorkloadSpec, lab: bool = False) -> tuple[int
     return (1,)
 
 
+def _with_named_model(spec: WorkloadSpec, need: Need, knowledge_dir: Path) -> WorkloadSpec:
+    """An image or video model named ("预算6000跑flux", "Wan 2.1"): comfortable with the memory it runs in as released
+    (knowledge/models.csv `image_infer_gb`), not the job's general figure (SD 1.5 in 8 GB)."""
+    if not need.model or spec.name not in ("diffusion", "video"):
+        return spec
+    from bot.models import load_models
+
+    m = load_models(knowledge_dir).get(need.model)
+    if m is None or m.kind not in ("image", "video") or not m.image_infer_gb:
+        return spec
+    return replace(spec, comfortable_vram_gb=max(spec.comfortable_vram_gb, m.image_infer_gb))
+
+
 def whole_pc_share(need: Need, model: PerfModel) -> float:
     """The share of a whole computer's budget its graphics cards are chosen within (knowledge/perf-model.yaml)."""
     several = need.multi_gpu or (need.gpu_count or 1) > 1 or need.form_factor == "server"
@@ -361,6 +374,7 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     model = perf_model or load_perf_model(knowledge_dir)
     spec = workload_spec(knowledge_dir, need.workload, on)
     others = [workload_spec(knowledge_dir, w, on) for w in need.workloads[1:]]
+    spec = _with_named_model(spec, need, knowledge_dir)
     if others:  # "SD and a 13B chat model": comfortable with what the hungriest of its jobs is comfortable with
         spec = replace(spec, comfortable_vram_gb=max([spec.comfortable_vram_gb] + [o.comfortable_vram_gb for o in others]))
     needed, est = memory_needed(need, spec, knowledge_dir, on)
@@ -549,11 +563,15 @@ def rank_or_used(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
                 # running LLMs: used 24 GB cards are the usual buy; with no budget: the roomy "overall" pick would
                 # otherwise be whatever new card has the memory, however dear (a workstation card in China)
                 llm = next((w for w in need.workloads if w in LLM_WORKLOADS), None)  # "SD and an LLM" too
-                if (llm or need.budget is None) and need.vendor != "Apple":
-                    used = _used_is_better_value(catalog, alt, r, knowledge_dir, as_of, lang)
+                # an image or video model named that no new card in budget holds comfortably ("$1500 for Flux dev")
+                cramped = bool(need.model) and r.workload.name in ("diffusion", "video") and \
+                    not any(p.gpu.vram_gb >= r.workload.comfortable_vram_gb for p in r.picks)
+                if (llm or cramped or need.budget is None) and need.vendor != "Apple":
+                    used = _used_is_better_value(catalog, alt, r, knowledge_dir, as_of, lang, cramped)
                     if used is not None:
                         note = _USED_LLM_NOTE if llm == "llm_inference" else \
-                            _USED_FINETUNE_NOTE if llm == "llm_finetune" else _USED_NO_BUDGET_NOTE
+                            _USED_FINETUNE_NOTE if llm == "llm_finetune" else \
+                            _USED_MODEL_NOTE if cramped else _USED_NO_BUDGET_NOTE
                         return replace(used, notes=used.notes + notes + (note,)
                                        + _mac_note(catalog, used, knowledge_dir), used_fallback=True,
                                        used_why="better_value")
@@ -618,6 +636,11 @@ _USED_FINETUNE_NOTE = Text("Used cards are ranked too: for fine-tuning LLMs memo
                            "cards give the most memory and speed for the money. Say \"new only\" to leave them out.",
                            "二手卡也一起排了：微调大模型时显存决定能练多大的模型，二手 24 GB 卡花同样的钱显存和速度都更多。"
                            "说“只要新卡”就不含二手。")
+_USED_MODEL_NOTE = Text("Used cards are ranked too: the model you named is comfortable only with more memory than the "
+                        "new cards in this budget have, and used cards give more of it for the money. Say \"new only\" "
+                        "to leave them out.",
+                        "二手卡也一起排了：你说的模型要更多显存才从容，这个预算内的新卡都不够，二手卡同样的钱显存更多。"
+                        "说“只要新卡”就不含二手。")
 _USED_LLM_NOTE = Text("Used cards are ranked too: for running LLMs at home, used 24 GB cards are what most people buy, "
                       "and here they give clearly more speed for the money. Say \"new only\" to leave them out.",
                       "二手卡也一起排了：在家跑大模型，大多数人买的就是二手 24 GB 卡，这里它们的性价比明显更高。说“只要新卡”就不含二手。")
@@ -629,7 +652,7 @@ _USED_NO_BUDGET_NOTE = Text("Used cards are ranked too: without a budget, the ca
 
 
 def _used_is_better_value(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: Path, as_of: date | None,
-                          lang: str) -> Ranking | None:
+                          lang: str, cramped: bool = False) -> Ranking | None:
     """The ranking with used prices, when its best value beats every new pick by USED_VALUE_MARGIN, or when a used
     pick holds more memory than every new pick at about the speed of the fastest (a used 24 GB card against new 16 GB
     ones: for LLMs memory decides which models run at all)."""
@@ -641,7 +664,10 @@ def _used_is_better_value(catalog: Catalog, need: Need, r: Ranking, knowledge_di
     fastest_new = max((p.candidate.perf for p in r.picks), default=0.0)
     roomier = any(c.gpu.vram_gb * c.count > most_new_gb and c.perf >= USED_SPEED_SHARE * fastest_new
                   for c in second_hand)
-    return used if used.picks and (best_used >= USED_VALUE_MARGIN * best_new or roomier) else None
+    # a model named that no new pick holds comfortably: a used card that does, at a fair share of the speed
+    comfortable = cramped and any(c.gpu.vram_gb * c.count >= r.workload.comfortable_vram_gb and
+                                  c.perf >= ROOMIER_SPEED_SHARE * fastest_new for c in second_hand)
+    return used if used.picks and (best_used >= USED_VALUE_MARGIN * best_new or roomier or comfortable) else None
 
 
 def _mac_note(catalog: Catalog, r: Ranking, knowledge_dir: Path) -> tuple[Text, ...]:

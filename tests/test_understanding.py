@@ -1104,3 +1104,11 @@ def test_a_yes_for_the_fastest_card_names_what_most_of_its_speed_costs(scorer_en
     _, (reply,) = chat(scorer_engine, text)
     lead = reply.paragraphs[0]
     assert lead.startswith(("Yes", "值")) and re.search(r"\d+% (?:of the .*'s speed|的速度)", lead), lead
+
+
+@pytest.mark.parametrize("text", ["$1500 for flux dev", "预算6000跑flux"])
+def test_an_image_model_named_sets_the_comfortable_memory(scorer_engine, text):
+    """Flux is comfortable in 24 GB, not the 12 GB of diffusion in general: a card with it leads (used if need be)."""
+    _, (reply,) = chat(scorer_engine, text)
+    top = reply.recommendations[0]
+    assert "24 GB" in plain(reply) and scorer_engine.catalog.get(top.gpu).vram_gb >= 24, plain(reply)
