@@ -2606,7 +2606,7 @@ def gpu_card_for(engine: Engine, need: Need, name: str, lang: str) -> Reply:
 
 
 def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Budget | None = None,
-             offered_used: bool = False, owned: bool = False) -> Reply:
+             offered_used: bool = False, owned: bool = False, memory_gb: float | None = None) -> Reply:
     """"4060 Ti 16GB 值得买吗", "is a used 3080 still worth it?": the card's sheet led by a verdict on what its price
     buys, against every card the same money buys for the job (the conversation's, else general deep learning).
     `offered`: the price the user was offered ("a used 3090 at $700", "闲鱼800块的P40"): weighed instead of the
@@ -2617,6 +2617,13 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Budget |
     g = engine.catalog.get(name)
     if g is None:
         return card
+    if memory_gb and memory_gb != g.vram_gb and offered is not None:
+        # "3080 20G魔改 2500块": the card as sold, with its modded memory, against what the same money buys
+        g = replace(g, vram_gb=memory_gb)
+        card = replace(card, paragraphs=(_t(lang, f"Judged as a memory-modded {name} with {memory_gb:g} GB (an "
+                                                  "unofficial mod: no warranty).",
+                                            f"按 {memory_gb:g} GB 显存的魔改 {name} 来判断（非官方改装，没有保修）。"),)
+                       + card.paragraphs)
     # an offer is checked against the price list of its own currency's market (NT$ and HK$ against the USD list)
     new, used = _current_price(engine, replace(need, budget=offered) if offered else need, g, lang)
     price = new or used

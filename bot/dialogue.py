@@ -1096,7 +1096,13 @@ class Conversation:
         if t.q.card_memory_gb is not None and t.q.gpus and not offered:
             return self._card_advice(t)  # "4090 48g 魔改 靠谱吗": the mod's risks; the stock card's price is no verdict
         reply = answers.worth_it(self.engine, need, t.referred[0], t.lang, offered=offered,
-                                 offered_used=bool(t.q.need.used), owned="owned" in t.q.cues)
+                                 offered_used=bool(t.q.need.used), owned="owned" in t.q.cues,
+                                 memory_gb=t.q.card_memory_gb if t.q.gpus else None)
+        if t.q.card_memory_gb is not None and t.q.gpus:
+            # "3080 20G魔改 2500块": the offer weighed with its memory, then what the guide says of memory mods
+            mod_words = words("slots", "mod_words")
+            mods = tuple(p for p in self._card_advice(t).paragraphs if has_any(normalise(p), mod_words))
+            return replace(reply, paragraphs=reply.paragraphs + mods[:2])
         if t.q.gpus and (t.need.used is not None or t.need.vendor is not None or t.cue("software")):
             advice = self._card_advice(t)
             own = tuple(p for p in reply.paragraphs if p not in set(advice.paragraphs))[:2 if offered else 1]

@@ -63,3 +63,10 @@ def test_a_price_far_below_the_market_is_a_warning_not_a_bargain(scorer_engine, 
 def test_whether_a_link_is_worth_it_for_a_pair_is_the_guides_not_the_cards_price(scorer_engine):
     reply = Conversation(scorer_engine).turn("Is NVLink worth it for 2x3090?")
     assert reply.intent == "question" and not reply.recommendations, plain(reply)
+
+
+@pytest.mark.parametrize("text", ["3080 20G魔改版值得买吗，2500块", "modded 3080 20gb for $350, worth it?"])
+def test_an_offer_for_a_memory_modded_card_is_weighed_with_its_memory(scorer_engine, text):
+    reply = Conversation(scorer_engine).turn(text)
+    said = plain(reply)
+    assert "20 GB" in said and "少于" not in said and "less than this job needs" not in said, said
