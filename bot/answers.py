@@ -212,6 +212,11 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
     else:
         title = _t(lang, f"{label.en}{market}{when}", f"{label.zh}{market}{when}")
     paragraphs = [n.get(lang) for n in notes] + [n.get(lang) for n in r.notes]
+    if r.need.upgrade_from:
+        mine = "、".join(r.need.upgrade_from) if lang == "zh" else " and ".join(r.need.upgrade_from)
+        paragraphs.insert(0, _t(lang, f"An upgrade from your {mine}: only cards with more memory, or at least 10% "
+                                      "faster with as much, are listed.",
+                                f"从你的 {mine} 升级：只列显存更大、或显存不少且快 10% 以上的卡。"))
     bits = assumed_precision(r.need, engine.knowledge_dir, r.as_of)
     if bits:
         paragraphs.append(_t(lang, f"Assumed {bits}-bit quantisation (GGUF Q4_K_M / AWQ class), which is how people run "

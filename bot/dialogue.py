@@ -572,7 +572,8 @@ class Conversation:
         if need.context_tokens and s.focus and (s.need.model_size_b or s.need.model) and not (q.gpus or need.budget
                                                                                              or need.model_size_b):
             return "fit"  # "那个显存够不够长上下文", "will it handle 32k context?": the card and model on the table
-        if s.last_act in ("fit", "recommend", "refine", "compare") and "speed" in q.cues and not q.gpus and \
+        if s.last_act in ("fit", "recommend", "refine", "compare") and \
+                ("speed" in q.cues or "duration" in q.cues and s.last_act == "fit") and not q.gpus and \
                 not q.need.budget and not q.need.model_size_b and not q.need.model and s.focus and \
                 (s.need.model_size_b or s.need.model or s.last_act == "fit" and s.need.workloads):
             return "fit"  # "how fast?", "速度多少", "慢不慢" after a fit or a pick: the setup on the table, its speed
@@ -1291,7 +1292,8 @@ class Conversation:
         adding = t.cue("add_card")
 
         def rank(n: Need):
-            return self._ranking(n if adding else replace(n, owned_gpus=()), lang)
+            # (not adding: the cards the user has are what a pick must beat — "要升级的话买啥" after "我有一张3060")
+            return self._ranking(n if adding else replace(n, owned_gpus=(), upgrade_from=n.owned_gpus), lang)
         turn_need, before = t.need, s.need
         previous = self._previous_top(lang) if s.last_picks else None
         quiet_cap = None

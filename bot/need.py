@@ -97,6 +97,7 @@ class Need:
     quiet: bool | None = None  # noise matters ("it sits in my bedroom"): no passive server cards, advice on noise
     multi_gpu: bool | None = None  # several cards, how many not said ("多卡训练"): setups of 2 and 4 cards
     whole_pc: bool | None = None  # the budget is for the whole computer ("整机预算"): the cards get a share of it
+    upgrade_from: tuple[str, ...] = ()  # cards the user has and means to replace: only faster or roomier ones count
 
     @property
     def workload(self) -> str | None:
@@ -163,6 +164,7 @@ class Need:
         d = asdict(self)
         d["workloads"] = list(self.workloads)
         d["owned_gpus"] = list(self.owned_gpus)
+        d["upgrade_from"] = list(self.upgrade_from)
         d["as_of"] = self.as_of.isoformat() if self.as_of else None
         return d
 
@@ -179,4 +181,5 @@ class Need:
             d["as_of"] = date.fromisoformat(d["as_of"])
         d["workloads"] = tuple(d.get("workloads") or ())
         d["owned_gpus"] = tuple(d.get("owned_gpus") or ())
+        d["upgrade_from"] = tuple(d.get("upgrade_from") or ())
         return cls(**d)

@@ -59,7 +59,7 @@ class Query:
         out = {}
         for k, v in self.need.stated().items():
             if k in ("model", "quant", "context_tokens", "owned_gpus", "serving", "kv_cache_bits", "usage", "dataset_samples",
-                     "kwh_price", "price_currency", "quiet", "min_total_vram_gb", "multi_gpu", "whole_pc"):
+                     "kwh_price", "price_currency", "quiet", "min_total_vram_gb", "multi_gpu", "whole_pc", "upgrade_from"):
                 continue  # not labelled in knowledge/intents (the model table's own tests cover them)
             if k == "budget":
                 v = {"amount": v.amount, "currency": v.currency, **({"low": v.low} if v.low else {})}

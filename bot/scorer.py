@@ -404,7 +404,13 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
         owned_total_need = memory_needed(replace(need, gpu_count=k), spec, knowledge_dir, on)[0] * k
         owned_gb = sum(usable_memory_gb(g, knowledge_dir) for g in owned)
         per_card = {1: round(owned_total_need, 1)}  # what the new card and the user's cards must hold together
+    # an upgrade: a card beats the user's own on memory, or on speed (by UPGRADE_MARGIN) with as much memory
+    mine = [g for n in need.upgrade_from if (g := catalog.get(n))]
+    mine_perf = max((p for g in mine if (p := model.relative(g, spec.family, ref)) is not None), default=None)
+    mine_gb = max((usable_memory_gb(g, knowledge_dir) for g in mine), default=0.0)
     for g in pool:
+        if g in mine:
+            continue
         if (no_crippled or need.serving) and g.crippled_fp16:
             continue  # FP16 at 1/64 rate: mixed-precision training gains nothing, vLLM does not run on it
         if need.serving and (g.vendor == "Apple" or (g.compute_capability and float(g.compute_capability) < 7.0)):
@@ -451,6 +457,9 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
             perf = model.relative(g, spec.family, ref, n)
             if perf is None or (need.min_perf is not None and perf <= need.min_perf):
                 continue
+            if mine and not ((mine_perf is not None and perf > UPGRADE_MARGIN * mine_perf and holds * n >= mine_gb)
+                             or holds * n > mine_gb):
+                continue  # faster with no less memory, or more memory: else no upgrade on the user's card
             c = Candidate(g, price, n, perf, price.amount * n)
             if block is not None:
                 where = MARKET_NAMES[market]
@@ -839,6 +848,7 @@ def setup_perf(catalog: Catalog, r: Ranking, g: GPU, knowledge_dir: Path) -> flo
     return model.relative(g, r.workload.family, ref, r.count) if ref else None
 
 
+UPGRADE_MARGIN = 1.1  # an upgrade is this much faster than the card it replaces, or holds more
 ROOMIER_SPEED_SHARE = 0.6  # more memory leads a memory-bound job's picks at this share of the fastest's speed
 
 

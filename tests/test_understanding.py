@@ -1112,3 +1112,13 @@ def test_an_image_model_named_sets_the_comfortable_memory(scorer_engine, text):
     _, (reply,) = chat(scorer_engine, text)
     top = reply.recommendations[0]
     assert "24 GB" in plain(reply) and scorer_engine.catalog.get(top.gpu).vram_gb >= 24, plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("我有一张3060 12G，能跑SDXL吗", "出一张图要多久", "换成flux呢", "要升级的话买啥"),
+                                   ("I have a 3060 12GB, can it run SDXL?", "how long per image?", "and flux?",
+                                    "ok what should I upgrade to?")])
+def test_a_card_the_user_has_stays_through_follow_ups_and_an_upgrade_beats_it(scorer_engine, turns):
+    conv, (_, speed, flux, upgrade) = chat(scorer_engine, *turns)
+    assert speed.intent == "fit" and flux.intent == "fit" and "Flux" in plain(flux)
+    assert upgrade.recommendations and all(r.gpu != "GeForce RTX 3060 12GB" for r in upgrade.recommendations)
+    assert all(scorer_engine.catalog.get(r.gpu).vram_gb >= 12 for r in upgrade.recommendations), plain(upgrade)
