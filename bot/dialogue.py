@@ -1292,8 +1292,10 @@ class Conversation:
         adding = t.cue("add_card")
 
         def rank(n: Need):
-            # (not adding: the cards the user has are what a pick must beat — "要升级的话买啥" after "我有一张3060")
-            return self._ranking(n if adding else replace(n, owned_gpus=(), upgrade_from=n.owned_gpus), lang)
+            # (not adding; an upgrade: the cards the user has are what a pick must beat — "要升级的话买啥" after
+            # "我有一张3060")
+            beat = n.owned_gpus if t.cue("upgrade") else ()
+            return self._ranking(n if adding else replace(n, owned_gpus=(), upgrade_from=beat), lang)
         turn_need, before = t.need, s.need
         previous = self._previous_top(lang) if s.last_picks else None
         quiet_cap = None

@@ -35,7 +35,7 @@ def test_a_job_after_a_card_sheet_with_picks_on_screen_refines_the_picks(scorer_
 @pytest.mark.parametrize("turns,mine", [
     (("I've still got my old 1080 ti, can it do stable diffusion?", "ok what should I upgrade to, around $600",
       "the second one, how much faster is it than my card?"), "GeForce GTX 1080 Ti"),
-    (("手里有张6700xt 12G，能不能跑SD", "那换张N卡吧，预算四千五", "比我现在这张快多少"), "Radeon RX 6700 XT"),
+    (("手里有张6700xt 12G，能不能跑SD", "那换张N卡吧，预算三千五", "比我现在这张快多少"), "Radeon RX 6700 XT"),
 ])
 def test_how_much_faster_than_my_card_weighs_the_card_meant_against_the_users(scorer_engine, turns, mine):
     conv, replies = talk(scorer_engine, *turns)

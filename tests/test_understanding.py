@@ -1122,3 +1122,15 @@ def test_a_card_the_user_has_stays_through_follow_ups_and_an_upgrade_beats_it(sc
     assert speed.intent == "fit" and flux.intent == "fit" and "Flux" in plain(flux)
     assert upgrade.recommendations and all(r.gpu != "GeForce RTX 3060 12GB" for r in upgrade.recommendations)
     assert all(scorer_engine.catalog.get(r.gpu).vram_gb >= 12 for r in upgrade.recommendations), plain(upgrade)
+
+
+@pytest.mark.parametrize(("text", "amount"), [("学生党😭 预算2000 能跑AI吗", 2000), ("budget 2000, can it run ai stuff?", 2000)])
+def test_a_bare_number_after_budget_words_is_money_not_a_card_named_by_it(scorer_engine, text, amount):
+    turn = Conversation(scorer_engine).understand(text)
+    assert not turn.q.gpus and turn.need.budget.amount == amount
+
+
+@pytest.mark.parametrize("text", ["Is it profitable to mine Kaspa with a 3080?", "文心一言和通义千问的API哪个便宜"])
+def test_mining_and_hosted_api_prices_are_declined_though_they_name_cards_or_models(scorer_engine, text):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.intent == "out_of_scope", plain(reply)

@@ -25,8 +25,9 @@ def gpus(text: str, catalog: Catalog | None) -> tuple[tuple[str, ...], Spans]:
     names: list[str] = []
     spans: Spans = []
     for start, end, g in catalog.find_mentions(text):
-        if _MONEY_AFTER.match(text, end) or re.search(r"[$¥€£]\s*$", text[:start]):
-            continue
+        if _MONEY_AFTER.match(text, end) or re.search(r"[$¥€£]\s*$", text[:start]) or \
+                (text[start:end].strip().isdigit() and _BUDGET_BEFORE.search(text[max(0, start - 12):start])):
+            continue  # "预算2000 能跑AI吗", "budget 2000": money, not the RTX PRO 2000
         spans.append((start, end))
         g = _laptop_variant(text, g, catalog, start, end)
         if g.name not in names:
@@ -49,6 +50,8 @@ def gpus(text: str, catalog: Catalog | None) -> tuple[tuple[str, ...], Spans]:
     return tuple(names), spans
 
 
+_BUDGET_BEFORE = re.compile(r"(?:预算|budget|budget is|budget of)\s*(?:是|有|大概|大约|只有|就|才|约|"
+                            r"差不多|around|about|~|of|is|:|：)?\s*$")
 # "A100 40G 和 80G", "4060 Ti 8GB or 16GB": a second memory size right after a card names the same card with it
 _SECOND_SIZE = re.compile(r"\s*(?:和|与|跟|同|还是|還是|或者?|定係|vs\.?|versus|or|and|/)\s*(\d{1,3})\s*(?:gb|g)(?![a-z0-9])")
 _SIZE_IN_NAME = re.compile(r"(\d{1,3})\s*(?:gb|g)(?![a-z0-9])")
