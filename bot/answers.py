@@ -2622,7 +2622,8 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Budget |
     g = engine.catalog.get(name)
     if g is None:
         return card
-    if memory_gb and memory_gb != g.vram_gb and offered is not None:
+    modded = bool(memory_gb and memory_gb != g.vram_gb and offered is not None)
+    if modded:
         # "3080 20G魔改 2500块": the card as sold, with its modded memory, against what the same money buys
         g = replace(g, vram_gb=memory_gb)
         card = replace(card, paragraphs=(_t(lang, f"Judged as a memory-modded {name} with {memory_gb:g} GB (an "
@@ -2636,7 +2637,8 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Budget |
         # no longer sold new: an offer now is a used card
         market = "used" if offered_used or (new is None and used is not None) else "new"
         offered = Price(offered.amount, offered.currency, need.as_of or engine.today or date.today(), market)
-        known = (used or new) if offered.market == "used" else (new or used)
+        # (a memory-modded card's price is not the stock card's: none to check it against)
+        known = None if modded else (used or new) if offered.market == "used" else (new or used)
         card = replace(card, paragraphs=(_offer_against_data(engine, g, offered, known, lang),) + card.paragraphs)
         price = offered
     if price is None and g.reference:

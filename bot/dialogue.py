@@ -1295,7 +1295,16 @@ class Conversation:
             # (not adding; an upgrade: the cards the user has are what a pick must beat — "要升级的话买啥" after
             # "我有一张3060")
             beat = n.owned_gpus if t.cue("upgrade") else ()
-            return self._ranking(n if adding else replace(n, owned_gpus=(), upgrade_from=beat), lang)
+            r = self._ranking(n if adding else replace(n, owned_gpus=(), upgrade_from=beat), lang)
+            if beat and not adding and not r.picks:  # nothing in budget beats it: the best within budget, saying so
+                r = self._ranking(replace(n, owned_gpus=()), lang)
+                if r.picks:
+                    mine = " and ".join(beat)
+                    r = replace(r, notes=(Text(f"Nothing within the budget beats your {mine} on memory, or on speed "
+                                               "with as much memory; these are the best within it.",
+                                               f"预算内没有在显存上、或显存不少且速度上胜过你的 {'、'.join(beat)} 的卡；"
+                                               "下面是预算内最好的选择。"),) + r.notes)
+            return r
         turn_need, before = t.need, s.need
         previous = self._previous_top(lang) if s.last_picks else None
         quiet_cap = None
