@@ -1813,8 +1813,9 @@ POLICY: tuple[Rule, ...] = (
                                                                _says(t.text, "enough_question")),
          lambda c, t: c._worth(t)),  # (but "my 4060 laptop, enough to learn DL?" is whether it fits that job)
     Rule("what-fits", _acts("fit", "memory", "gpu_info", "question", "recommend", "refine"),
-         lambda c, t: bool(t.referred) and (t.cue("what_fits") or c.session.last_rule == "what-fits" or
-                                            _counts_a_setup_for_llms(c, t)) and
+         lambda c, t: bool(t.referred) and (t.cue("what_fits") or _counts_a_setup_for_llms(c, t) or
+                                            # (a job named is that job on the card: "跑SD出图大概多快")
+                                            c.session.last_rule == "what-fits" and not t.q.need.workloads) and
          not t.q.need.model_size_b and not t.q.need.model and not t.need.budget,
          lambda c, t: c._what_fits(t)),
     Rule("fit-on-memory", _acts("fit"), lambda c, t: not t.referred and bool((t.need.model_size_b or t.need.model)

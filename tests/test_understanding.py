@@ -1134,3 +1134,10 @@ def test_a_bare_number_after_budget_words_is_money_not_a_card_named_by_it(scorer
 def test_mining_and_hosted_api_prices_are_declined_though_they_name_cards_or_models(scorer_engine, text):
     _, (reply,) = chat(scorer_engine, text)
     assert reply.intent == "out_of_scope", plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("我有一张2060 6G，能跑什么模型？", "跑SD出图大概多快"),
+                                   ("what can my 2060 6gb run?", "and stable diffusion, how fast?")])
+def test_a_job_named_after_what_a_card_runs_is_that_job_on_the_card(scorer_engine, turns):
+    _, (_, job) = chat(scorer_engine, *turns)
+    assert job.intent == "fit" and "Llama" not in job.paragraphs[0], plain(job)
