@@ -421,6 +421,35 @@ def _sold_in_its_place(engine: Engine, need: Need, g: GPU, lang: str) -> str | N
               f"{memory}，做{what}{speed}。只有二手、明显低于 {b.price} 时才值得买。")
 
 
+def price_difference(engine: Engine, need: Need, names: list[str], lang: str) -> str | None:
+    """"价格差多少" after a comparison: each card's current price where the user buys, and the gap, in one line."""
+    priced = []
+    for name in names:
+        g = engine.catalog.get(name)
+        new, used = _current_price(engine, need, g, lang) if g is not None else (None, None)
+        if new or used:
+            priced.append((name, new or used))
+    if len(priced) == 1:  # one of them has no current price where the user buys: say what there is
+        (n, p), missing = priced[0], [x for x in names if x != priced[0][0]]
+        return _t(lang, f"I only have a current price for {n}: {p}{_market_word(p, lang)} ({_seen(p, lang)}); "
+                        f"none for {' or '.join(missing)} where you buy, so I can't give the gap.",
+                  f"我只有 {n} 的当前价格：{p}{_market_word(p, lang)}（{_seen(p, lang)}）；{'、'.join(missing)} "
+                  "在你那里没有当前价格，算不出差价。")
+    if not priced:
+        return _t(lang, f"I have no current price for {' or '.join(names)} where you buy (likely off the shelves), so I "
+                        "can't give the gap; the comparison is on speed and memory.",
+                  f"{'、'.join(names)} 在你那里都没有当前价格（多半已下架），算不出差价；下面只比速度和显存。")
+    priced.sort(key=lambda x: x[1].amount)
+    (lo, p_lo), (hi, p_hi) = priced[0], priced[-1]
+    gap = engine.catalog.fx.convert(p_hi.amount, p_hi.currency, p_lo.currency, p_hi.on) - p_lo.amount \
+        if p_hi.currency != p_lo.currency else p_hi.amount - p_lo.amount
+    each = _t(lang, "; ".join(f"{n} {p}{_market_word(p, lang)} ({_seen(p, lang)})" for n, p in priced),
+              "；".join(f"{n} {p}{_market_word(p, lang)}（{_seen(p, lang)}）" for n, p in priced))
+    return _t(lang, f"{hi} costs about {money(gap, p_lo.currency)} more than {lo} ({100 * gap / p_lo.amount:.0f}%): "
+                    f"{each}.",
+              f"{hi} 比 {lo} 贵约 {money(gap, p_lo.currency)}（{100 * gap / p_lo.amount:.0f}%）：{each}。")
+
+
 def _market_of(need: Need, lang: str) -> str:
     return "cn" if _price_currency(need, lang) == "CNY" else "global"
 

@@ -980,6 +980,12 @@ class Conversation:
         self.session.need = self.session.need.merge(t.need)
         return self._compare_the_compared(t, {})
 
+    def _price_gap(self, t: Turn) -> Reply:
+        """The cards just compared, again, led by what separates them in price."""
+        reply = self._compare_the_compared(t, {})
+        gap = answers.price_difference(self.engine, self.session.need, list(self.session.compared), t.lang)
+        return replace(reply, paragraphs=((gap,) if gap else ()) + reply.paragraphs)
+
     def _compare_the_compared(self, t: Turn, counts: dict[str, int]) -> Reply:
         """The cards of the last comparison again (as setups of `counts`), for the job on the table."""
         s = self.session
@@ -1792,6 +1798,10 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._compare(t)),
     Rule("rent", _acts("rent"), lambda c, t: not (t.q.need.budget and t.q.need.workloads),
          lambda c, t: c._rent(t)),
+    Rule("price-gap-after-a-comparison", _acts("recommend", "refine", "question", "gpu_info", "where_to_buy"),
+         lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
+         not t.q.ordinals and t.need.is_empty() and len(t.text) <= SHORT and t.cue("price"),
+         lambda c, t: c._price_gap(t)),  # "价格差多少" after "4070 Ti Super 和 4080 Super 哪个好"
     Rule("where-to-buy", _acts("where_to_buy"), lambda c, t: bool(t.referred), lambda c, t: c._where_to_buy(t)),
     Rule("running-cost", _acts(), lambda c, t: _says(t.text, "electricity_cost") and not t.q.need.budget and
          bool(t.referred or c.session.focus or c.session.last_picks), lambda c, t: c._running_cost(t)),

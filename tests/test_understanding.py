@@ -1141,3 +1141,11 @@ def test_mining_and_hosted_api_prices_are_declined_though_they_name_cards_or_mod
 def test_a_job_named_after_what_a_card_runs_is_that_job_on_the_card(scorer_engine, turns):
     _, (_, job) = chat(scorer_engine, *turns)
     assert job.intent == "fit" and "Llama" not in job.paragraphs[0], plain(job)
+
+
+@pytest.mark.parametrize("turns", [("3090 vs 4090 for llms", "what's the price difference?"),
+                                   ("3090和4090跑大模型哪个好", "价格差多少")])
+def test_the_price_gap_after_a_comparison_leads_the_comparison_again(scorer_engine, turns):
+    _, (_, gap) = chat(scorer_engine, *turns)
+    assert gap.intent == "compare" and re.search(r"(more than|贵约|no current price|没有当前价格|算不出差价)",
+                                                 gap.paragraphs[0]), plain(gap)
