@@ -2863,8 +2863,9 @@ def typical_card(engine: Engine, gb: float, need: Need, lang: str) -> str | None
     return max(pool, key=lambda g: (g.release_date or date.min, g.name)).name if pool else None
 
 
-def worth_for_llm(engine: Engine, name: str, need: Need, lang: str) -> Reply:
-    """"Is the P40 still worth it for LLMs?": what it runs and how fast, what it costs now, and what holds it back."""
+def worth_for_llm(engine: Engine, name: str, need: Need, lang: str, offered: Budget | None = None) -> Reply:
+    """"Is the P40 still worth it for LLMs?": what it runs and how fast, what it costs now, and what holds it back.
+    `offered`: the price the user was quoted ("is the DGX Spark worth $3,999?"), weighed instead of the catalog's."""
 
     g = engine.catalog.get(name)
     if g is None:
@@ -2872,7 +2873,8 @@ def worth_for_llm(engine: Engine, name: str, need: Need, lang: str) -> Reply:
     base = what_fits(engine, name, 1, lang)
     on = need.as_of or engine.today or date.today()
     currency, _ = pricing(need, engine.catalog, on, lang)
-    price = price_for(g, currency, True, on, engine.catalog)
+    price = Price(offered.amount, offered.currency, on, "new") if offered is not None else \
+        price_for(g, currency, True, on, engine.catalog)
     lines = []
     if price:
         used = _market_word(price, lang)
@@ -2880,7 +2882,9 @@ def worth_for_llm(engine: Engine, name: str, need: Need, lang: str) -> Reply:
         best = runs[-1] if runs else None
         per = _t(lang, f" — about {money(price.amount / max(g.vram_gb, 1), price.currency)} per GB of memory",
                  f"——每 GB 显存约 {money(price.amount / max(g.vram_gb, 1), price.currency)}")
-        lines.append(_t(lang, f"Price now: {money(price.amount, price.currency)}{used} ({_seen(price, lang)}){per}.",
+        lines.append(_t(lang, f"At the price you were quoted, {money(price.amount, price.currency)}{per}." if offered
+                        else f"Price now: {money(price.amount, price.currency)}{used} ({_seen(price, lang)}){per}.",
+                        f"按你说的价格 {money(price.amount, price.currency)}{per}。" if offered else
                         f"现在的价格：{used}{money(price.amount, price.currency)}（{_seen(price, lang)}）{per}。"))
         if best:
             lines.append(_t(lang, f"For the money it runs up to {best['model']} at ~{_tps(best['decode_tokens_per_s'])} "

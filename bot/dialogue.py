@@ -1100,6 +1100,10 @@ class Conversation:
         need = self.session.need.merge(replace(t.need, budget=None) if offered else t.need)
         if offered:  # a price offered now ("a used 3090 for $700 … in 2025") is judged against the latest prices
             need = replace(need, as_of=None)
+        card = self.engine.catalog.get(t.referred[0])
+        if offered and card is not None and card.unified_memory and offered.currency in ("USD", "CNY"):
+            # "is the DGX Spark worth $3,999?": a whole computer, weighed on the LLMs it runs at that price
+            return answers.worth_for_llm(self.engine, card.name, need, t.lang, offered=offered)
         if t.q.card_memory_gb is not None and t.q.gpus and not offered:
             return self._card_advice(t)  # "4090 48g 魔改 靠谱吗": the mod's risks; the stock card's price is no verdict
         reply = answers.worth_it(self.engine, need, t.referred[0], t.lang, offered=offered,

@@ -1149,3 +1149,10 @@ def test_the_price_gap_after_a_comparison_leads_the_comparison_again(scorer_engi
     _, (_, gap) = chat(scorer_engine, *turns)
     assert gap.intent == "compare" and re.search(r"(more than|贵约|no current price|没有当前价格|算不出差价)",
                                                  gap.paragraphs[0]), plain(gap)
+
+
+@pytest.mark.parametrize(("text", "price"), [("is the DGX Spark worth $3,999?", "$3,999"),
+                                             ("DGX Spark 三万块值得买吗", "¥30,000")])
+def test_a_price_quoted_for_a_machine_is_weighed_not_taken_as_a_budget(scorer_engine, text, price):
+    _, (reply,) = chat(scorer_engine, text)
+    assert not reply.recommendations and price in plain(reply) and "gpt-oss" in plain(reply), plain(reply)
