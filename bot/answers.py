@@ -2491,6 +2491,47 @@ def setup_price(engine: Engine, r: Ranking, name: str, count: int, lang: str) ->
               f"{money(c.price.amount, c.price.currency)}{used}，价格日期 {c.price.on:%Y-%m}）{psu}，再加上能装下它们的整机其他部分。")
 
 
+def budget_for_setup(engine: Engine, need: Need, name: str, count: int, lang: str) -> Reply | None:
+    """"想组个4卡3090服务器，预算3万够吗": what the cards of that setup cost where the user buys (used where that is
+    how they are sold), against the budget for the whole machine and the cards' usual share of it."""
+    from bot.perf import load_perf_model
+    from bot.scorer import whole_pc_share
+
+    g = engine.catalog.get(name)
+    on = need.as_of or engine.today or date.today()
+    cur, budget = stated_pricing(replace(need, whole_pc=None), engine.catalog, on, lang)
+    price = price_for(g, cur, True, on, engine.catalog) if g is not None else None
+    if price is None or budget is None:
+        return None
+    cards = price.amount * count
+    share = whole_pc_share(replace(need, gpu_count=count), load_perf_model(engine.knowledge_dir))
+    each = f"{money(price.amount, cur)}{_market_word(price, lang)}"
+    setup = f"{count}× {name}"
+    rest = money(max(budget.amount - cards, 0), cur)
+    pct = 100 * cards / budget.amount
+    if cards <= share * budget.amount:
+        lead = _t(lang, f"Yes: {setup} costs about {money(cards, cur)} ({each} each, {_seen(price, lang)}), {pct:.0f}% "
+                        f"of {budget}, which leaves {rest} for the board, CPU, RAM, power supply and case.",
+                  f"够：{setup} 约 {money(cards, cur)}（每张 {each}，{_seen(price, lang)}），占 {budget} 的 {pct:.0f}%，"
+                  f"剩下 {rest} 给主板、CPU、内存、电源和机箱。")
+    elif cards <= budget.amount:
+        lead = _t(lang, f"Tight: {setup} alone costs about {money(cards, cur)} ({each} each, {_seen(price, lang)}), "
+                        f"{pct:.0f}% of {budget}; the {rest} left is little for a platform that takes {count} cards "
+                        f"(the cards are usually about {share:.0%} of such a machine).",
+                  f"偏紧：光 {setup} 就约 {money(cards, cur)}（每张 {each}，{_seen(price, lang)}），占 {budget} 的 "
+                  f"{pct:.0f}%；剩下的 {rest} 很难配齐能插 {count} 张卡的平台（这类机器显卡一般占 {share:.0%} 左右）。")
+    else:
+        lead = _t(lang, f"No: {setup} alone costs about {money(cards, cur)} ({each} each, {_seen(price, lang)}), over "
+                        f"{budget}.",
+                  f"不够：光 {setup} 就约 {money(cards, cur)}（每张 {each}，{_seen(price, lang)}），超过 {budget}。")
+    psu = _t(lang, f"Plan a ~{psu_for(g.tdp_w, count)} W power supply for the cards and the rest.",
+             f"电源按 ~{psu_for(g.tdp_w, count)} W 准备。") if g.tdp_w else ""
+    return Reply("gpu", lang, title=_t(lang, f"{setup} within {budget}?", f"{budget} 配 {setup} 够吗？"),
+                 paragraphs=tuple(p for p in (lead, psu) if p), focus=name, focus_count=count,
+                 sources=tuple(Source(source_title("specs_price", lang, name=name), u)
+                               for u in ([price.source] if price.source else [g.source_url]) if u))
+
+
 def ask_which_to_compare(lang: str, names: list[str]) -> Reply:
     have = f" {names[0]}" if names else ""
     return Reply("compare", lang, paragraphs=(_t(

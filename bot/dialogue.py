@@ -1802,6 +1802,11 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._compare(t)),
     Rule("rent", _acts("rent"), lambda c, t: not (t.q.need.budget and t.q.need.workloads),
          lambda c, t: c._rent(t)),
+    Rule("budget-for-a-setup", _acts("recommend", "refine", "question", "gpu_info", "fit", "power"),
+         lambda c, t: len(t.q.gpus) == 1 and (t.q.need.gpu_count or 1) >= 2 and bool(t.q.need.budget) and
+         not t.q.need.workloads and (_says(t.text, "enough_question") or "enough" in normalise(t.text)),
+         lambda c, t: answers.budget_for_setup(c.engine, c.session.need.merge(t.need), t.q.gpus[0],
+                                               t.q.need.gpu_count, t.lang) or c._recommend(t)),
     Rule("price-gap-after-a-comparison", _acts("recommend", "refine", "question", "gpu_info", "where_to_buy"),
          lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
          not t.q.ordinals and t.need.is_empty() and len(t.text) <= SHORT and t.cue("price"),

@@ -1156,3 +1156,11 @@ def test_the_price_gap_after_a_comparison_leads_the_comparison_again(scorer_engi
 def test_a_price_quoted_for_a_machine_is_weighed_not_taken_as_a_budget(scorer_engine, text, price):
     _, (reply,) = chat(scorer_engine, text)
     assert not reply.recommendations and price in plain(reply) and "gpt-oss" in plain(reply), plain(reply)
+
+
+@pytest.mark.parametrize(("text", "verdict"), [("想组个4卡3090服务器，预算3万够吗", ("够", "偏紧", "不够")),
+                                               ("is $5000 enough for two 4090s?", ("Yes", "Tight", "No"))])
+def test_is_a_budget_enough_for_a_setup_is_answered_with_its_price(scorer_engine, text, verdict):
+    _, (reply,) = chat(scorer_engine, text)
+    lead = reply.paragraphs[0]
+    assert lead.startswith(verdict) and re.search(r"\d+%", lead) and not reply.recommendations, plain(reply)
