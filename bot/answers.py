@@ -26,6 +26,7 @@ from bot.scorer import (
     Candidate,
     Ranking,
     assumed_precision,
+    buyer_market,
     candidate_for,
     price_elsewhere,
     price_for,
@@ -381,7 +382,7 @@ def _worth_of_the_card_sold_instead(engine: Engine, need: Need, g: GPU, sold: GP
     """Asked whether a card not sold new in the user's market is worth it: the verdict on the card sold there in its
     place, which is what the money would buy, saying so first."""
     on = need.as_of or engine.today or date.today()
-    block = g.not_sold_in(_market_of(need, lang), on)
+    block = g.not_sold_in(buyer_market(need, _price_currency(need, lang)), on)
     verdict = worth_it(engine, need, sold.name, lang)
     there = price_elsewhere(g, _price_currency(need, lang), on, engine.catalog)
     there = _t(lang, f" It is {there.text().en}.", f"{g.name} {there.text().zh}。") if there else ""
@@ -421,6 +422,13 @@ def _sold_in_its_place(engine: Engine, need: Need, g: GPU, lang: str) -> str | N
               f"{memory}，做{what}{speed}。只有二手、明显低于 {b.price} 时才值得买。")
 
 
+def no_upgrade_in_budget(mine: tuple[str, ...]) -> Text:
+    """Said above the best picks within budget when none of them beats the card the user means to replace."""
+    return Text(f"Nothing within the budget beats your {' and '.join(mine)} on memory, or on speed with as much "
+                "memory; these are the best within it.",
+                f"预算内没有在显存上、或显存不少且速度上胜过你的 {'、'.join(mine)} 的卡；下面是预算内最好的选择。")
+
+
 def price_difference(engine: Engine, need: Need, names: list[str], lang: str) -> str | None:
     """"价格差多少" after a comparison: each card's current price where the user buys, and the gap, in one line."""
     priced = []
@@ -450,14 +458,10 @@ def price_difference(engine: Engine, need: Need, names: list[str], lang: str) ->
               f"{hi} 比 {lo} 贵约 {money(gap, p_lo.currency)}（{100 * gap / p_lo.amount:.0f}%）：{each}。")
 
 
-def _market_of(need: Need, lang: str) -> str:
-    return "cn" if _price_currency(need, lang) == "CNY" else "global"
-
-
 def _sold_instead(engine: Engine, need: Need, g: GPU, lang: str) -> GPU | None:
     """The card sold new in the user's market in place of one that is not (markets.csv `instead`), if it has a price
     there."""
-    block = g.not_sold_in(_market_of(need, lang), need.as_of or engine.today or date.today())
+    block = g.not_sold_in(buyer_market(need, _price_currency(need, lang)), need.as_of or engine.today or date.today())
     sold = engine.catalog.get(block.instead) if block is not None and block.instead else None
     return sold if sold is not None and sold.name != g.name and _current_price(engine, need, sold, lang)[0] else None
 

@@ -1309,11 +1309,7 @@ class Conversation:
             if beat and not adding and not r.picks:  # nothing in budget beats it: the best within budget, saying so
                 r = self._ranking(replace(n, owned_gpus=()), lang)
                 if r.picks:
-                    mine = " and ".join(beat)
-                    r = replace(r, notes=(Text(f"Nothing within the budget beats your {mine} on memory, or on speed "
-                                               "with as much memory; these are the best within it.",
-                                               f"预算内没有在显存上、或显存不少且速度上胜过你的 {'、'.join(beat)} 的卡；"
-                                               "下面是预算内最好的选择。"),) + r.notes)
+                    r = replace(r, notes=(answers.no_upgrade_in_budget(beat),) + r.notes)
             return r
         turn_need, before = t.need, s.need
         previous = self._previous_top(lang) if s.last_picks else None
@@ -1804,7 +1800,7 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._rent(t)),
     Rule("budget-for-a-setup", _acts("recommend", "refine", "question", "gpu_info", "fit", "power"),
          lambda c, t: len(t.q.gpus) == 1 and (t.q.need.gpu_count or 1) >= 2 and bool(t.q.need.budget) and
-         not t.q.need.workloads and (_says(t.text, "enough_question") or "enough" in normalise(t.text)),
+         not t.q.need.workloads and (_says(t.text, "enough_question") or _says(t.text, "enough_word")),
          lambda c, t: answers.budget_for_setup(c.engine, c.session.need.merge(t.need), t.q.gpus[0],
                                                t.q.need.gpu_count, t.lang) or c._recommend(t)),
     Rule("price-gap-after-a-comparison", _acts("recommend", "refine", "question", "gpu_info", "where_to_buy"),
