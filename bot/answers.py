@@ -3097,13 +3097,40 @@ def what_fits(engine: Engine, name: str, count: int, lang: str, vram_gb: float |
 def fit_on_memory(engine: Engine, gb: float, need: Need, count: int, lang: str) -> Reply:
     """A model on "an N GB card": the fit on a typical current card with that much memory, saying which."""
     card = typical_card(engine, gb, need, lang)
-    if card is None:
-        return memory_question(engine, need, lang)
+    if card is None:  # "for LoRA on a 70B, is 48GB enough?": no gaming card has 48 GB; the verdict on the memory
+        reply = memory_question(engine, need, lang)
+        return replace(reply, paragraphs=(_memory_verdict(reply.table.rows, gb, count, lang),) + reply.paragraphs)
     reply = fit(engine, card, need, count, lang)
     note = _t(lang, f"Taking the {card} as the example of {gb:g} GB: memory decides whether it fits; speed scales with "
                     "the memory bandwidth.",
               f"以 {card} 作为 {gb:g} GB 的例子：装不装得下看显存，速度大致随显存带宽变化。")
     return replace(reply, paragraphs=reply.paragraphs + (note,))
+
+
+def _memory_verdict(rows, gb: float, count: int, lang: str) -> str:
+    """Which of the memory table's jobs fit in the memory the user named (`count` cards of `gb` each), verdict first.
+    Each card also holds its share of the cache, so several cards are counted as their sum, a best case."""
+    total = gb * count
+    said = f"{count}× {gb:g} GB" if count > 1 else f"{gb:g} GB"
+    sized = [(label, float(str(need).strip("~ GB"))) for label, need, *_ in rows]
+    fits = [(label, n) for label, n in sized if n <= total]
+    if not fits:
+        label, n = min(sized, key=lambda r: r[1])
+        return _t(lang, f"No: {said} is not enough; even the lightest option here ({label}) needs ~{n:g} GB.",
+                  f"不够：{said} 装不下，这里最省显存的方案（{label}）也要约 {n:g} GB。")
+    if len(sized) == 1:
+        return _t(lang, f"Yes: {said} holds it (~{sized[0][1]:g} GB needed).", f"够：{said} 装得下（约需 {sized[0][1]:g} GB）。")
+    if len(fits) == len(sized):
+        return _t(lang, f"Yes: {said} holds every option below (the largest needs ~{max(n for _, n in sized):g} GB).",
+                  f"够：{said} 装得下下面每种方案（最大的约 {max(n for _, n in sized):g} GB）。")
+    def listed(rows, sep, each):
+        return sep.join(each.format(label=label, n=n) for label, n in rows)
+
+    over = [(label, n) for label, n in sized if n > total]
+    return _t(lang, f"Partly: {said} holds {listed(fits, ', ', '{label} (~{n:g} GB)')}, "
+                    f"not {listed(over, ', ', '{label} (~{n:g} GB)')}.",
+              f"部分可以：{said} 装得下{listed(fits, '、', '{label}（约 {n:g} GB）')}，"
+              f"装不下{listed(over, '、', '{label}（约 {n:g} GB）')}。")
 
 
 def fit(engine: Engine, name: str, need: Need, count: int, lang: str, vram_gb: float | None = None) -> Reply:

@@ -441,7 +441,7 @@ class Conversation:
         s = self.session
         q = parse(text, self.engine.catalog, self.engine.today)
         has_letters = any(c.isalpha() for c in text)
-        lang = q.lang_request if q.lang_request and len(text.strip()) <= SHORT else None
+        lang = q.lang_request  # the language's name ends what it asks ("…, answer in English"): any length
         mixed = any("\u4e00" <= c <= "\u9fff" for c in text) and any(c.isascii() and c.isalpha() for c in text)
         # "more vram 呢" in a Chinese chat: a message in both scripts keeps the chat's language
         lang = lang or s.lang_locked or (q.lang if has_letters and not (mixed and s.lang) else (s.lang or q.lang))

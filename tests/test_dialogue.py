@@ -315,6 +315,27 @@ def test_switching_the_language_back_and_forth(scorer_engine):
     assert [r.lang for r in replies] == ["zh", "en", "en", "zh", "zh"]
 
 
+@pytest.mark.parametrize("text, lang, script", [
+    ("can you speak chinese", "zh", None), ("answer me in simplified chinese from now on", "zh", None),
+    ("could you answer in cantonese?", "zh", "zh-hk"), ("switch to 中文 pls", "zh", None),
+    ("以后都用英语跟我说", "en", None), ("可以講粵語嗎", "zh", "zh-hk"), ("唔好用簡體字", "zh", "zh-hk"),
+    ("别用繁体，用简体", "zh", None), ("不要用簡體", "zh", "zh-tw")])
+def test_a_language_asked_for_in_ones_own_words_is_set(scorer_engine, text, lang, script):
+    """A language named after a word of replying ("speak", "answer in", "用…跟我说"), or a script asked not to be used,
+    sets the chat's language; the next answer is in it."""
+    conv, (r,) = talk(scorer_engine, text)
+    assert r.query["rule"] == "language" and r.lang == lang and r.script == script, plain(r)
+    nxt = conv.turn("$800 for CNNs" if lang == "zh" else "预算5000训练CNN")
+    assert nxt.lang == lang, plain(nxt)
+
+
+@pytest.mark.parametrize("text", ["用中文写个python脚本", "my english is bad, which gpu for $500?",
+                                  "is the chinese market price different?", "can I use a chinese 4090D for training"])
+def test_a_language_word_in_another_request_sets_no_language(scorer_engine, text):
+    _, (r,) = talk(scorer_engine, text)
+    assert r.query["rule"] != "language", plain(r)
+
+
 def test_a_traditional_reply_heads_its_sources_in_traditional(scorer_engine):
     _, (r,) = talk(scorer_engine, "預算8000訓練CNN推薦什麼顯卡")
     assert r.script and "來源:" in plain(r) and "来源" not in plain(r)

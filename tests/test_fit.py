@@ -327,6 +327,15 @@ def test_a_model_on_an_n_gb_card_is_a_fit_question(scorer_engine, text, gb):
     assert r.intent == "fit" and r.fit["vram_gb"] == gb and not r.recommendations
 
 
+@pytest.mark.parametrize(("text", "verdict"), [("for lora on a 70b, is 48gb enough?", "No: 48 GB"),
+                                               ("70B q4 在 48G 上能跑吗", "够：48 GB"),
+                                               ("微調14B模型，96G夠不夠", "96 GB")])
+def test_a_memory_no_gaming_card_has_gets_a_verdict_on_that_memory(scorer_engine, text, verdict):
+    """No consumer card stands for 48 or 96 GB: the memory table leads with whether the memory named holds each job."""
+    (r,) = _turns(scorer_engine, text)
+    assert r.intent == "memory" and verdict in r.paragraphs[0], r.paragraphs
+
+
 @pytest.mark.parametrize("text", ["M3 Ultra 512GB vs 2x3090 for llama 70b, which is faster?",
                                   "两张3090还是一张4090跑70B", "two 3090s or one 4090 for 70B?"])
 def test_setups_are_compared_on_the_model(scorer_engine, text):

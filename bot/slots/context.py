@@ -7,7 +7,7 @@ import re
 from datetime import date
 
 from bot.slots.lexicon import words
-from bot.slots.text import find_any, has_any, mask
+from bot.slots.text import find_any, has_any, mask, words_pattern
 
 Spans = list[tuple[int, int]]
 
@@ -149,11 +149,37 @@ def ordinals(text: str) -> tuple[int, ...]:
 
 
 def language_request(text: str) -> str | None:
-    """'in English please' -> 'en'; '用中文' -> 'zh'."""
+    """'in English please' -> 'en'; '用中文' -> 'zh'; 'can you speak chinese', '以后都用英语跟我说' -> the language."""
+    tails = words_pattern(words("slots", "language_tails"))
     for lang, ws in words("slots", "language").items():
-        if has_any(text, ws):
+        if any(_only_tails(text[b:], tails) for _, b in find_any(text, ws)):
             return lang
+    verbs = words_pattern(words("slots", "language_verbs"))
+    for lang, names in words("slots", "language_names").items():
+        for m in words_pattern(names).finditer(text):
+            before = text[: m.start()].rstrip()
+            spoken = not before.strip(_PUNCTUATION) or any(
+                len(before[v.end():].strip()) <= _LANGUAGE_GAP for v in verbs.finditer(before))
+            if spoken and _only_tails(text[m.end():], tails):
+                return lang
     return None
+
+
+_PUNCTUATION = " ,.!?~:;，。！？、…：；"
+_LANGUAGE_GAP = 4  # characters between the word of replying and the language: "answer me in", "以后都用"
+
+
+def _only_tails(rest: str, tails: re.Pattern[str]) -> bool:
+    """Whether a language's name ends the request: nothing but words of asking ("please", "from now on", "吗",
+    "跟我说") follow it before the end or a punctuation mark ("in English please, what's the best…"). "用中文写个脚本"
+    and "my english is bad" ask for something else."""
+    rest = rest.lstrip(" ")
+    while rest and rest[0] not in _PUNCTUATION:
+        m = tails.match(rest)
+        if m is None:
+            return False
+        rest = rest[m.end():].lstrip(" ")
+    return True
 
 
 def script_request_spans(text: str) -> list[tuple[int, int]]:
@@ -163,9 +189,14 @@ def script_request_spans(text: str) -> list[tuple[int, int]]:
 
 def script_request(text: str) -> str | None:
     """'用繁體中文回答' -> 'zh-tw', '用简体' -> 'zh-cn' (zhconv locales): the script a message asks replies to use."""
+    refused = None
     for script, ws in words("slots", "script_request").items():
-        if has_any(text, ws):
-            return script
+        for a, _ in find_any(text, ws):
+            if not has_any(text[max(0, a - 4): a], words("slots", "script_refused")):
+                return script
+            refused = refused or script
+    if refused is not None:  # "唔好用簡體字", "别用繁体": the other script
+        return "zh-cn" if refused != "zh-cn" else ("zh-hk" if has_any(text, words("slots", "cantonese")) else "zh-tw")
     return None
 
 
