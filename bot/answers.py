@@ -847,6 +847,50 @@ def gpu_card(engine: Engine, need: Need, name: str, lang: str) -> Reply:
                               _t(lang, f"where can I rent a {_short(g)}?", f"哪里能租 {_short(g)}？")))
 
 
+def spec_values(engine: Engine, need: Need, name: str, asked: tuple[str, ...], lang: str) -> Reply:
+    """"What's the memory bandwidth on the 4090?", "V100 的 fp16 算力多少": the figures asked for first, then the sheet."""
+    card = gpu_card(engine, need, name, lang)
+    g = engine.catalog.get(name)
+    if g is None:
+        return card
+    lines = [line for field in asked if (line := _spec_value(g, field, lang))]
+    if not lines:
+        return card
+    lead = _t(lang, f"{g.name}: {'; '.join(lines)} (spec sheet).", f"{g.name}：{'；'.join(lines)}（规格数据）。")
+    return replace(card, paragraphs=(lead,) + card.paragraphs)
+
+
+def _spec_value(g: GPU, field: str, lang: str) -> str | None:
+    if field == "bandwidth" and g.mem_bandwidth_gbs:
+        return _t(lang, f"memory bandwidth {g.mem_bandwidth_gbs:,.0f} GB/s", f"显存带宽 {g.mem_bandwidth_gbs:,.0f} GB/s")
+    if field == "tensor":
+        if not g.tensor_fp16_tflops:
+            fp32 = _t(lang, f", FP32 {g.fp32_tflops:g} TFLOPS", f"，FP32 {g.fp32_tflops:g} TFLOPS") if g.fp32_tflops else ""
+            return _t(lang, f"no tensor cores{fp32}", f"没有张量核心{fp32}")
+        acc16 = g.tensor_fp16_tflops_fp16acc
+        both = acc16 and acc16 != g.tensor_fp16_tflops
+        return _t(lang, f"FP16/BF16 tensor {g.tensor_fp16_tflops:g} TFLOPS dense with FP32 accumulate"
+                        + (f" ({acc16:g} with FP16 accumulate)" if both else ""),
+                  f"FP16/BF16 张量算力 {g.tensor_fp16_tflops:g} TFLOPS（稠密，FP32 累加"
+                  + (f"；FP16 累加为 {acc16:g}）" if both else "）"))
+    if field == "fp32" and g.fp32_tflops:
+        return _t(lang, f"FP32 {g.fp32_tflops:g} TFLOPS", f"FP32 算力 {g.fp32_tflops:g} TFLOPS")
+    if field == "vram":
+        return _t(lang, f"{g.vram_gb:g} GB of memory", f"显存 {g.vram_gb:g} GB")
+    if field == "release" and g.release_date:
+        return _t(lang, f"released {g.release_date}", f"发布于 {g.release_date}")
+    if field == "compute_capability" and g.compute_capability:
+        return _t(lang, f"CUDA compute capability {g.compute_capability}", f"CUDA 计算能力 {g.compute_capability}")
+    if field == "architecture":
+        return _t(lang, f"{g.vendor} {g.architecture_label.get(lang)} architecture",
+                  f"{g.vendor} {g.architecture_label.get(lang)} 架构")
+    if field == "form" and g.form_factor:
+        module = not g.form_factor.upper().startswith("PCIE")
+        return _t(lang, f"{g.form_factor} " + ("module (needs a server board made for it)" if module else "card"),
+                  f"{g.form_factor} " + ("模组（需要专用服务器主板）" if module else "插卡"))
+    return None
+
+
 def with_advice(card: Reply, guide: Reply) -> Reply:
     """A card's sheet led by the guide's advice on the question asked about it ("is a used 3090 worth it?")."""
     return replace(card, paragraphs=guide.paragraphs[:2] + card.paragraphs,

@@ -465,7 +465,8 @@ class Conversation:
             needed = NEVER  # a word naming the act ("psu", "rent", "it" with a job) over n-grams that were unsure
         if guess and guess.act == "power" and not q.cues & {"power", "cooling", "quiet"} and strength == "default":
             needed = max(needed, SURE_SMALL_TALK)  # "what about two 3090s?": no word of power, heat or noise in it
-        if guess and ((guess.act == "rent" and "rent" not in q.cues and s.follow_up != "rent") or
+        if guess and ((guess.act == "rent" and "rent" not in q.cues and s.follow_up != "rent" and
+                       not (q.need.usage and q.need.usage.per == "total")) or  # "20 hours of A100 time" is rented
                       (guess.act == "language" and not q.lang_request)):
             needed = NEVER  # asked in words: renting (rent, hourly, cloud, a platform; "cheapest card for 70B" buys),
             # a language ("in English please"; "怎样才能提高英语口语" is not one)
@@ -1767,6 +1768,11 @@ POLICY: tuple[Rule, ...] = (
          not (max([t.q.need.gpu_count or 1, *t.q.card_counts.values()]) > 1 and not _says(t.text, "has_feature")),
          # ("does NVLink matter for 2x 3090", "双3090要不要买NVLink桥": the guide on the link, not a card's yes/no)
          lambda c, t: answers.feature_support(c.engine, t.referred[0], c._features_asked(t), t.lang)),
+    Rule("spec-value", _acts("gpu_info", "question"),
+         lambda c, t: len(t.referred) == 1 and not t.q.need.model_size_b and not t.q.need.model and
+         not t.q.need.budget and not t.q.need.workloads and bool(context.specs_asked(normalise(t.q.text))),
+         lambda c, t: answers.spec_values(c.engine, c.session.need, t.referred[0],
+                                          context.specs_asked(normalise(t.q.text)), t.lang)),
     Rule("unreleased", _acts("question", "recommend", "refine", "gpu_info", "compare"),
          lambda c, t: t.cue("speculation") and t.q.need.budget is None and not t.q.need.workloads,
          lambda c, t: answers.unreleased(t.lang)),

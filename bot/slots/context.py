@@ -260,3 +260,8 @@ def clauses_from(text: str, starters) -> list[tuple[int, int]]:
         return []
     ends = find_any(text, words("slots", "workload_negation", "ends"))
     return [(a, min((ea for ea, _ in ends if ea >= b), default=len(text))) for a, b in found]
+
+
+def specs_asked(text: str) -> tuple[str, ...]:
+    """Which figures of a spec sheet a message asks for ('bandwidth', 'tensor', 'release'…), in the lexicon's order."""
+    return tuple(field for field, ws in words("slots", "spec_asked").items() if has_any(text, ws))

@@ -30,9 +30,10 @@ def gpus(text: str, catalog: Catalog | None) -> tuple[tuple[str, ...], Spans]:
             continue  # "预算2000 能跑AI吗", "budget 2000": money, not the RTX PRO 2000
         spans.append((start, end))
         g = _laptop_variant(text, g, catalog, start, end)
+        g = _form_factor_variant(text, g, catalog, start, end)
         if g.name not in names:
             names.append(g.name)
-        other = _other_memory_variant(text, catalog, start, end)
+        other = _other_memory_variant(text, catalog, start, end) or _other_form_variant(text, g, catalog, end)
         if other is not None and other[0].name not in names:
             names.append(other[0].name)
             spans.append(other[1])
@@ -68,6 +69,12 @@ def _other_memory_variant(text: str, catalog: Catalog, start: int, end: int):
     return (found[0], m.span()) if found else None
 
 
+def _other_form_variant(text: str, g, catalog: Catalog, end: int):
+    m = _SECOND_FORM.match(text, end)
+    other = _with_form(g, catalog, m[1]) if m else g
+    return (other, m.span()) if other is not g else None
+
+
 _DESKTOP = ("desktop", "台式", "台式机", "桌面版", "桌機", "台式電腦")
 
 
@@ -85,6 +92,37 @@ def _laptop_variant(text: str, g, catalog: Catalog, start: int, end: int):
             return g  # the nearer word says desktop
     return next((c for c in catalog if c.form_factor == "Laptop" and c.name.startswith(g.name + " ")), None) or \
         catalog.laptop_reference(g) or g
+
+
+_FORM_WORD = re.compile(r"(?<![a-z0-9])(pcie|pci-e|sxm\d?)(?![a-z0-9])")
+_FORM_AFTER = re.compile(r"\s*(?:版本?的?|version)?\s*(pcie|pci-e|sxm\d?)(?![a-z0-9])")
+_FORM_BEFORE = re.compile(r"(?<![a-z0-9])(pcie|pci-e|sxm\d?)\s*(?:版本?的?|version of( the)?)?\s*$")
+# "h100 sxm vs pcie", "A100 PCIe 和 SXM 差多少": the other form factor right after a card names that card in it
+_SECOND_FORM = re.compile(r"\s*(?:版本?)?\s*(?:和|与|跟|同|还是|還是|或者?|定係|vs\.?|versus|or|and|/)\s*(?:the\s+)?"
+                          r"(pcie|pci-e|sxm\d?)(?![a-z0-9])")
+_MODEL_NUMBER = re.compile(r"\b[A-Z]{1,2}\d{2,4}\b")
+
+
+def _form_factor_variant(text: str, g, catalog: Catalog, start: int, end: int):
+    """'V100 32G PCIe', 'SXM版 H100': the card of that model, memory and form factor when a word right next to the
+    name says PCIe or SXM and the name matched is the other one (its alias 'V100 32G' belongs to the SXM2 card)."""
+    if _FORM_WORD.search(text, start, end):
+        return g  # the mention says it ("h100 sxm")
+    near = _FORM_AFTER.match(text, end) or _FORM_BEFORE.search(text[max(0, start - 24):start])
+    return _with_form(g, catalog, near[1]) if near else g
+
+
+def _with_form(g, catalog: Catalog, word: str):
+    """The card of `g`'s model and memory in the form factor `word` says ('pcie', 'sxm5'), or `g`."""
+    number = _MODEL_NUMBER.search(g.name)
+    if number is None or not g.form_factor:
+        return g
+    wanted = "PCIe" if word.startswith("pci") else "SXM"
+    if g.form_factor.upper().startswith(wanted.upper()):
+        return g
+    same = [c for c in catalog if c.vendor == g.vendor and c.vram_gb == g.vram_gb and c.form_factor and
+            c.form_factor.upper().startswith(wanted.upper()) and re.search(rf"\b{number[0]}\b", c.name)]
+    return same[0] if len(same) == 1 else g
 
 
 _CARD_COUNT_BEFORE = re.compile(r"(?:(\d{1,2})\s*([x×*张块片卡])?|(two|dual|pair of|双卡|两卡|双|两张|两块|一对|2张)|"
