@@ -75,6 +75,7 @@ class Need:
     gpu_count: int | None = None
     used: bool | None = None
     vendor: str | None = None
+    also_vendor: str | None = None  # a maker added to the usual ones ("include AMD options"): both are ranked
     as_of: date | None = None
     min_vram_gb: float | None = None
     min_total_vram_gb: float | None = None  # memory in all, over however many cards ("more memory?" after two cards)
@@ -144,7 +145,7 @@ class Need:
             if turn.workloads and turn.workloads != self.workloads:
                 llm_before = bool(set(self.workloads) & set(LLM_WORKLOADS)) or self.size_names_an_llm
                 llm_now = bool(set(turn.workloads) & set(LLM_WORKLOADS))
-                drop = {"vendor": None, "min_perf": None, "min_vram_gb": None, "min_total_vram_gb": None}
+                drop = {"vendor": None, "also_vendor": None, "min_perf": None, "min_vram_gb": None, "min_total_vram_gb": None}
                 if llm_before != llm_now:
                     drop.update(model_size_b=None, finetune_method=None, precision_bits=None, model=None, quant=None,
                                 context_tokens=None)

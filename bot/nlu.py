@@ -148,14 +148,15 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     if move:
         cues = cues | {f"budget_{move}"}  # "再加一千", "$500 more": the dialogue moves the budget on the table
     vendor = hardware.vendor(mask(n, gpu_spans))
+    also_vendor = hardware.included_vendor(mask(n, gpu_spans))
     if gpus or ("offtopic" in cues and "dl" not in cues):
-        vendor = None  # "nvidia h100 price" names a card, "nvidia stock" a company: neither asks for a vendor
+        vendor = also_vendor = None  # "nvidia h100 price" names a card, "nvidia stock" a company: no vendor asked for
     used = context.used(t)
     if used is None:
         used = context.used(mask(n, gpu_spans, "@"))
     need = Need(budget=found.budget, workloads=workloads, model_size_b=size, finetune_method=method,
                 precision_bits=model.precision(masked), gpu_count=count, used=used,
-                vendor=vendor, as_of=as_of, min_vram_gb=min_vram, max_power_w=cap_w,
+                vendor=vendor, also_vendor=also_vendor, as_of=as_of, min_vram_gb=min_vram, max_power_w=cap_w,
                 psu_w=psu_w, region=context.region(mask(t, context.script_request_spans(t))), form_factor=hardware.form_factor(t), model=model_name,
                 quant=model.quant_format(masked), context_tokens=ctx, owned_gpus=hardware.owned_cards(n, catalog),
                 serving=True if "serving" in cues else None, kv_cache_bits=kv_bits, usage=hours,

@@ -384,7 +384,8 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     per_card = {n: round(memory_needed(replace(need, gpu_count=n), spec, knowledge_dir, on)[0], 1) for n in counts}
     ref = catalog.get(model.reference_gpu)
     count = max(1, need.gpu_count or 1)
-    vendors = (need.vendor,) if need.vendor else model.default_vendors
+    vendors = (need.vendor,) if need.vendor else tuple(dict.fromkeys(
+        model.default_vendors + ((need.also_vendor,) if need.also_vendor else ())))
     cap = power_cap_w(need)
 
     candidates: list[Candidate] = []

@@ -329,6 +329,17 @@ def test_a_language_asked_for_in_ones_own_words_is_set(scorer_engine, text, lang
     assert nxt.lang == lang, plain(nxt)
 
 
+@pytest.mark.parametrize("turns", [
+    ("I'm in Berlin, €1200 for a card to train small vision transformers. Include AMD options.",
+     "hmm, actually no AMD, ROCm scares me"),
+    ("预算8000跑SD，A卡也可以考虑", "算了还是不要A卡")])
+def test_a_maker_included_is_ranked_beside_nvidia_and_turned_down_is_dropped(scorer_engine, turns):
+    """"Include AMD" adds AMD cards to the usual ones (not AMD only); "no AMD" then leaves NVIDIA only."""
+    _, (first, second) = talk(scorer_engine, *turns)
+    assert {p.vendor for p in first.recommendations} == {"AMD", "NVIDIA"}, [p.gpu for p in first.recommendations]
+    assert second.recommendations and {p.vendor for p in second.recommendations} == {"NVIDIA"}, plain(second)
+
+
 @pytest.mark.parametrize("text", ["用中文写个python脚本", "my english is bad, which gpu for $500?",
                                   "is the chinese market price different?", "can I use a chinese 4090D for training"])
 def test_a_language_word_in_another_request_sets_no_language(scorer_engine, text):

@@ -238,19 +238,37 @@ def gpu_count(text: str) -> tuple[int | None, Spans]:
 def vendor(text: str) -> str | None:
     """Only when exactly one vendor is asked for ('AMD vs NVIDIA?' sets none). Card names must be masked."""
     named = [v for v, ws in words("slots", "vendor").items() if has_any(text, ws)]
-    if len(named) > 1:  # "不想要amd 换成nvidia的", "no amd, nvidia only", "apple算了": the one not turned down
-        turned_down = words_pattern(words("slots", "turned_down"))
-        dropped_after = words_pattern(words("slots", "turned_down_after"))
-        at = sorted((a, b, v) for v in named for a, b in find_any(text, words("slots", "vendor", v)))
-        # a word that turns a maker down reaches back to the previous maker named, no further
-        down = {v for i, (a, b, v) in enumerate(at)
-                if turned_down.search(text[max(0, a - 8, at[i - 1][1] if i else 0):a]) or
-                dropped_after.match(text[b:].lstrip())}
-        kept = [v for v in named if v not in down]
-        named = kept if kept else named
+    if not named:
+        return None
+    at = sorted((a, b, v) for v in named for a, b in find_any(text, words("slots", "vendor", v)))
+    if included_vendor(text) is not None:
+        return None  # "include AMD options", "AMD也可以考虑": another maker on the table, not the only one
+    # "不想要amd 换成nvidia的", "no amd, nvidia only", "apple算了": the one not turned down
+    turned_down = words_pattern(words("slots", "turned_down"))
+    dropped_after = words_pattern(words("slots", "turned_down_after"))
+    # a word that turns a maker down reaches back to the previous maker named, no further
+    down = {v for i, (a, b, v) in enumerate(at)
+            if turned_down.search(text[max(0, a - 8, at[i - 1][1] if i else 0):a]) or
+            dropped_after.match(text[b:].lstrip())}
+    kept = [v for v in named if v not in down]
+    if not kept:  # "actually no AMD, ROCm scares me": CUDA, the maker nearly everyone else means
+        return "NVIDIA" if "NVIDIA" not in down else None
+    named = kept
     if named == ["Apple"] and has_any(text, words("slots", "not_a_mac")):
         return None  # "Mac vs PC for local LLMs", "买mac studio还是pc": both are on the table
     return named[0] if len(named) == 1 else None
+
+
+def included_vendor(text: str) -> str | None:
+    """'include AMD options', 'AMD也可以考虑', 'open to intel too': a maker added to the usual ones (card names masked)."""
+    named = [v for v, ws in words("slots", "vendor").items() if has_any(text, ws)]
+    if len(named) != 1:
+        return None
+    included = words_pattern(words("slots", "vendor_included"))
+    spans = find_any(text, words("slots", "vendor", named[0]))
+    if all(included.search(text[max(0, a - 12):a]) or included.match(text[b:].lstrip()) for a, b in spans):
+        return named[0]
+    return None
 
 
 _MEMORY = re.compile(r"(?<![a-z0-9.])(\d{1,4}(?:\.\d+)?)\s*(gb|g|gib|gigs?)(?![a-z])\s*(显存|vram|memory|ram|以上|及以上|"
