@@ -1293,6 +1293,26 @@ def rented_on(engine: Engine, platform: str) -> list[str]:
     return [g.name for g in _one_a_family([g for _, g in rented])][:4]
 
 
+def _of_the_memory_said(engine: Engine, gpus, offers, text: str):
+    """"An A100 80GB on Lambda": only offers of a card with the memory said, where the family has some (the A100
+    40GB rate is no answer to it). A family named without its memory keeps every offer."""
+    from bot.rentals import card_of, family_of
+    from bot.slots.text import normalise
+
+    said = {family_of(g.name): g.vram_gb for g in gpus if re.search(rf"(?<![\d.]){g.vram_gb:g}\s*(?:gb|g)(?![a-z])",
+                                                                       normalise(text))}
+    if not said:
+        return offers
+    cards = list(engine.catalog)
+
+    def fits(o) -> bool:
+        card = card_of(o, cards)
+        return o.family not in said or card is None or card.vram_gb == said[o.family]
+
+    kept = [o for o in offers if fits(o)]
+    return kept if any(o.family in said for o in kept) else offers
+
+
 def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need: Need | None = None,
                   count: int = 1, cheaper: bool = False, text: str = "", platforms: tuple[str, ...] = (),
                   region: Text | None = None, asked: bool = True) -> Reply:
@@ -1334,6 +1354,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
         gpus = cards
         offers = [o for o in offers_for(engine.knowledge_dir, [g.name for g in gpus])
                   if getattr(card_of(o, list(engine.catalog)), "name", None) in holds]
+    offers = _of_the_memory_said(engine, gpus, offers, text) if asked else offers
     _, named = _platforms_in(engine, text, offers, platforms)  # "AutoDL 上 4090": its rows first, and it leads
     if no_local:  # not the mainland-only platforms as if they were local (unless one is asked about by name)
         offers = [o for o in offers if o.region != "china" or o.platform in named]

@@ -239,7 +239,9 @@ def find(knowledge_dir: Path, text: str) -> list[tuple[int, int, SpecSheet]]:
         span = m.group(0)
         bare = not m.group(1).strip() and not re.match(r"[a-z]", span, re.IGNORECASE)
         if bare and not (_CARD_AFTER.match(text, m.end()) or _CARD_BEFORE.search(text[:m.start()])
-                         or re.search(r"(?:ti|super|xtx?|gre)\s*$", span, re.IGNORECASE)):
+                         # a variant word ('1660 super 6g', '1660s': a Super) makes a bare number a card's name
+                         or re.search(r"(?:ti|super|xtx?|gre|(?<=\d)s)(?:[\s\-]*\d{1,3}\s*g(?:i?b)?)?\s*$", span,
+                                      re.IGNORECASE)):
             continue
         idx, sheet, end = load(knowledge_dir), None, m.end()
         while span.strip():

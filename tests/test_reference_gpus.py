@@ -32,6 +32,8 @@ from .conftest import KNOWLEDGE
     ("i have an rx 580 8gb", "Radeon RX 580"),
     ("my gtx 970 — can it run llama 8b?", "GeForce GTX 970"),
     ("gtx 1660 super vs rtx 3060", "GeForce GTX 1660 SUPER"),  # the longer name, not the catalog's GTX 1660
+    ("我的显卡是1660 Super 6G，能跑Qwen2.5-7B吗", "GeForce GTX 1660 SUPER"),  # the memory after the variant word
+    ("1660s for stable diffusion?", "GeForce GTX 1660 SUPER"),
     ("W7900 for LLMs", "Radeon PRO W7900"),
     ("mi100 有人用吗", "Radeon Instinct MI100"),
 ])

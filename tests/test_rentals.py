@@ -261,3 +261,13 @@ def test_used_after_cheaper_keeps_the_cheaper_list_and_says_used_were_in(scorer_
     replies = [conv.turn(t) for t in turns]
     assert [r.gpu for r in replies[-1].recommendations] == [r.gpu for r in replies[-2].recommendations]
     assert "Same picks" in plain(replies[-1]) or "推荐不变" in plain(replies[-1]), plain(replies[-1])
+
+
+@pytest.mark.parametrize("text, listed, not_listed", [
+    ("What's the monthly cost of renting an A100 80GB full time on Lambda Cloud?", "80GB", "40GB"),
+    ("A100 40G 租一小时多少钱", "40GB", "80GB")])
+def test_a_card_named_with_its_memory_is_priced_on_offers_of_that_memory(scorer_engine, text, listed, not_listed):
+    """"A100 80GB on Lambda": the 80 GB rate and the month counted on it, not the cheaper 40 GB rate of the family."""
+    r = Conversation(scorer_engine).turn(text)
+    assert r.intent == "rent" and r.table, plain(r)
+    assert all(listed in row[1] and not_listed not in row[1] for row in r.table.rows), r.table.rows
