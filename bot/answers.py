@@ -178,7 +178,7 @@ def _whole_pc_note(engine: Engine, r: Ranking, lang: str) -> Text:
     from bot.scorer import whole_pc_share
 
     share = whole_pc_share(r.need, load_perf_model(engine.knowledge_dir))
-    whole = stated_pricing(replace(r.need, whole_pc=None), engine.catalog, r.as_of, lang)[1]
+    whole = r.need.budget or stated_pricing(replace(r.need, whole_pc=None), engine.catalog, r.as_of, lang)[1]
     return Text(f"That is a budget for the whole PC, so the cards get about {share:.0%} of it ({r.budget}); the rest "
                 "is for the CPU, RAM (about twice the VRAM), board, power supply, SSD and case (our rule of thumb). "
                 f'Say "card only" if {whole} is for the graphics card alone.',
@@ -195,6 +195,7 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
     market = _t(lang, " (used allowed)", "（可二手）") if r.need.used else ""
     stated = stated_pricing(r.need, engine.catalog, r.as_of, lang)[1]
     whole = _whole_pc_note(engine, r, lang) if r.need.whole_pc and r.budget and stated else None
+    converted = stated  # the whole budget in the currency prices are compared in
     if whole is not None:
         stated = r.budget  # the cards' share, said in its own note
         notes = [whole] + list(notes)
@@ -229,10 +230,10 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
         paragraphs.append(_t(lang, f"Prices in {r.currency}, converted from US prices at the dated exchange rate: shops "
                                    "where you live set their own prices (with VAT or import costs).",
                              f"价格按带日期的汇率由美国价格换算成 {r.currency}：当地商店的实际售价（含增值税或进口成本）会不同。"))
-    elif stated and r.need.budget and r.need.budget.currency != stated.currency:
-        paragraphs.append(_t(lang, f"Your {r.need.budget} is about {stated} at the latest dated exchange rate in "
+    elif converted and r.need.budget and r.need.budget.currency != converted.currency:
+        paragraphs.append(_t(lang, f"Your {r.need.budget} is about {converted} at the latest dated exchange rate in "
                                    f"my data; prices below are {r.currency} prices.",
-                             f"你的 {r.need.budget} 按我数据里最新的带日期汇率约合 {stated}；下面按 {r.currency} 价格比较。"))
+                             f"你的 {r.need.budget} 按我数据里最新的带日期汇率约合 {converted}；下面按 {r.currency} 价格比较。"))
     if spec.caveat:
         paragraphs.append(spec.caveat.get(lang))
     if r.memory:

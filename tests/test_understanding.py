@@ -1067,6 +1067,16 @@ def test_a_whole_pc_budget_gives_the_card_its_share_and_card_only_takes_it_back(
     assert not conv.session.need.whole_pc and max(r.price for r in only.recommendations) > whole * 0.5
 
 
+def test_a_whole_pc_budget_in_another_currency_is_converted_whole(scorer_engine):
+    """"HK$20,000 for a machine": the conversion line converts the whole budget (~$2,567), the cards' share is said
+    in its own note."""
+    _, (reply,) = chat(scorer_engine, "我有兩萬蚊港幣，想砌部機做AI訓練，買邊張卡好？")
+    converted = next(p for p in reply.paragraphs if "HK$20,000" in p and "匯率" in p)
+    amount = float(re.search(r"\$([\d,]+)；", converted)[1].replace(",", ""))
+    share = max(r.price for r in reply.recommendations)
+    assert amount > 2 * share * 0.9 and amount > 2000, converted
+
+
 def test_a_whole_machine_of_several_cards_gives_the_cards_most_of_it(scorer_engine):
     _, (reply,) = chat(scorer_engine, "I want a 4-GPU server for training transformers, budget 20k USD for the whole machine.")
     assert reply.recommendations and all(r.count == 4 and r.price <= 20000 * 0.65 for r in reply.recommendations)
