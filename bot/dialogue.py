@@ -7,6 +7,7 @@ name is logged and shown in `--json` (`query.rule`)."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Callable
@@ -294,6 +295,21 @@ def _offered_price(catalog, raw: str) -> bool:
                 # "闲鱼2800的3090能买吗", "a $600 3090, worth it?": the amount right before it
                 or re.search(r"(?:\d[\d,.]*\s*(?:k|千)?\s*(?:块钱|块|元)?\s*的|(?:[a-z]{0,3}\$|[¥€£])\s*\d[\d,.]*)\s*"
                              r"(?:二手\s*|used\s*)?$", before))
+
+
+def _joined(first: Reply, second: Reply) -> Reply:
+    """One reply that answers two questions: `first`, then the paragraphs of `second`, and its table (as bullets
+    when `first` has a table of its own)."""
+    table, rows = first.table, ()
+    if second.table is not None and table is None:
+        table = second.table
+    elif second.table is not None:
+        head = second.table.header
+        rows = tuple(f"{row[0]} — " + "; ".join(f"{h}: {c}" for h, c in zip(head[1:], row[1:], strict=False))
+                     for row in second.table.rows)
+    return replace(first, paragraphs=first.paragraphs + second.paragraphs, table=table,
+                   bullets=first.bullets + second.bullets + rows,
+                   sources=tuple(dict.fromkeys(first.sources + second.sources)))
 
 
 def _says(text: str, *path: str) -> bool:
@@ -757,6 +773,7 @@ class Conversation:
         log.debug("turn %d: act=%s (%s) rule=%s", s.turns, t.act,
                   f"{t.guess.act} {t.guess.confidence:.2f}" if t.guess else "rules", rule.name)
         reply = rule.answer(self, t)
+        reply = self._the_other_half(t, rule.name, reply)
         self._remember(t, reply)
         if rule.answer is not POLICY_RECOMMEND and self.session.awaiting and t.act not in ("greeting", "help"):
             self.session.awaiting = None  # the question we asked was passed over
@@ -770,6 +787,28 @@ class Conversation:
         self.session.last_act = "compare" if reply.intent == "compare" else t.act  # a verdict shown is a comparison
         self.session.last_rule = rule.name
         return replace(reply, query=self._query_json(t, rule.name))
+
+    def _the_other_half(self, t: Turn, rule: str, reply: Reply) -> Reply:
+        """Two questions in one message: the half the rule did not answer, added. "Is a used 3090 still worth it, and
+        what PSU?" (whether it is worth it, then its power), "对比3090和4080，顺便问下电源" (the power of each card
+        compared), "4090能跑671B吗？不行的话租什么卡" (a no, then the rented cards that hold the job)."""
+        s = self.session
+        if reply.intent in ("out_of_scope", "unknown", "clarify", "help") or reply.recommendations:
+            return reply
+        if rule == "power" and t.cue("worth") and len(t.referred) == 1 and not t.q.need.model_size_b:
+            worth = self._worth(t)  # "worth it, and what PSU": the verdict first, the power after it
+            return _joined(worth, reply) if worth.intent == "gpu" else reply
+        cards = list(reply.chart_gpus[:2]) if reply.intent == "compare" else [reply.focus] if reply.focus else []
+        if rule != "power" and cards and _says(t.text, "psu_asked") and self.engine.catalog.get(cards[0]) is not None:
+            count = t.q.need.gpu_count or (reply.fit or {}).get("count") or 1
+            powers = [answers.power(self.engine, n, t.q.card_counts.get(n, count), t.q.need.psu_w or s.need.psu_w,
+                                    t.lang) for n in cards]
+            return functools.reduce(_joined, powers, reply)
+        if rule.startswith("fit") and t.cue("rent") and reply.fit and reply.fit.get("fits") is False:
+            rented = answers.where_to_rent(self.engine, cards, t.lang, china=self._rents_in_china(t),
+                                           need=s.need.merge(t.need), asked=False)
+            return _joined(reply, rented) if rented.intent == "rent" else reply
+        return reply
 
     def _remember(self, t: Turn, reply: Reply) -> None:
         """What the reply showed becomes the context of the next turn."""

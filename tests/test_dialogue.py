@@ -340,6 +340,27 @@ def test_a_maker_included_is_ranked_beside_nvidia_and_turned_down_is_dropped(sco
     assert second.recommendations and {p.vendor for p in second.recommendations} == {"NVIDIA"}, plain(second)
 
 
+@pytest.mark.parametrize("text, first, then", [
+    ("Is a used 3090 still worth it and what PSU would I need for it?", ("best buy", "worth", "faster"), "PSU"),
+    ("二手3090还值得买吗，电源要多大", ("值", "快", "不是"), "电源建议"),
+    ("帮我对比一下3090和4080，顺便问下电源要多少瓦", ("速度", "显存"), "电源建议"),
+    ("compare the 4090 and 5090 for LLMs, and what PSU for each?", ("Verdict", "faster"), "PSU")])
+def test_a_second_question_about_power_is_answered_too(scorer_engine, text, first, then):
+    """Two asks in one message: the worth-it verdict or the comparison first, the power of the cards after it."""
+    _, (r,) = talk(scorer_engine, text)
+    out = plain(r)
+    assert any(w in r.paragraphs[0] for w in first), out
+    assert then in out and out.index(then) > len(r.paragraphs[0]), out
+
+
+@pytest.mark.parametrize("text", ["4090能不能跑DeepSeek-R1 671B？不行的话租什么卡？",
+                                  "can a 4090 run llama 405b? if not, what should I rent?"])
+def test_a_no_then_what_to_rent_adds_the_rented_cards_that_hold_it(scorer_engine, text):
+    _, (r,) = talk(scorer_engine, text)
+    assert r.intent == "fit" and r.fit["fits"] is False, plain(r)
+    assert any(("GPU-hour" in p or "每卡每小时" in p) for p in r.paragraphs[1:]), plain(r)
+
+
 @pytest.mark.parametrize("text", ["用中文写个python脚本", "my english is bad, which gpu for $500?",
                                   "is the chinese market price different?", "can I use a chinese 4090D for training"])
 def test_a_language_word_in_another_request_sets_no_language(scorer_engine, text):
