@@ -472,6 +472,30 @@ def has_current_price(engine: Engine, need: Need, name: str, lang: str) -> bool:
     return g is not None and any(_current_price(engine, need, g, lang))
 
 
+def _largest_llms_held(engine: Engine, gpus, n_of, label, perfs, lang: str) -> tuple[str, int] | None:
+    """Setups of different memory compared for LLMs with no model named: the largest usual model each runs (the
+    what-fits table's), the roomier setup first when it runs a larger one, and how the speeds compare on the models
+    both run. None when every setup runs the same models."""
+    largest = []
+    for g, n in zip(gpus, n_of, strict=True):
+        runs = what_fits(engine, g.name, n, lang).fit.get("runs") or []
+        largest.append(max(runs, key=lambda r: r["total_gb"], default=None))
+    if any(r is None for r in largest) or len({r["model"] for r in largest}) < 2:
+        return None
+    roomy = max(range(len(gpus)), key=lambda i: (largest[i]["total_gb"], gpus[i].vram_gb * n_of[i]))
+    held = _t(lang, "; ", "；").join(_t(lang, f"{lab} ({g.vram_gb * n:g} GB) runs up to {r['model']} ({r['quant']}, ~{r['total_gb']:g} GB)",
+                        f"{lab}（{g.vram_gb * n:g} GB）最大能跑 {r['model']}（{r['quant']}，约 {r['total_gb']:g} GB）")
+                     for lab, g, n, r in zip(label, gpus, n_of, largest, strict=True))
+    fastest = max(range(len(gpus)), key=lambda i: perfs[i] or 0)
+    speed = ""
+    if fastest != roomy and perfs[fastest] and perfs[roomy]:
+        gain = 100 * (perfs[fastest] / perfs[roomy] - 1)
+        speed = _t(lang, f" On models both run, {label[fastest]} is about {gain:.0f}% faster.",
+                   f"两边都能跑的模型上，{label[fastest]} 快约 {gain:.0f}%。")
+    return _t(lang, f"Verdict: {label[roomy]} for larger models, since memory decides what runs at all: {held}.{speed}",
+              f"结论：要跑更大的模型选 {label[roomy]}，显存决定能不能跑：{held}。{speed}"), roomy
+
+
 def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dict[str, int] | None = None) -> Reply:
     """Cards side by side for the need; `counts` compares setups ("two 3090s or one 4090"): speed scaled by the
     measured multi-GPU efficiency of the job, memory, power and price per setup."""
@@ -550,7 +574,12 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                                    job=(spec.label, spec.comfortable_vram_gb) if need.workloads else None,
                                    vram=[g.vram_gb * n for g, n in zip(gpus, n_of, strict=True)], budget=need.budget)
         verdict = _software_tie(gpus, n_of, perfs[spec.family], label, lang) or verdict
-        if verdict:
+        held = _largest_llms_held(engine, gpus, n_of, label, perfs[spec.family], lang) \
+            if spec.name == "llm_inference" and not need.model_size_b and not need.model else None
+        if held:  # "2x 3090 or one 4090 for LLMs?": memory decides which models run at all, speed only among those
+            paragraphs.insert(0, held[0])
+            chosen = gpus[held[1]].name
+        elif verdict:
             paragraphs.insert(0, verdict[0])
             chosen = gpus[verdict[1]].name
     sources = tuple(Source(source_title("specs", lang, name=g.name), g.source_url) for g in gpus if g.source_url)

@@ -1448,6 +1448,7 @@ class Conversation:
             s.awaiting = "budget"
             return answers.ask_budget_and_workload(lang)
         if need.workload is None and need.min_vram_gb is None and not _says_generic(q) and \
+                not (q.gpus and "alternative" in q.cues) and \
                 not ((s.last_picks or s.last_rule == "recommend" and not s.awaiting) and need.budget) and \
                 not _asks_for_a_pick_in_context(t, need, s) and \
                 s.awaiting != "workload":  # asked once and answered with something else: assume, never ask twice

@@ -336,6 +336,16 @@ def test_a_memory_no_gaming_card_has_gets_a_verdict_on_that_memory(scorer_engine
     assert r.intent == "memory" and verdict in r.paragraphs[0], r.paragraphs
 
 
+@pytest.mark.parametrize("text", ["Is 2x RTX 3090 better than 1x RTX 4090 for LLM inference?", "两张3090还是一张4090跑大模型"])
+def test_setups_of_different_memory_for_llms_lead_with_what_each_runs(scorer_engine, text):
+    """No model named: memory decides which models run at all, so the roomier setup leads, with the largest usual
+    model each runs, and the speed gap on models both run comes after."""
+    (r,) = _turns(scorer_engine, text)
+    verdict = r.paragraphs[0]
+    assert r.intent == "compare" and "2× GeForce RTX 3090" in verdict and "48 GB" in verdict and "70B" in verdict, verdict
+    assert "24 GB" in verdict and ("8%" in verdict or "faster" in verdict or "快" in verdict), verdict
+
+
 @pytest.mark.parametrize("text", ["M3 Ultra 512GB vs 2x3090 for llama 70b, which is faster?",
                                   "两张3090还是一张4090跑70B", "two 3090s or one 4090 for 70B?"])
 def test_setups_are_compared_on_the_model(scorer_engine, text):

@@ -1174,3 +1174,27 @@ def test_is_a_budget_enough_for_a_setup_is_answered_with_its_price(scorer_engine
     _, (reply,) = chat(scorer_engine, text)
     lead = reply.paragraphs[0]
     assert lead.startswith(verdict) and re.search(r"\d+%", lead) and not reply.recommendations, plain(reply)
+
+
+@pytest.mark.parametrize("text, workload", [
+    ("I want to make my own AI pictures at home on my computer. What do I need to buy?", "diffusion"),
+    ("我想用AI畫圖，預算八千港紙", "diffusion")])
+def test_plain_words_for_image_generation_name_the_job(scorer_engine, text, workload):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.query["workloads"] == [workload], reply.query
+
+
+@pytest.mark.parametrize("text", ["1.5w预算，4090买不起，有什么平替吗", "alternatives to the 4090 under $1000?"])
+def test_a_budget_for_a_stand_in_of_a_named_card_is_answered_not_asked_about(scorer_engine, text):
+    """The card named is what the user cannot afford: the budget is ranked for deep learning in general."""
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.recommendations and reply.intent == "recommend", reply.paragraphs
+
+
+@pytest.mark.parametrize("text, form", [("For my thesis (no server access), transformer training, 2000€ max, card only.",
+                                         None), ("不要笔记本 要台式，预算8000训练CNN", "desktop"), ("8卡机 预算50万", "server")])
+def test_a_kind_of_computer_turned_down_is_not_it(scorer_engine, text, form):
+    _, (reply,) = chat(scorer_engine, text)
+    assert reply.query.get("form_factor") == form, reply.query
+    if form is None:  # a thesis budget with no server: one card, not a lab's machine
+        assert "machine, not a card" not in " ".join(reply.paragraphs)

@@ -335,10 +335,14 @@ def power(text: str) -> tuple[float | None, float | None, Spans]:
 
 
 def form_factor(text: str) -> str | None:
-    for name, ws in words("slots", "form_factor").items():
-        if has_any(text, ws):
-            return name
-    return None
+    """'a 4U server', '笔记本', 'itx case': the kind of computer; one turned down ("no server access", "不用服务器")
+    is not it."""
+    turned_down = words_pattern(words("slots", "turned_down"))
+    at = sorted((a, b, name) for name, ws in words("slots", "form_factor").items() for a, b in find_any(text, ws))
+    # a word that turns a kind down reaches back to the previous kind named, no further ("不要笔记本 要台式")
+    kept = {name for i, (a, _, name) in enumerate(at)
+            if not turned_down.search(text[max(0, a - 8, at[i - 1][1] if i else 0):a])}
+    return next((name for name in words("slots", "form_factor") if name in kept), None)
 
 
 @lru_cache(maxsize=1)
