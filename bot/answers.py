@@ -568,7 +568,9 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
             paragraphs.append(_t(lang, f"{big.name} has more memory ({big.vram_gb:g} vs {small.vram_gb:g} GB), which "
                                        "decides which models fit at all.",
                                  f"{big.name} 显存更大（{big.vram_gb:g} 对 {small.vram_gb:g} GB），这决定了能不能装下模型。"))
-        verdict = _compare_verdict(perfs[spec.family], label, prices, lang,
+        # "二手的呢" after a comparison: weighed on used prices where a card has one
+        weighed = [(used, new) if need.used and used else (new, used) for new, used in prices]
+        verdict = _compare_verdict(perfs[spec.family], label, weighed, lang,
                                    roomy=[g.vram_gb * n >= spec.comfortable_vram_gb for g, n in zip(gpus, n_of,
                                                                                                   strict=True)],
                                    job=(spec.label, spec.comfortable_vram_gb) if need.workloads else None,
@@ -2924,6 +2926,9 @@ def _offer_against_data(engine: Engine, g: GPU, offered: Price, known: Price | N
               f"{said} 和我数据里的{kind}价（{ref}，{src}）差不多，属于正常价位。")
 
 
+SAME_SPEED = 1.1  # setups within 10% of each other on a model are "about as fast": memory or price decides
+
+
 def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, lang: str) -> Reply:
     """Setups against one LLM ("2x3090 vs an M3 Ultra for 70B", "两张3090还是一张4090跑70B"): for each, whether it holds
     the model, in what format, how fast, and at what price; the verdict names the faster one that holds it."""
@@ -2958,10 +2963,25 @@ def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, la
     if fitting:
         best = max(fitting, key=lambda r: r[1].decode_tokens_per_s)
         cheapest = min((r for r in fitting if r[2]), key=lambda r: r[2], default=None)
-        verdict = _t(lang, f"For {name_en}, {best[0]} is the faster setup: about {_tps(best[1].decode_tokens_per_s)} "
-                           f"tokens/s at {table.quant(best[1].quant).label_en}.",
-                     f"跑 {name_zh}，{best[0]} 更快：{table.quant(best[1].quant).label_zh} 约 "
-                     f"{_tps(best[1].decode_tokens_per_s)} tokens/s。")
+        slowest = min(fitting, key=lambda r: r[1].decode_tokens_per_s)
+        roomiest = max(fitting, key=lambda r: r[1].vram_gb)
+        if len(fitting) > 1 and best[1].decode_tokens_per_s < SAME_SPEED * slowest[1].decode_tokens_per_s:
+            # about as fast (speed follows bandwidth): what differs is the room left for a better format or a larger
+            # model ("upgrade my 2060 to a 3060 12GB for Mistral 7B?")
+            rates = _t(lang, " vs ", " 对 ").join(f"~{_tps(r[1].decode_tokens_per_s)}" for r in fitting)
+            verdict = _t(lang, f"For {name_en} at {common.label_en}, about as fast ({rates} tokens/s)",
+                         f"跑 {name_zh}（{common.label_zh}），速度差不多（{rates} tokens/s）")
+            if roomiest[1].vram_gb > slowest[1].vram_gb and roomiest[1].vram_gb > min(r[1].vram_gb for r in fitting):
+                verdict += _t(lang, f"; the difference is memory: {roomiest[0]} has {roomiest[1].vram_gb:g} GB, room for "
+                                    "a better format or a larger model.",
+                              f"；区别在显存：{roomiest[0]} 有 {roomiest[1].vram_gb:g} GB，能用更高精度或跑更大的模型。")
+            else:
+                verdict += _t(lang, ".", "。")
+        else:
+            verdict = _t(lang, f"For {name_en}, {best[0]} is the faster setup: about "
+                               f"{_tps(best[1].decode_tokens_per_s)} tokens/s at {table.quant(best[1].quant).label_en}.",
+                         f"跑 {name_zh}，{best[0]} 更快：{table.quant(best[1].quant).label_zh} 约 "
+                         f"{_tps(best[1].decode_tokens_per_s)} tokens/s。")
         if cheapest and cheapest is not best:
             verdict += _t(lang, f" {cheapest[0]} costs less ({money(cheapest[2], cheapest[3].currency)}) at about "
                                 f"{_tps(cheapest[1].decode_tokens_per_s)} tokens/s.",

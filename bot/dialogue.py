@@ -1048,6 +1048,11 @@ class Conversation:
         r = self._ranking(replace(need, vendor="Apple", budget=None, gpu_count=None), lang)
         return min(r.candidates, key=lambda c: c.total).gpu.name if r.candidates else None
 
+    def _compare_again_used(self, t: Turn) -> Reply:
+        s = self.session
+        s.need = s.need.merge(t.q.need)
+        return answers.compare(self.engine, s.need, s.compared[:4], t.lang, counts=s.compared_counts or None)
+
     def _compare_setups(self, t: Turn, names: list[str], need: Need, counts: dict[str, int] | None = None) -> Reply:
         counts = t.q.card_counts if counts is None else counts
         need = replace(need, workloads=("llm_inference",) + tuple(w for w in need.workloads if w != "llm_inference"))
@@ -1873,6 +1878,18 @@ POLICY: tuple[Rule, ...] = (
          not t.cue("compare") and len(t.q.gpus) <= 1 and not (t.q.need.workloads and t.act == "fit" and
                                                                _says(t.text, "enough_question")),
          lambda c, t: c._worth(t)),  # (but "my 4060 laptop, enough to learn DL?" is whether it fits that job)
+    Rule("comparison-used", _acts("refine", "recommend", "where_to_buy", "question"),
+         lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and t.q.need.used is True and
+         set(t.q.need.stated()) <= {"used", "region"} and not t.q.gpus and not t.q.ordinals,
+         # "二手的呢" after "3090和4090比较一下": the same cards weighed on used prices, not a new list
+         lambda c, t: c._compare_again_used(t)),
+    Rule("upgrade-to-a-card", _acts("refine", "recommend", "fit", "compare", "gpu_info", "question"),
+         lambda c, t: t.cue("upgrade") and len(t.q.gpus) == 1 and bool(c.session.need.owned_gpus) and
+         t.q.gpus[0] not in c.session.need.owned_gpus and not t.q.need.budget and
+         bool(c.session.need.model or c.session.need.model_size_b) and
+         c.session.need.workload in (None, "llm_inference", "inference"),
+         # "what if I upgrade to a 3060 12GB?" after "can my 2060 run Mistral 7B?": both cards on that model
+         lambda c, t: c._compare_setups(t, [c.session.need.owned_gpus[0], t.q.gpus[0]], c.session.need)),
     Rule("what-fits", _acts("fit", "memory", "gpu_info", "question", "recommend", "refine"),
          lambda c, t: bool(t.referred) and (t.cue("what_fits") or _counts_a_setup_for_llms(c, t) or
                                             # (a job named is that job on the card: "跑SD出图大概多快")

@@ -361,6 +361,14 @@ def test_a_no_then_what_to_rent_adds_the_rented_cards_that_hold_it(scorer_engine
     assert any(("GPU-hour" in p or "每卡每小时" in p) for p in r.paragraphs[1:]), plain(r)
 
 
+@pytest.mark.parametrize("turns", [("3090和4090比较一下", "二手的呢"), ("compare the 3090 and the 4090", "what about used?")])
+def test_used_after_a_comparison_weighs_the_same_cards_on_used_prices(scorer_engine, turns):
+    _, (_, used) = talk(scorer_engine, *turns)
+    assert used.intent == "compare" and used.query["rule"] == "comparison-used", plain(used)
+    assert "GeForce RTX 3090" in used.title and "GeForce RTX 4090" in used.title
+    assert "used" in used.paragraphs[0] or "二手" in used.paragraphs[0], used.paragraphs[0]
+
+
 @pytest.mark.parametrize("text", ["用中文写个python脚本", "my english is bad, which gpu for $500?",
                                   "is the chinese market price different?", "can I use a chinese 4090D for training"])
 def test_a_language_word_in_another_request_sets_no_language(scorer_engine, text):

@@ -90,3 +90,14 @@ def test_a_psu_beyond_any_single_unit_says_two_psus_or_a_power_limit(scorer_engi
 def test_two_cards_within_one_psu_get_no_such_advice(scorer_engine):
     _, (reply,) = talk(scorer_engine, "two 3090s, what psu?")
     assert "nvidia-smi" not in plain(reply), plain(reply)
+
+
+@pytest.mark.parametrize("turns", [("Can my RTX 2060 6GB run Mistral 7B?", "what if I upgrade to a 3060 12GB?"),
+                                   ("我的2060 6G能跑mistral 7b吗", "升级到3060 12G呢")])
+def test_an_upgrade_to_a_named_card_weighs_both_cards_on_the_model_in_context(scorer_engine, turns):
+    """Not a list of upgrades: the user's card and the one named, on the model just asked about; about the same
+    speed, so the verdict says the gain is memory."""
+    _, (_, up) = talk(scorer_engine, *turns)
+    assert up.intent == "compare" and up.query["rule"] == "upgrade-to-a-card", plain(up)
+    assert {row[0] for row in up.table.rows} == {"GeForce RTX 2060", "GeForce RTX 3060 12GB"}
+    assert "12 GB" in up.paragraphs[0] and ("memory" in up.paragraphs[0] or "显存" in up.paragraphs[0]), up.paragraphs[0]
