@@ -577,7 +577,8 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                                    vram=[g.vram_gb * n for g, n in zip(gpus, n_of, strict=True)], budget=need.budget)
         verdict = _software_tie(gpus, n_of, perfs[spec.family], label, lang) or verdict
         held = _largest_llms_held(engine, gpus, n_of, label, perfs[spec.family], lang) \
-            if spec.name == "llm_inference" and not need.model_size_b and not need.model else None
+            if spec.name == "llm_inference" and any(n > 1 for n in n_of) and not need.model_size_b and \
+            not need.model else None  # (single cards: the verdict weighs the job's memory against price)
         if held:  # "2x 3090 or one 4090 for LLMs?": memory decides which models run at all, speed only among those
             paragraphs.insert(0, held[0])
             chosen = gpus[held[1]].name

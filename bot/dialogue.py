@@ -795,7 +795,8 @@ class Conversation:
         s = self.session
         if reply.intent in ("out_of_scope", "unknown", "clarify", "help") or reply.recommendations:
             return reply
-        if rule == "power" and t.cue("worth") and len(t.referred) == 1 and not t.q.need.model_size_b:
+        if rule == "power" and t.cue("worth") and _says(t.text, "psu_asked") and len(t.referred) == 1 and \
+                not t.q.need.model_size_b:  # (not "装进台式机能用吗，散热呢": cooling is the question, not the price)
             worth = self._worth(t)  # "worth it, and what PSU": the verdict first, the power after it
             return _joined(worth, reply) if worth.intent == "gpu" else reply
         cards = list(reply.chart_gpus[:2]) if reply.intent == "compare" else [reply.focus] if reply.focus else []
