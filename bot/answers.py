@@ -2358,6 +2358,7 @@ def question(engine: Engine, text: str, lang: str, kinds: tuple[str, ...] | None
     for h in result.hits:
         by_section.setdefault(h.passage.section, []).append(h)
     ranked = [x for x in result.sections if x.section in by_section]
+    ranked = _newest_edition_first(ranked, text)
     best_id = ranked[0].section if ranked else next(iter(by_section))
     paragraphs, sources, title = _section_answer(engine, best_id, by_section[best_id], lang)
     if len(ranked) > 1 and ranked[1].score >= 0.9 * ranked[0].score and ranked[1].kind == "guide":
@@ -2368,6 +2369,27 @@ def question(engine: Engine, text: str, lang: str, kinds: tuple[str, ...] | None
     focus = best_id[4:] if best_id.startswith("gpu:") else None
     return Reply("question", lang, title=title, paragraphs=tuple(paragraphs), sources=sources,
                  suggestions=EXAMPLES[lang][:2], topic=best_id, focus=focus, follow_up=_follow_up(engine, best_id))
+
+
+_EDITION = re.compile(r"^([a-z]+)-(\d{4})-")  # section ids of a dated source: "dettmers-2023-method"
+_YEAR_ASKED = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+NEWER_EDITION_SCORE = 0.5  # a later edition of the same author ranked at least this close to the best one wins
+
+
+def _newest_edition_first(ranked: list, text: str) -> list:
+    """"What does Dettmers recommend on a budget?": with no year asked, the latest edition of that author's advice
+    (2023) answers, not the 2019 one the words matched a little better. A year asked keeps the ranking."""
+    if not ranked or _YEAR_ASKED.search(text):
+        return ranked
+    best = _EDITION.match(ranked[0].section)
+    if best is None:
+        return ranked
+    later = [x for x in ranked[1:] if (m := _EDITION.match(x.section)) and m[1] == best[1] and m[2] > best[2]
+             and x.score >= NEWER_EDITION_SCORE * ranked[0].score]
+    if not later:
+        return ranked
+    newest = max(later, key=lambda x: _EDITION.match(x.section)[2])
+    return [newest] + [x for x in ranked if x is not newest]
 
 
 def _follow_up(engine: Engine, section_id: str) -> str | None:

@@ -369,6 +369,15 @@ def test_used_after_a_comparison_weighs_the_same_cards_on_used_prices(scorer_eng
     assert "used" in used.paragraphs[0] or "二手" in used.paragraphs[0], used.paragraphs[0]
 
 
+@pytest.mark.parametrize("text, edition", [
+    ("What does Tim Dettmers recommend as the best GPU for deep learning on a budget?", "2023"),
+    ("Dettmers推荐什么卡", "2023"), ("what did Dettmers recommend in 2019?", "2019")])
+def test_an_authors_advice_without_a_year_is_his_latest_edition(scorer_engine, text, edition):
+    """With no year asked, the newest edition of the same author's advice answers; a year asked keeps that one."""
+    _, (r,) = talk(scorer_engine, text)
+    assert r.intent == "question" and edition in r.title, r.title
+
+
 @pytest.mark.parametrize("text", ["用中文写个python脚本", "my english is bad, which gpu for $500?",
                                   "is the chinese market price different?", "can I use a chinese 4090D for training"])
 def test_a_language_word_in_another_request_sets_no_language(scorer_engine, text):
