@@ -378,6 +378,15 @@ def test_an_authors_advice_without_a_year_is_his_latest_edition(scorer_engine, t
     assert r.intent == "question" and edition in r.title, r.title
 
 
+@pytest.mark.parametrize("text, said", [
+    ("显卡的显存是什么意思，越大越好吗", "显卡自己的内存"), ("what is VRAM and why does everyone say I need more of it?",
+                                              "graphics card's own memory"),
+    ("什么是量化？4bit会让模型变笨很多吗", "变笨"), ("does 4-bit make the model dumber?", "dumber")])
+def test_a_beginners_question_in_plain_words_gets_the_plain_answer(scorer_engine, text, said):
+    _, (r,) = talk(scorer_engine, text)
+    assert r.intent == "question" and any(said in p for p in r.paragraphs[:2]), plain(r)
+
+
 @pytest.mark.parametrize("text", ["用中文写个python脚本", "my english is bad, which gpu for $500?",
                                   "is the chinese market price different?", "can I use a chinese 4090D for training"])
 def test_a_language_word_in_another_request_sets_no_language(scorer_engine, text):
