@@ -1177,6 +1177,8 @@ def test_is_a_budget_enough_for_a_setup_is_answered_with_its_price(scorer_engine
 
 
 @pytest.mark.parametrize("text, workload", [
+    ("我想在自己电脑上弄一个像ChatGPT那样的聊天机器人，要买什么配置？我不太懂电脑", "llm_inference"),
+    ("i want my own chatgpt at home, what gpu?", "llm_inference"),
     ("I want to make my own AI pictures at home on my computer. What do I need to buy?", "diffusion"),
     ("我想用AI畫圖，預算八千港紙", "diffusion")])
 def test_plain_words_for_image_generation_name_the_job(scorer_engine, text, workload):
