@@ -190,14 +190,18 @@ def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool
     if n.workloads and n.workloads != ("general",):
         # a job's words with no hardware in the message, when the classifier is sure it is about something else:
         # "explain how attention in transformers works", "gpt-4o API price per million tokens" ask about ML, not GPUs
-        return confidence < SURE_OUT_OF_SCOPE or _names_hardware(q)
+        # ("which AI image app is best on iphone": a GPU-ish word beside a word of another topic is no hardware)
+        return confidence < SURE_OUT_OF_SCOPE or _names_hardware(q, domain="offtopic" not in q.cues)
     if "offtopic" in q.cues:
         return False  # "4090 for 4K gaming?", "32gb ram for gaming", "phone under $800": not for deep learning
     if n.min_vram_gb:
         return True
     # a place, a date, a form factor or a vendor alone is a refinement only in a short message ("in the UK?",
     # "laptop?", "AMD?"); in a longer one it is a word of another topic ("taxes in Germany", "a job at NVIDIA")
-    weak = replace(n, region=None, as_of=None, form_factor=None, vendor=None).is_empty()
+    # ("台积电还能进场吗？AI热潮会不会退": "AI" alone, when the classifier is sure, is a word of the other topic too)
+    general = n.workloads == ("general",) and confidence >= SURE_OUT_OF_SCOPE
+    weak = replace(n, region=None, as_of=None, form_factor=None, vendor=None,
+                   workloads=() if general else n.workloads).is_empty()
     if follow_up and confidence >= 0.7 and "pick_request" in q.cues and not (q.gpus or q.ordinals or q.direction):
         follow_up = False  # "2000块的游戏显卡推荐" after picks: a new request, for something else, not a refinement
     if follow_up and weak and confidence >= SURE_OUT_OF_SCOPE and not n.budget:
@@ -208,11 +212,12 @@ def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool
     return confidence < 0.6 and bool(q.gpus or n.budget or n.gpu_count or q.direction)
 
 
-def _names_hardware(q: Query) -> bool:
-    """A card, money, memory, a count, a GPU word, a position in the list or a move away from it."""
+def _names_hardware(q: Query, domain: bool = True) -> bool:
+    """A card, money, memory, a count, a GPU word (`domain`: whether one counts), a position in the list or a move
+    away from it."""
     n = q.need
     return bool(q.gpus or n.budget or n.min_vram_gb or n.gpu_count or n.multi_gpu or q.bare_number is not None or
-                q.direction or q.ordinals or q.unknown_products or "domain" in q.cues)
+                q.direction or q.ordinals or q.unknown_products or (domain and "domain" in q.cues))
 
 
 def rule_act(q: Query, s: Session) -> str:

@@ -173,13 +173,21 @@ def _only_tails(rest: str, tails: re.Pattern[str]) -> bool:
     """Whether a language's name ends the request: nothing but words of asking ("please", "from now on", "吗",
     "跟我说") follow it before the end or a punctuation mark ("in English please, what's the best…"). "用中文写个脚本"
     and "my english is bad" ask for something else."""
-    rest = rest.lstrip(" ")
-    while rest and rest[0] not in _PUNCTUATION:
-        m = tails.match(rest)
+    before = ""
+    while rest:
+        stripped = rest.lstrip(" ")
+        if not stripped or stripped[0] in _PUNCTUATION:
+            return True
+        if stripped is not rest and (_CJK.match(stripped) or (_CJK.match(before[-1:]) and stripped[0].isascii())):
+            return True  # a new clause after a space ("English please 我同事睇唔明中文", "说中文 看不懂英文")
+        m = tails.match(stripped)
         if m is None:
             return False
-        rest = rest[m.end():].lstrip(" ")
+        before, rest = stripped[:m.end()], stripped[m.end():]
     return True
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def script_request_spans(text: str) -> list[tuple[int, int]]:
