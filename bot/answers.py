@@ -2373,7 +2373,7 @@ def question(engine: Engine, text: str, lang: str, kinds: tuple[str, ...] | None
 
 _EDITION = re.compile(r"^([a-z]+)-(\d{4})-")  # section ids of a dated source: "dettmers-2023-method"
 _YEAR_ASKED = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
-NEWER_EDITION_SCORE = 0.5  # a later edition of the same author ranked at least this close to the best one wins
+NEWER_EDITION_SCORE = 0.8  # a later edition of the same author ranked at least this close to the best one wins
 
 
 def _newest_edition_first(ranked: list, text: str) -> list:

@@ -645,8 +645,9 @@ class Conversation:
         if act in ("gpu_info", "recommend", "refine", "fit") and not q.need.budget and _asks_about_another_part(q.text) \
                 and not (q.need.model_size_b or q.need.model or q.direction):  # "温度低一点的 我机箱散热不好": the card
             return "question"  # "4090配什么主板", "多卡训练要买什么主板": another part, which the guide may not cover
-        if act in ("recommend", "refine", "memory") and (_says(q.text, "what_to_do") or _says(q.text, "ran_out_of_memory")) and not (
-                q.gpus or need.budget or need.model_size_b or need.model or need.workloads):
+        oom = _says(q.text, "ran_out_of_memory")  # ("CUDA out of memory when fine-tuning": the job is only context)
+        if act in ("recommend", "refine", "memory") and (_says(q.text, "what_to_do") or oom) and not (
+                q.gpus or need.budget or need.model_size_b or need.model or (need.workloads and not oom)):
             return "question"  # "显存不够怎么办", "how do I fix running out of memory": the guide's advice
         if act == "rent" and _says(q.text, "rent_judgement"):
             return "question"  # "rent or buy?", "租卡平台数据安全吗": the guide's judgement, not a price table
@@ -1886,6 +1887,7 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._worth(t)),  # (but "my 4060 laptop, enough to learn DL?" is whether it fits that job)
     Rule("comparison-used", _acts("refine", "recommend", "where_to_buy", "question"),
          lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and t.q.need.used is True and
+         not c.session.last_picks and  # (after "compare the first two" of a list, "used is fine" widens the list)
          set(t.q.need.stated()) <= {"used", "region"} and not t.q.gpus and not t.q.ordinals,
          # "二手的呢" after "3090和4090比较一下": the same cards weighed on used prices, not a new list
          lambda c, t: c._compare_again_used(t)),

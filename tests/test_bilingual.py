@@ -80,6 +80,9 @@ def allowed_words(knowledge_dir: Path) -> tuple[frozenset[str], frozenset[str]]:
     for g in list(catalog) + catalog.systems:
         for name in (g.name, g.vendor, g.architecture_label.zh, *g.aliases):
             words |= _latin(name)
+    with (knowledge_dir / "reference-gpus.csv").open(encoding="utf-8") as f:  # a card outside the catalog, asked about
+        for row in csv.DictReader(f):
+            words |= _latin(row["name"])
     for p in load_platforms(knowledge_dir):
         for name in (p.label.zh, *p.aliases):
             words |= _latin(name)
