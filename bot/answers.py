@@ -924,6 +924,21 @@ def _spec_value(g: GPU, field: str, lang: str) -> str | None:
     return None
 
 
+def joined(first: Reply, second: Reply) -> Reply:
+    """One reply that answers two questions: `first`, then the paragraphs of `second`, and its table (as bullets
+    when `first` has a table of its own)."""
+    table, rows = first.table, ()
+    if second.table is not None and table is None:
+        table = second.table
+    elif second.table is not None:
+        head = second.table.header
+        rows = tuple(f"{row[0]} — " + "; ".join(f"{h}: {c}" for h, c in zip(head[1:], row[1:], strict=False))
+                     for row in second.table.rows)
+    return replace(first, paragraphs=first.paragraphs + second.paragraphs, table=table,
+                   bullets=first.bullets + second.bullets + rows,
+                   sources=tuple(dict.fromkeys(first.sources + second.sources)))
+
+
 def with_advice(card: Reply, guide: Reply) -> Reply:
     """A card's sheet led by the guide's advice on the question asked about it ("is a used 3090 worth it?")."""
     return replace(card, paragraphs=guide.paragraphs[:2] + card.paragraphs,

@@ -302,21 +302,6 @@ def _offered_price(catalog, raw: str) -> bool:
                              r"(?:二手\s*|used\s*)?$", before))
 
 
-def _joined(first: Reply, second: Reply) -> Reply:
-    """One reply that answers two questions: `first`, then the paragraphs of `second`, and its table (as bullets
-    when `first` has a table of its own)."""
-    table, rows = first.table, ()
-    if second.table is not None and table is None:
-        table = second.table
-    elif second.table is not None:
-        head = second.table.header
-        rows = tuple(f"{row[0]} — " + "; ".join(f"{h}: {c}" for h, c in zip(head[1:], row[1:], strict=False))
-                     for row in second.table.rows)
-    return replace(first, paragraphs=first.paragraphs + second.paragraphs, table=table,
-                   bullets=first.bullets + second.bullets + rows,
-                   sources=tuple(dict.fromkeys(first.sources + second.sources)))
-
-
 def _says(text: str, *path: str) -> bool:
     """Whether the (normalised) message uses a word of the lexicon list at `path` of knowledge/lexicon/slots.yaml."""
     return has_any(normalise(text), words("slots", *path))
@@ -804,17 +789,17 @@ class Conversation:
         if rule == "power" and t.cue("worth") and _says(t.text, "psu_asked") and len(t.referred) == 1 and \
                 not t.q.need.model_size_b:  # (not "装进台式机能用吗，散热呢": cooling is the question, not the price)
             worth = self._worth(t)  # "worth it, and what PSU": the verdict first, the power after it
-            return _joined(worth, reply) if worth.intent == "gpu" else reply
+            return answers.joined(worth, reply) if worth.intent == "gpu" else reply
         cards = list(reply.chart_gpus[:2]) if reply.intent == "compare" else [reply.focus] if reply.focus else []
         if rule != "power" and cards and _says(t.text, "psu_asked") and self.engine.catalog.get(cards[0]) is not None:
             count = t.q.need.gpu_count or (reply.fit or {}).get("count") or 1
             powers = [answers.power(self.engine, n, t.q.card_counts.get(n, count), t.q.need.psu_w or s.need.psu_w,
                                     t.lang) for n in cards]
-            return functools.reduce(_joined, powers, reply)
+            return functools.reduce(answers.joined, powers, reply)
         if rule.startswith("fit") and t.cue("rent") and reply.fit and reply.fit.get("fits") is False:
             rented = answers.where_to_rent(self.engine, cards, t.lang, china=self._rents_in_china(t),
                                            need=s.need.merge(t.need), asked=False)
-            return _joined(reply, rented) if rented.intent == "rent" else reply
+            return answers.joined(reply, rented) if rented.intent == "rent" else reply
         return reply
 
     def _remember(self, t: Turn, reply: Reply) -> None:

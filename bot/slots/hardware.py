@@ -237,19 +237,12 @@ def gpu_count(text: str) -> tuple[int | None, Spans]:
 
 def vendor(text: str) -> str | None:
     """Only when exactly one vendor is asked for ('AMD vs NVIDIA?' sets none). Card names must be masked."""
-    named = [v for v, ws in words("slots", "vendor").items() if has_any(text, ws)]
-    if not named:
-        return None
-    at = sorted((a, b, v) for v in named for a, b in find_any(text, words("slots", "vendor", v)))
-    if included_vendor(text) is not None:
+    mentions = _mentions(text, "vendor")
+    if not mentions or included_vendor(text) is not None:
         return None  # "include AMD options", "AMD也可以考虑": another maker on the table, not the only one
     # "不想要amd 换成nvidia的", "no amd, nvidia only", "apple算了": the one not turned down
-    turned_down = words_pattern(words("slots", "turned_down"))
-    dropped_after = words_pattern(words("slots", "turned_down_after"))
-    # a word that turns a maker down reaches back to the previous maker named, no further
-    down = {v for i, (a, b, v) in enumerate(at)
-            if turned_down.search(text[max(0, a - 8, at[i - 1][1] if i else 0):a]) or
-            dropped_after.match(text[b:].lstrip())}
+    named = [v for v in words("slots", "vendor") if any(name == v for name, _ in mentions)]
+    down = {name for name, turned in mentions if turned}
     kept = [v for v in named if v not in down]
     if not kept:  # "actually no AMD, ROCm scares me": CUDA, the maker nearly everyone else means
         return "NVIDIA" if "NVIDIA" not in down else None
@@ -337,12 +330,19 @@ def power(text: str) -> tuple[float | None, float | None, Spans]:
 def form_factor(text: str) -> str | None:
     """'a 4U server', '笔记本', 'itx case': the kind of computer; one turned down ("no server access", "不用服务器")
     is not it."""
-    turned_down = words_pattern(words("slots", "turned_down"))
-    at = sorted((a, b, name) for name, ws in words("slots", "form_factor").items() for a, b in find_any(text, ws))
-    # a word that turns a kind down reaches back to the previous kind named, no further ("不要笔记本 要台式")
-    kept = {name for i, (a, _, name) in enumerate(at)
-            if not turned_down.search(text[max(0, a - 8, at[i - 1][1] if i else 0):a])}
+    kept = {name for name, turned in _mentions(text, "form_factor") if not turned}  # ("不要笔记本 要台式": desktop)
     return next((name for name in words("slots", "form_factor") if name in kept), None)
+
+
+def _mentions(text: str, table: str) -> list[tuple[str, bool]]:
+    """Each mention of an entry of the lexicon table `table` ('vendor', 'form_factor'), in order, and whether a word
+    turns it down ("no amd", "不要笔记本", "apple算了"): a word before a mention reaches back to the previous mention,
+    no further."""
+    turned_down = words_pattern(words("slots", "turned_down"))
+    dropped_after = words_pattern(words("slots", "turned_down_after"))
+    at = sorted((a, b, name) for name, ws in words("slots", table).items() for a, b in find_any(text, ws))
+    return [(name, bool(turned_down.search(text[max(0, a - 8, at[i - 1][1] if i else 0):a]) or
+                        dropped_after.match(text[b:].lstrip()))) for i, (a, b, name) in enumerate(at)]
 
 
 @lru_cache(maxsize=1)
