@@ -23,6 +23,7 @@ def talk(engine, *turns):
     ("how long would it take for 10k samples?", 10_000), ("训练1万条数据要多久", 10_000), ("2w条数据", 20_000),
     ("5,000 conversations, 7b lora", 5_000), ("訓練5千條樣本要幾耐", 5_000), ("give me 3 examples", None),
     ("3条建议", None), ("预算1万 训练CNN", None),
+    ("用一张A100微调ChatGLM3-6B，5万条数据，大概要训练多久？", 50_000),  # after a comma (full-width, read as ",")
 ])
 def test_a_dataset_size_is_read_and_is_never_money(catalog, text, samples):
     q = parse(text, catalog=catalog)

@@ -247,7 +247,7 @@ def training_samples(text: str) -> tuple[int | None, Spans, str | None]:
     muls = "|".join(re.escape(m) for m in sorted(mult, key=len, reverse=True))
     # one describing word may stand between ("10k instruction samples", "50k labelled images"); never an amount of
     # money ("$50k")
-    m = re.search(rf"(?<![$¥€£\d.,])(\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?)\s*({muls})?\s*(?:多|来|個|个)?\s*"
+    m = re.search(rf"(?<![$¥€£\d.])(?<!\d,)(\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?)\s*({muls})?\s*(?:多|来|個|个)?\s*"
                   rf"(?:[a-z][a-z-]{{1,15}}\s+)?(?P<unit>{units})(?![a-z])", text)
     if not m:
         return None, [], None
