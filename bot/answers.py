@@ -317,7 +317,7 @@ def _footer(r: Ranking, lang: str, ref: str) -> tuple[str, ...]:
                     "measured PyTorch training throughput; prices are typical prices on the date shown.",
               f"速度以一张 {ref} 为 1，按{r.workload.label.zh}的规格模型估算（用 Lambda 实测的 PyTorch 训练吞吐校准）；"
               "价格为所示日期的常见价格。")]
-    if r.need.vendor is None:
+    if r.need.vendor is None and r.need.also_vendor is None:
         out.append(_t(lang, "Only NVIDIA cards are considered by default (CUDA support); say \"AMD\" to include AMD.",
                       "默认只考虑 NVIDIA（CUDA 生态）；想看 AMD 请直接说“AMD”。"))
     return tuple(out)

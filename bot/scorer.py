@@ -482,6 +482,7 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     candidates.sort(key=lambda c: (-round(c.perf, 2), c.count, -(c.gpu.vram_gb * c.count), c.total, c.gpu.name))
     speed = _speed_reason(need, est, knowledge_dir, catalog) if spec.name == "llm_inference" and est else None
     picks = _choose(candidates, budget, currency, spec, per_card, model.reference_gpu, speed,
+                    shown_beside=model.default_vendors if need.also_vendor and not need.vendor else (),
                     memory_first=bool(set(need.workloads) & set(MEMORY_BOUND_WORKLOADS)))
     exclusions = _notable_exclusions(candidates, too_small, over_budget, needed, budget, not_sold,
                                      stretch=need.max_price is None)  # "cheaper?" is a ceiling, not a budget to stretch
@@ -683,8 +684,8 @@ def _used_is_better_value(catalog: Catalog, need: Need, r: Ranking, knowledge_di
 def _mac_note(catalog: Catalog, r: Ranking, knowledge_dir: Path) -> tuple[Text, ...]:
     """For running an LLM: the cheapest Mac whose unified memory holds the model (within the budget), with its speed:
     the usual third answer after used cards and one big card. Never for training (no CUDA)."""
-    if r.workload.name != "llm_inference" or r.need.vendor or r.need.serving:
-        return ()  # a Mac serves one person, not a vLLM deployment
+    if r.workload.name != "llm_inference" or r.need.vendor or r.need.serving or r.need.whole_pc is False:
+        return ()  # a Mac serves one person, not a vLLM deployment; "card only" asks for a card, not a computer
     if not r.need.model_size_b:
         return _roomiest_mac(catalog, r)
     if not r.memory:
@@ -867,9 +868,10 @@ def _roomier(cands: list[Candidate]) -> Candidate | None:
 
 
 def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: WorkloadSpec, per_card: dict[int, float],
-            ref: str, speed=None, memory_first: bool = False) -> list[Pick]:
+            ref: str, speed=None, memory_first: bool = False, shown_beside: tuple[str, ...] = ()) -> list[Pick]:
     """With a budget: the fastest that fits, the best value, a runner-up. Without: the best value with comfortable
-    memory ("best overall") and the best value of all."""
+    memory ("best overall") and the best value of all. `shown_beside`: makers one of whose cards is the runner-up
+    when no other pick is theirs ("include AMD" adds AMD to NVIDIA: both are shown, side by side)."""
     if not cands:
         return []
     # a best-value claim rests on a current price: one shown as possibly out of date (older than STALE_PRICE_MONTHS,
@@ -903,6 +905,12 @@ def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: 
         chosen.append(("overall", roomy[0] if roomy else by_value[0]))
         chosen.append(("value", by_value[0]))
     taken = {c.gpu.name for _, c in chosen}
+    missing = [v for v in shown_beside if all(c.gpu.vendor != v for _, c in chosen)]
+    beside = next((c for c in (cands if budget else by_value) if c.gpu.vendor in missing and c.gpu.name not in taken),
+                  None)
+    if beside is not None:
+        chosen.append(("runner_up", beside))
+        taken.add(beside.gpu.name)
     # with a budget the runner-up is the next fastest that fits; without one, the next best value
     for c in (cands if budget else by_value) if len(taken) < 3 else ():
         if c.gpu.name not in taken:

@@ -387,6 +387,32 @@ def test_a_beginners_question_in_plain_words_gets_the_plain_answer(scorer_engine
     assert r.intent == "question" and any(said in p for p in r.paragraphs[:2]), plain(r)
 
 
+@pytest.mark.parametrize("turns", [("Best GPU for Stable Diffusion under £800?", "include AMD too"),
+                                   ("预算6000跑SD", "A卡也加进来看看")])
+def test_a_maker_added_after_the_picks_is_shown_beside_the_usual_ones(scorer_engine, turns):
+    """"Include AMD too" after NVIDIA picks: AMD cards join the list and an NVIDIA card stays in it, and the footer no
+    longer says only NVIDIA is considered."""
+    _, (_, both) = talk(scorer_engine, *turns)
+    assert {p.vendor for p in both.recommendations} == {"AMD", "NVIDIA"}, [p.gpu for p in both.recommendations]
+    assert not any("by default" in f or "默认只考虑" in f for f in both.footer), both.footer
+
+
+@pytest.mark.parametrize("turns", [("想本地跑Qwen2.5-72B，预算两万", "只要显卡，不要整机"),
+                                   ("I want to run 70B models, $2500", "card only, not a whole PC")])
+def test_card_only_said_against_a_whole_pc_keeps_the_budget_for_cards(scorer_engine, turns):
+    conv, (_, only) = talk(scorer_engine, *turns)
+    assert conv.session.need.whole_pc is False and only.recommendations, plain(only)
+    assert not any("whole PC" in p or "整机预算" in p for p in only.paragraphs), only.paragraphs
+    assert all(p.vendor != "Apple" for p in only.recommendations) and "Mac" not in " ".join(only.paragraphs)
+
+
+def test_gpu_hours_are_hours_not_a_card(catalog):
+    from bot.nlu import parse
+
+    q = parse("rent vs buy for training a 1B model from scratch, about 500 GPU-hours total", catalog=catalog)
+    assert q.gpus == () and q.need.usage.hours == 500
+
+
 @pytest.mark.parametrize("text", ["用中文写个python脚本", "my english is bad, which gpu for $500?",
                                   "is the chinese market price different?", "can I use a chinese 4090D for training"])
 def test_a_language_word_in_another_request_sets_no_language(scorer_engine, text):

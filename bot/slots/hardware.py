@@ -26,6 +26,7 @@ def gpus(text: str, catalog: Catalog | None) -> tuple[tuple[str, ...], Spans]:
     spans: Spans = []
     for start, end, g in catalog.find_mentions(text):
         if _MONEY_AFTER.match(text, end) or re.search(r"[$¥€£]\s*$", text[:start]) or \
+                (text[start:end].strip().isdigit() and _HOURS_AFTER.match(text, end)) or \
                 (text[start:end].strip().isdigit() and _BUDGET_BEFORE.search(text[max(0, start - 12):start])):
             continue  # "预算2000 能跑AI吗", "budget 2000": money, not the RTX PRO 2000
         spans.append((start, end))
@@ -51,6 +52,7 @@ def gpus(text: str, catalog: Catalog | None) -> tuple[tuple[str, ...], Spans]:
     return tuple(names), spans
 
 
+_HOURS_AFTER = re.compile(r"\s*(?:gpu[- ]?hours?|gpu[- ]?hrs?|hours?|hrs?|h(?![a-z0-9])|个?小时|gpu时)")  # "500 GPU-hours"
 _BUDGET_BEFORE = re.compile(r"(?:预算|budget|budget is|budget of)\s*(?:是|有|大概|大约|只有|就|才|约|"
                             r"差不多|around|about|~|of|is|:|：)?\s*$")
 # "A100 40G 和 80G", "4060 Ti 8GB or 16GB": a second memory size right after a card names the same card with it
