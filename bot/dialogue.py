@@ -285,7 +285,7 @@ def _offered_price(catalog, raw: str) -> bool:
     "闲鱼2800的3090能买吗"), is the price to check, not a budget, unless a budget word says otherwise."""
     if _says(raw, "cues", "budget_words") or not _asks(raw):
         return False
-    text = chinese_numerals_to_digits(normalise(raw))  # "两百多块" is an amount too
+    text = chinese_numerals_to_digits(normalise(raw))  # "两百多块" is an amount too (and 二手 reads "2手")
     mentions = catalog.find_mentions(text)
     if not mentions:
         return False
@@ -293,13 +293,14 @@ def _offered_price(catalog, raw: str) -> bool:
     start, end = mentions[0][0], mentions[0][1]
     after, before = text[end:], text[:start]
     unit = r"(?:块钱|块|元|rmb|刀|美元|usd|dollars|bucks)"
-    return bool(re.match(rf"\s*(?:\d+\s*gb?\s*)?(?:used\s*|二手\s*)?(?:{between})\s*(?:only\s*|just\s*)?"
+    return bool(re.match(rf"\s*(?:\d+\s*gb?\s*)?(?:used\s*|[二2]手\s*)?(?:{between})\s*(?:only\s*|just\s*)?"
                          rf"(?:[a-z]{{0,3}}\$|[¥€£])?\s*\d", after)
                 # "P40 两百多块 能买吗", "4090 2000刀值吗": an amount with its unit right after the card
-                or re.match(rf"\s*(?:二手\s*)?(?:[a-z]{{0,3}}\$|[¥€£])?\s*\d[\d,.]*\s*(?:k|千|百)?\s*多?\s*{unit}", after)
+                or re.match(rf"\s*(?:\d+\s*gb?\s*)?(?:[二2]手\s*|used\s*)?(?:[a-z]{{0,3}}\$|[¥€£])?\s*\d[\d,.]*\s*"
+                            rf"(?:k|千|百)?\s*多?\s*{unit}", after)  # ("V100 16G 二手800块": its memory first)
                 # "闲鱼2800的3090能买吗", "a $600 3090, worth it?": the amount right before it
                 or re.search(r"(?:\d[\d,.]*\s*(?:k|千)?\s*(?:块钱|块|元)?\s*的|(?:[a-z]{0,3}\$|[¥€£])\s*\d[\d,.]*)\s*"
-                             r"(?:二手\s*|used\s*)?$", before))
+                             r"(?:[二2]手\s*|used\s*)?$", before))
 
 
 def _says(text: str, *path: str) -> bool:

@@ -54,6 +54,13 @@ def test_an_offered_price_before_the_card_or_with_its_unit_after_is_checked(scor
     assert reply.query["rule"] == "price-check" and reply.paragraphs[0].startswith(price), plain(reply)
 
 
+def test_a_used_offer_written_after_the_cards_memory_is_the_price_to_check_not_a_budget(scorer_engine):
+    """"V100 16G 二手800块": the card at that price is weighed (no list of other cards to buy under ¥800)."""
+    reply = Conversation(scorer_engine).turn("Tesla V100 16G 二手800块，能用来学习吗")
+    assert reply.query["rule"] == "price-check" and not reply.recommendations, plain(reply)
+    assert any("¥800" in p for p in reply.paragraphs[:4]), plain(reply)
+
+
 @pytest.mark.parametrize("text, warning", [("P40 两百多块 能买吗", "低得不正常"), ("a used 3090 for $300, good deal?", "too low")])
 def test_a_price_far_below_the_market_is_a_warning_not_a_bargain(scorer_engine, text, warning):
     reply = Conversation(scorer_engine).turn(text)
