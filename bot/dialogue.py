@@ -1811,6 +1811,12 @@ POLICY: tuple[Rule, ...] = (
          not t.q.need.budget and not t.q.need.workloads and bool(context.specs_asked(normalise(t.q.text))),
          lambda c, t: answers.spec_values(c.engine, c.session.need, t.referred[0],
                                           context.specs_asked(normalise(t.q.text)), t.lang)),
+    Rule("need-a-gpu-at-all", _acts("recommend", "refine", "question", "fit", "gpu_info"),
+         lambda c, t: _says(t.text, "need_a_gpu_at_all") and not t.q.need.budget and not t.q.gpus and
+         not t.q.need.model_size_b and not t.q.need.model,
+         # "do I even need a GPU or is my laptop fine?": start free, and when buying pays (not a list of cards)
+         lambda c, t: answers.question(c.engine, _asked_as("start_without_a_gpu_query", t.q.text), t.lang,
+                                       kinds=("guide",))),
     Rule("unreleased", _acts("question", "recommend", "refine", "gpu_info", "compare"),
          lambda c, t: t.cue("speculation") and t.q.need.budget is None and not t.q.need.workloads,
          lambda c, t: answers.unreleased(t.lang)),

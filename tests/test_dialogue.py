@@ -413,6 +413,15 @@ def test_gpu_hours_are_hours_not_a_card(catalog):
     assert q.gpus == () and q.need.usage.hours == 500
 
 
+@pytest.mark.parametrize("text", ["do I even need a GPU or is my laptop fine?", "I'm new to ML, do I need to buy a GPU first?",
+                                  "刚入门深度学习，需要先买显卡吗？", "學AI使唔使買顯卡先"])
+def test_whether_to_buy_a_gpu_at_all_gets_the_advice_to_start_free(scorer_engine, text):
+    """A beginner asking whether a GPU is needed at all: start on free GPUs, and when buying pays; not a list of cards."""
+    _, (r,) = talk(scorer_engine, text)
+    assert r.intent == "question" and not r.recommendations, plain(r)
+    assert any(w in plain(r) for w in ("Colab", "Kaggle", "When to buy", "什么时候该买", "什麼時候該買")), plain(r)
+
+
 @pytest.mark.parametrize("text", ["用中文写个python脚本", "my english is bad, which gpu for $500?",
                                   "is the chinese market price different?", "can I use a chinese 4090D for training"])
 def test_a_language_word_in_another_request_sets_no_language(scorer_engine, text):
