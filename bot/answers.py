@@ -517,6 +517,11 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                                                            else _t(lang, "none", "无") for g in gpus),
             (_t(lang, "Power", "功耗"),) + tuple(f"{n * g.tdp_w:.0f} W" if g.tdp_w else "?"
                                                for g, n in zip(gpus, n_of, strict=True))]
+    if len({g.form_factor for g in gpus}) > 1:  # "A100 PCIe or SXM?": a card for any server, or a module for HGX boards
+        rows.append((_t(lang, "Form factor", "形态"),) + tuple(
+            _t(lang, "PCIe card", "PCIe 插卡") if g.form_factor.upper().startswith("PCIE") else
+            _t(lang, f"{g.form_factor} module (needs its server board; NVLink)", f"{g.form_factor} 模组（需专用服务器主板；NVLink）")
+            for g in gpus))
     perfs = {}
     for fam in fams:
         vals = [(v * perf_model.scaling(fam, n) if v and fam in perf_model.families else v)

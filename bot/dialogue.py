@@ -1806,6 +1806,9 @@ POLICY: tuple[Rule, ...] = (
          not (max([t.q.need.gpu_count or 1, *t.q.card_counts.values()]) > 1 and not _says(t.text, "has_feature")),
          # ("does NVLink matter for 2x 3090", "双3090要不要买NVLink桥": the guide on the link, not a card's yes/no)
          lambda c, t: answers.feature_support(c.engine, t.referred[0], c._features_asked(t), t.lang)),
+    Rule("unreleased", _acts("question", "recommend", "refine", "gpu_info", "compare"),
+         lambda c, t: t.cue("speculation") and t.q.need.budget is None and not t.q.need.workloads,
+         lambda c, t: answers.unreleased(t.lang)),
     Rule("spec-value", _acts("gpu_info", "question"),
          lambda c, t: len(t.referred) == 1 and not t.q.need.model_size_b and not t.q.need.model and
          not t.q.need.budget and not t.q.need.workloads and bool(context.specs_asked(normalise(t.q.text))),
@@ -1817,9 +1820,6 @@ POLICY: tuple[Rule, ...] = (
          # "do I even need a GPU or is my laptop fine?": start free, and when buying pays (not a list of cards)
          lambda c, t: answers.question(c.engine, _asked_as("start_without_a_gpu_query", t.q.text), t.lang,
                                        kinds=("guide",))),
-    Rule("unreleased", _acts("question", "recommend", "refine", "gpu_info", "compare"),
-         lambda c, t: t.cue("speculation") and t.q.need.budget is None and not t.q.need.workloads,
-         lambda c, t: answers.unreleased(t.lang)),
     Rule("why-slow", _acts("gpu_info", "fit", "memory", "question", "why", "why_not", "compare"),
          lambda c, t: len(t.referred) == 1 and t.cue("slow") and t.cue("why") and  # ("is it slow?" asks how fast)
          not t.need.budget, lambda c, t: answers.why_slow(

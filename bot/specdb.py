@@ -217,7 +217,8 @@ def laptop_part(idx: SpecIndex, desktop_name: str) -> SpecSheet | None:
 
 
 # A typed GPU name: up to three brand words, then a model token with digits, then suffixes ('Ti', 'XT', '8GB').
-_MODEL = r"(?:[a-z]{1,3}\d{1,5}|\d{2,5})[a-z]{0,2}"  # letters stay glued to digits: not "a 100", "my 1650"
+# letters stay glued to digits: not "a 100", "my 1650"; a hyphened number after letters is the model's ('p106-100')
+_MODEL = r"(?:[a-z]{1,3}\d{1,5}(?:-\d{2,3}(?![\d.]))?|\d{2,5})[a-z]{0,2}"
 _SUFFIX = r"(?:[\s\-]*(?:ti|super|xtx|xt|gre|max[\s\-]?q|mobile|laptop(?:\s+gpu)?|\d{1,3}\s*g(?:i?b)?)(?![a-z0-9]))*"
 
 

@@ -422,6 +422,14 @@ def test_whether_to_buy_a_gpu_at_all_gets_the_advice_to_start_free(scorer_engine
     assert any(w in plain(r) for w in ("Colab", "Kaggle", "When to buy", "什么时候该买", "什麼時候該買")), plain(r)
 
 
+@pytest.mark.parametrize("text, cards", [("A100 80G 係 PCIe 定 SXM 好？", ["A100 80GB PCIe", "A100 80GB SXM"]),
+                                         ("h100 sxm vs pcie whats the diff", ["H100 SXM5 80GB", "H100 PCIe 80GB"])])
+def test_pcie_or_sxm_of_one_card_compares_the_two_forms(scorer_engine, text, cards):
+    _, (r,) = talk(scorer_engine, text)
+    assert r.intent == "compare" and all(c in r.title for c in cards), plain(r)
+    assert any(row[0] in ("Form factor", "形态", "形態") for row in r.table.rows), r.table.rows
+
+
 @pytest.mark.parametrize("text", ["用中文写个python脚本", "my english is bad, which gpu for $500?",
                                   "is the chinese market price different?", "can I use a chinese 4090D for training"])
 def test_a_language_word_in_another_request_sets_no_language(scorer_engine, text):

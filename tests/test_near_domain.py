@@ -241,7 +241,8 @@ def test_tuning_a_cards_fans_is_declined_not_answered_with_a_guide_section(score
 @pytest.mark.parametrize("text", [
     "my 3080 runs hot, should I replace the thermal paste myself?", "3090换硅脂要注意什么", "顯卡花屏咗仲有冇得修",
     "is my 4090 still under warranty if I bought it used?", "best AI photo app for android?", "有没有好用的AI app修证件照",
-    "Midjourney有学生价吗，能用微信支付吗", "英伟达现在还能抄底吗，AI泡沫会不会破", "worth flying to computex as a student?"])
+    "Midjourney有学生价吗，能用微信支付吗", "英伟达现在还能抄底吗，AI泡沫会不会破", "worth flying to computex as a student?",
+    "显卡保修期内坏了，京东怎么申请售后？"])
 def test_upkeep_apps_stocks_and_trips_are_declined_though_they_name_gpus_or_ai(scorer_engine, text):
     """Near the domain, asking for something else: a card's repair or warranty, an AI app or paid service, a stock, a
     trip. A GPU word or 'AI' beside a word of that other topic does not make it a GPU need."""

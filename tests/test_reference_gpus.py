@@ -34,6 +34,7 @@ from .conftest import KNOWLEDGE
     ("gtx 1660 super vs rtx 3060", "GeForce GTX 1660 SUPER"),  # the longer name, not the catalog's GTX 1660
     ("我的显卡是1660 Super 6G，能跑Qwen2.5-7B吗", "GeForce GTX 1660 SUPER"),  # the memory after the variant word
     ("1660s for stable diffusion?", "GeForce GTX 1660 SUPER"),
+    ("手上有张P106-100矿卡6G，能跑点啥AI吗", "P106-100"),  # a hyphened model number after letters is the model's
     ("W7900 for LLMs", "Radeon PRO W7900"),
     ("mi100 有人用吗", "Radeon Instinct MI100"),
 ])

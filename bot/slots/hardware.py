@@ -72,7 +72,8 @@ def _other_memory_variant(text: str, catalog: Catalog, start: int, end: int):
 
 
 def _other_form_variant(text: str, g, catalog: Catalog, end: int):
-    m = _SECOND_FORM.match(text, end)
+    first = _FORM_AFTER.match(text, end)  # "A100 80G 係 PCIe 定 SXM": the second form after the first
+    m = _SECOND_FORM.match(text, first.end() if first else end)
     other = _with_form(g, catalog, m[1]) if m else g
     return (other, m.span()) if other is not g else None
 
@@ -97,10 +98,10 @@ def _laptop_variant(text: str, g, catalog: Catalog, start: int, end: int):
 
 
 _FORM_WORD = re.compile(r"(?<![a-z0-9])(pcie|pci-e|sxm\d?)(?![a-z0-9])")
-_FORM_AFTER = re.compile(r"\s*(?:版本?的?|version)?\s*(pcie|pci-e|sxm\d?)(?![a-z0-9])")
+_FORM_AFTER = re.compile(r"\s*(?:版本?的?|version|系|是|要|买|选)?\s*(pcie|pci-e|sxm\d?)(?![a-z0-9])")  # ("A100 係 PCIe")
 _FORM_BEFORE = re.compile(r"(?<![a-z0-9])(pcie|pci-e|sxm\d?)\s*(?:版本?的?|version of( the)?)?\s*$")
 # "h100 sxm vs pcie", "A100 PCIe 和 SXM 差多少": the other form factor right after a card names that card in it
-_SECOND_FORM = re.compile(r"\s*(?:版本?)?\s*(?:和|与|跟|同|还是|還是|或者?|定係|vs\.?|versus|or|and|/)\s*(?:the\s+)?"
+_SECOND_FORM = re.compile(r"\s*(?:版本?)?\s*(?:和|与|跟|同|还是|還是|或者?|定係|定系|定|vs\.?|versus|or|and|/)\s*(?:the\s+)?"
                           r"(pcie|pci-e|sxm\d?)(?![a-z0-9])")
 _MODEL_NUMBER = re.compile(r"\b[A-Z]{1,2}\d{2,4}\b")
 
