@@ -1814,6 +1814,10 @@ POLICY: tuple[Rule, ...] = (
          not t.q.need.budget and not t.q.need.workloads and bool(context.specs_asked(normalise(t.q.text))),
          lambda c, t: answers.spec_values(c.engine, c.session.need, t.referred[0],
                                           context.specs_asked(normalise(t.q.text)), t.lang)),
+    Rule("used-safety", _acts("recommend", "refine", "question", "where_to_buy", "gpu_info"),
+         lambda c, t: _says(t.text, "used_safety") and not t.q.gpus and not t.q.need.budget and not t.q.ordinals,
+         # "Is it safe to buy used?": the guide's advice on used cards (mining, testing, warranty), not a budget asked
+         lambda c, t: answers.question(c.engine, _asked_as("used_market_query", t.q.text), t.lang, kinds=("guide",))),
     Rule("need-a-gpu-at-all", _acts("recommend", "refine", "question", "fit", "gpu_info"),
          lambda c, t: _says(t.text, "need_a_gpu_at_all") and not t.q.need.budget and not t.q.gpus and
          not t.q.need.model_size_b and not t.q.need.model,

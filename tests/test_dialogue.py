@@ -430,6 +430,14 @@ def test_pcie_or_sxm_of_one_card_compares_the_two_forms(scorer_engine, text, car
     assert any(row[0] in ("Form factor", "形态", "形態") for row in r.table.rows), r.table.rows
 
 
+@pytest.mark.parametrize("turns", [("Is it safe to buy used?",), ("My kid wants to do AI projects", "is it safe to buy used?"),
+                                   ("二手的靠谱吗",)])
+def test_whether_used_is_safe_gets_the_used_market_advice_not_a_budget_question(scorer_engine, turns):
+    _, replies = talk(scorer_engine, *turns)
+    r = replies[-1]
+    assert r.intent == "question" and r.topic == "used-market", plain(r)
+
+
 @pytest.mark.parametrize("text", ["用中文写个python脚本", "my english is bad, which gpu for $500?",
                                   "is the chinese market price different?", "can I use a chinese 4090D for training"])
 def test_a_language_word_in_another_request_sets_no_language(scorer_engine, text):
