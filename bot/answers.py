@@ -2259,6 +2259,9 @@ def memory_question(engine: Engine, q: Need, lang: str) -> Reply:
                       f"最省显存方案能用的最小消费级 NVIDIA 卡：{fitting[0]}。"),)
     else:
         footer += _cards_for(engine, need, on, lang)
+        if not finetune:
+            china = q.region == "cn" or (q.region is None and lang == "zh")
+            footer += tuple(r.get(lang) for r in routes_to_a_big_model(engine, q, lang, on, china))
     return Reply("memory", lang, title=_t(lang, "How much memory?", "需要多少显存？"), paragraphs=(para,),
                  table=Table(header, tuple(rows)), footer=footer,
                  sources=(Source(source_title("memory_anatomy", lang),
@@ -2289,6 +2292,80 @@ def _cards_for(engine: Engine, need_gb: float, on: date, lang: str) -> tuple[str
                f"没有一张消费级卡装得下最省显存的方案（约 {need_gb:g} GB），大约需要 {'、'.join(each)} 的卡")
             + _t(lang, "; several cards share the model (tensor or pipeline parallel), and more than 8 means several "
                        "machines.", "（多张卡时把模型切分到各卡上：张量并行或流水线并行；超过 8 张就要多台机器）。"),)
+
+
+def routes_to_a_big_model(engine: Engine, need: Need, lang: str, today: date, china: bool = False) -> tuple[Text, ...]:
+    """A model that takes more than two of the largest consumer cards at its usual format (405B, 671B): the cheaper
+    ways a practitioner weighs before a rig of data-centre cards, each with a number. One affordable card plus system
+    RAM (llama.cpp keeps the rest of the weights there: usable for a mixture of experts, which reads little per token,
+    too slow for a dense model), and renting the cards that hold it by the hour. Empty for smaller models."""
+    from bot.fit import default_quant, estimate, load_models, model_for, quant_for, settings
+    from bot.rentals import offers_for
+
+    kd = engine.knowledge_dir
+    model = model_for(kd, need.model, need.model_size_b)
+    if model is None or need.workload not in (None, "llm_inference") or need.finetune_method:
+        return ()
+    quant = quant_for(kd, need.quant, need.precision_bits) or default_quant(model, kd, load_models(kd))
+    cur = _display_currency(need, lang, china)
+    market = "new" if need.used is False else "used"
+
+    def cost(g: GPU) -> Price | None:
+        return g.price(cur, market, today, engine.catalog.fx) or g.price(cur, "new", today, engine.catalog.fx)
+
+    consumer = [g for g in engine.catalog if g.vendor == "NVIDIA" and g.segment == "consumer" and cost(g)]
+    if not consumer:
+        return ()
+    largest = max(g.vram_gb for g in consumer)
+    spec = workload_spec(kd, "llm_inference", today)
+    card = min((g for g in consumer if g.vram_gb >= spec.comfortable_vram_gb), key=lambda g: cost(g).amount,
+               default=None)
+    if card is None:
+        return ()
+    est = estimate(card, model, quant, kd)
+    if est.total_gb <= 2 * largest:
+        return ()
+    out = []
+    label = load_models(kd).quant(quant.code)
+    if est.decode_tokens_per_s:
+        sizes = settings(kd)["offload"]["ram_sizes_gb"]
+        ram = next((sz for sz in sizes if sz >= est.offload_gb * 1.1), None)
+        price = cost(card)
+        tps = _tps(est.decode_tokens_per_s)
+        slow = est.decode_tokens_per_s < CHAT_SPEED
+        ram_en = f"about {ram} GB of system RAM" if ram else f"over {est.offload_gb:g} GB of system RAM"
+        ram_zh = f"约 {ram} GB 内存" if ram else f"超过 {est.offload_gb:g} GB 内存"
+        why_en = (f"a dense model reads all {model.params_b:g}B weights for every token, so this is too slow for chat"
+                  if not model.is_moe else
+                  f"it is a mixture of experts that reads only its {model.active_b:g}B active parameters per token"
+                  + (", and still slow" if slow else ", which is what makes this usable"))
+        why_zh = (f"稠密模型每生成一个 token 都要读完全部 {model.params_b:g}B 权重，聊天太慢" if not model.is_moe else
+                  f"它是 MoE，每个 token 只读 {model.active_b:g}B 激活参数" + ("，但仍然偏慢" if slow else "，所以能用"))
+        out.append(Text(
+            f"Cheapest way to run it at all: one {card.name} ({card.vram_gb:g} GB, {price}{' used' if price.market == 'used' else ''}) "
+            f"with {ram_en} runs {model.name} at {label.label_en} at about {tps} tokens/s, the rest of the weights in "
+            f"RAM (llama.cpp offload; {why_en}). Formula only, at dual-channel desktop RAM speed: a server board with "
+            "more memory channels is faster, and that much RAM needs a workstation or server board anyway.",
+            f"最省钱的跑法：一张 {card.name}（{card.vram_gb:g} GB，{price}{'二手' if price.market == 'used' else ''}）"
+            f"加{ram_zh}，用 {label.label_zh} 跑 {model.name} 约 {tps} tokens/s，其余权重放在内存里（llama.cpp offload；"
+            f"{why_zh}）。仅公式估算，按双通道台式机内存带宽：内存通道更多的服务器主板更快，而且这么大的内存本来就要工作站或服务器主板。"))
+    held = _rentable_cards_that_hold(engine, need, today, china)
+    if held:
+        gb, count, cards, holds = held
+        offers = [o for o in offers_for(kd, [cards[0].name]) if o.quotable(today) and (not china or o.region == "china")]
+        offers = [o for o in offers if china or o.region != "china"] or offers  # abroad: the platforms open to you
+        fx = engine.catalog.fx
+        best = min(offers, key=lambda o: fx.convert(o.price, o.currency, cur, today), default=None)
+        if best is not None:
+            each = fx.convert(best.price, best.currency, cur, today)
+            out.append(Text(
+                f"Renting: {count}× {cards[0].name} hold the ~{gb:g} GB; from {_hourly_cell(engine, best, cur, 'en')} "
+                f"per GPU-hour on {best.platform} ({best.on:%Y-%m}), about {hourly(each * count, cur)} an hour for "
+                "all of them. Or call a hosted API of the model and pay per token.",
+                f"租用：{count} 张 {cards[0].name} 装得下这约 {gb:g} GB；{best.platform} 每卡每小时 "
+                f"{_hourly_cell(engine, best, cur, 'zh')} 起（{best.on:%Y-%m}），整台约每小时 {hourly(each * count, cur)}。"
+                "也可以直接调用这个模型的在线 API，按 token 付费。"))
+    return tuple(out)
 
 
 def _smallest_card(engine: Engine, gb: float, on_sale: Callable[[GPU], bool]) -> GPU | None:

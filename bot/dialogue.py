@@ -1565,6 +1565,9 @@ class Conversation:
             same = _unchanged(before, need, turn_need, replace(q, direction=d))
             if same is not None:
                 notes.append(same)
+        if turn_need.model or turn_need.model_size_b or d == "cheaper":  # 405B, 671B: what costs less than a rig
+            china = need.region == "cn" or (need.region is None and lang == "zh")
+            notes.extend(answers.routes_to_a_big_model(e, need, lang, need.as_of or e.today or date.today(), china))
         reply = answers.recommend(e, r, lang, notes)
         s.awaiting = "budget" if need.budget is None and need.min_perf is None else None
         return reply

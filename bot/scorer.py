@@ -1074,9 +1074,11 @@ def _caveats(c: Candidate, spec: WorkloadSpec) -> tuple[Text, ...]:
                         f"{c.count} 张卡就是一台 GPU 服务器：4U 机箱与服务器风道、两个以上 2000 W+ 电源、16–32 A 的供电线路；"
                         "GeForce 的许可不允许部署在数据中心"))
     elif c.count >= 3:
+        simpler = g.segment == "consumer"  # a workstation card of more memory exists; past the largest, there is none
         out.append(Text(f"{c.count} cards need a board with {c.count} PCIe slots (or risers), a big case or open frame, and "
-                        "a large PSU; two larger cards are simpler",
-                        f"{c.count} 张卡需要有 {c.count} 个 PCIe 插槽的主板（或转接线）、大机箱或开放式机架和大功率电源；两张大显存卡更省事"))
+                        "a large PSU" + ("; two larger cards are simpler" if simpler else ""),
+                        f"{c.count} 张卡需要有 {c.count} 个 PCIe 插槽的主板（或转接线）、大机箱或开放式机架和大功率电源"
+                        + ("；两张大显存卡更省事" if simpler else "")))
     if c.price.market == "system":
         out.append(Text("no shop price on file for that date: this is a system builder's per-GPU price inside a "
                         "workstation or server (Lambda), which runs well above a card bought on its own",

@@ -4,6 +4,7 @@ answers to "can X run Y", "what do I buy for a 70B", multi-card setups, markets 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -535,3 +536,36 @@ def test_a_bare_context_size_after_a_fit_is_a_context_not_a_budget(scorer_engine
 def test_a_mac_is_one_machine(scorer_engine):
     _, r = _turns(scorer_engine, "best mac for running 70b models under 3000 dollars", "what about a mac?")
     assert all(p.count == 1 for p in r.recommendations)
+
+
+# --- models past any desktop: the cheaper routes ------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "moe"), [
+    ("cheapest way to run DeepSeek R1 671B at home", True),
+    ("what do I need to run DeepSeek R1 671B locally?", True),
+    ("满血版deepseek本地部署最低要什么配置", True),
+    ("最低配置跑 Llama 3.1 405B 要什么", False),
+    ("部署llama 3.1 405b要多少顯存", False),
+])
+def test_a_model_past_any_desktop_gets_the_cheaper_routes_with_numbers(engine, text, moe):
+    """A 405B or 671B model takes a rig of data-centre cards; an expert first names the cheaper ways: one affordable
+    card plus system RAM (a usable speed for a mixture of experts, too slow for a dense model) and renting by the
+    hour, each with a number."""
+    from bot.dialogue import Conversation
+    from bot.render import plain
+
+    reply = Conversation(engine).turn(text)
+    out = plain(reply)
+    zh = not text.isascii()
+    assert re.search("内存|記憶體" if zh else "system RAM", out), out
+    assert re.search(r"[约約] [\d.]+ tokens/s" if zh else r"about [\d.]+ tokens/s", out), out
+    assert ("MoE" if zh else "mixture of experts") in out if moe else ("稠密" if zh else "dense model") in out
+    assert re.search(r"(每卡每小[时時] [¥$][\d.]+|[¥$][\d.]+[^ ]* per GPU-hour)", out), out
+
+
+def test_a_model_one_or_two_cards_hold_gets_no_routes(engine):
+    from bot.dialogue import Conversation
+    from bot.render import plain
+
+    for text in ("cheapest card to run a 70B model", "跑 Qwen2.5 32B 用什么卡"):
+        out = plain(Conversation(engine).turn(text))
+        assert "system RAM" not in out and "最省钱的跑法" not in out, text
