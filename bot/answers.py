@@ -538,6 +538,7 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
     rows.append((_t(lang, "Price (used)", "价格（二手）"),) + tuple(f"{p[1]} ({_seen(p[1], lang)})" if p[1] else "—"
                                                                for p in prices))
     paragraphs = []
+    said_by_verdict = []  # lines a verdict on memory at equal speed makes redundant
     chosen = gpus[0].name if gpus else None
     if len(gpus) >= 2:
         # with three or four cards: the fastest against the slowest, the most memory against the least
@@ -548,6 +549,7 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
             if ratio < SAME_SPEED:  # the same chip in two memory sizes, or near enough: the speed does not decide
                 paragraphs.append(_t(lang, f"For {spec.label.en}, they are about equally fast: memory and price "
                                            "decide.", f"{spec.label.zh}：速度基本相同，看显存和价格来选。"))
+                said_by_verdict.append(paragraphs[-1])
             else:
                 paragraphs.append(_t(lang, f"For {spec.label.en}, {faster} is about {100 * (ratio - 1):.0f}% faster "
                                            f"than {slower}.",
@@ -573,6 +575,7 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
             paragraphs.append(_t(lang, f"{big.name} has more memory ({big.vram_gb:g} vs {small.vram_gb:g} GB), which "
                                        "decides which models fit at all.",
                                  f"{big.name} 显存更大（{big.vram_gb:g} 对 {small.vram_gb:g} GB），这决定了能不能装下模型。"))
+            said_by_verdict.append(paragraphs[-1])
         # "二手的呢" after a comparison: weighed on used prices where a card has one
         weighed = [(used, new) if need.used and used else (new, used) for new, used in prices]
         verdict = _compare_verdict(perfs[spec.family], label, weighed, lang,
@@ -588,6 +591,9 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
             paragraphs.insert(0, held[0])
             chosen = gpus[held[1]].name
         elif verdict:
+            if len(gpus) == 2 and gpus[verdict[1]].vram_gb > min(g.vram_gb for g in gpus) and \
+                    len(speed) == 2 and ratio < SAME_SPEED:  # the verdict already says: as fast, more memory
+                paragraphs = [p for p in paragraphs if p not in said_by_verdict]
             paragraphs.insert(0, verdict[0])
             chosen = gpus[verdict[1]].name
     sources = tuple(Source(source_title("specs", lang, name=g.name), g.source_url) for g in gpus if g.source_url)
@@ -630,7 +636,15 @@ def _unpriced_verdict(perfs: list, labels: list[str], vram: list[float], roomy: 
         return None
     best = max(range(len(perfs)), key=lambda i: perfs[i])
     if sum(p * SAME_SPEED >= perfs[best] for p in perfs) > 1:
-        return None  # "about equally fast": speed does not decide
+        # "about equally fast": speed does not decide, memory does (which models fit at all)
+        if not vram or len(perfs) != 2 or vram[0] == vram[1]:
+            return None
+        big, small = (0, 1) if vram[0] > vram[1] else (1, 0)
+        return _t(lang, f"Verdict: {labels[big]} — about as fast, with more memory ({vram[big]:g} vs {vram[small]:g} GB), "
+                        f"which decides which models fit. {labels[small]} only if it costs you clearly less. I don't "
+                        "have current prices for both, so weigh what each costs you.",
+                  f"结论：{labels[big]}——速度差不多，显存更大（{vram[big]:g} 对 {vram[small]:g} GB），这决定了能装下哪些模型。"
+                  f"只有 {labels[small]} 明显更便宜时才选它。我没有两张卡的当前价格，价钱请自己比较。"), big
     if vram[best] >= max(vram):
         why = Text("faster and at least as much memory", "更快，显存也不少")
     elif job is not None and roomy and all(roomy):
@@ -703,6 +717,22 @@ def _verdict_on_price(perfs: list, labels: list[str], prices: list[tuple], lang:
                         f"{'cheaper but' if cheaper else 'no cheaper, and'} tight on memory for it.",
                   f"结论：选 {pick[1]}（{cost(pick[2])}）——它有{what.zh}比较从容的 {gb:g} GB 显存；{other[1]}"
                   f"（{cost(other[2])}）{'便宜，但' if cheaper else '并不更便宜，而且'}显存偏紧。"), pick[3]
+    if vram and len(priced) == 2 and max(x[0] for x in priced) < SAME_SPEED * min(x[0] for x in priced) and \
+            vram[priced[0][3]] != vram[priced[1][3]]:
+        # the same speed in two memory sizes ("5060 Ti 16G or 8G"): the memory decides, priced
+        big, small = sorted(priced, key=lambda x: -vram[x[3]])
+        gb_big, gb_small = vram[big[3]], vram[small[3]]
+        if big[2].amount <= small[2].amount:
+            return _t(lang, f"Verdict: {big[1]} ({cost(big[2])}) — as fast, more memory ({gb_big:g} vs {gb_small:g} GB) "
+                            "and no dearer.",
+                      f"结论：选 {big[1]}（{cost(big[2])}）——速度一样，显存更大（{gb_big:g} 对 {gb_small:g} GB），还不更贵。"), big[3]
+        diff = format_money(big[2].amount - small[2].amount, big[2].currency)
+        return _t(lang, f"Verdict: {big[1]} ({cost(big[2])}) — the same speed with {gb_big:g} GB instead of "
+                        f"{gb_small:g} GB for {diff} more: memory decides which models fit at all and cannot be added "
+                        f"later. {small[1]} ({cost(small[2])}) only if you are sure {gb_small:g} GB is enough for what "
+                        "you will run.",
+                  f"结论：选 {big[1]}（{cost(big[2])}）——速度一样，多花 {diff} 换来 {gb_big:g} GB 而不是 {gb_small:g} GB 显存："
+                  f"显存决定能装下哪些模型，买了以后加不了。只有确定 {gb_small:g} GB 够用时才选 {small[1]}（{cost(small[2])}）。"), big[3]
     fast = max(priced, key=lambda x: x[0])
     value = max(priced, key=lambda x: x[0] / x[2].amount)
     # value depends on the market's prices (a card costs more in one than the other): the verdict says whose
