@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from datetime import date
@@ -1118,6 +1119,17 @@ class Conversation:
     def _recommend_with_vendor_advice(self, t: Turn) -> Reply:
         return self._with_vendor_advice(t, self._recommend(t), t.q.need.vendor)
 
+    def _with_card_software(self, t: Turn, reply: Reply, card) -> Reply:
+        guide = answers.question(self.engine, f"{card.name} PyTorch", t.lang, kinds=("guide",))
+        about = [p for p in guide.paragraphs if _mentions_vendor((p,), card.vendor)]
+        if guide.intent != "question" or not about:
+            return reply
+        number = re.search(r"\d{3,4}", card.name)
+        named = [p for p in about if number and re.search(rf"(?<!\d){number[0]}(?!\d)", p)]
+        chosen = tuple(named[:1] or about[-1:])
+        return replace(reply, paragraphs=reply.paragraphs[:1] + chosen + reply.paragraphs[1:],
+                       sources=tuple(OrderedDict((x.url, x) for x in reply.sources + guide.sources).values()))
+
     def _with_vendor_advice(self, t: Turn, reply: Reply, vendor: str, text: str | None = None) -> Reply:
         """The guide's latest word on a maker's software beside an answer about its cards."""
         guide = answers.question(self.engine, f"{text or t.q.text} {vendor}", t.lang, kinds=("guide",))
@@ -1229,9 +1241,11 @@ class Conversation:
         vram = t.q.card_memory_gb or (s.focus_vram_gb if same and not t.q.gpus else None)
         reply = answers.fit(self.engine, t.referred[0], need, count, t.lang, vram_gb=vram)
         card = self.engine.catalog.get(t.referred[0])
-        if card is not None and card.vendor not in ("NVIDIA", "Apple") and (t.cue("software") or _says_generic(t.q)):
-            # "6800xt 跑 pytorch": the maker's software (asked without the card's name, which draws its own sheet)
-            reply = self._with_vendor_advice(t, reply, card.vendor, text=t.q.without_cards)
+        if card is not None and card.vendor not in ("NVIDIA", "Apple"):
+            # "6800xt 跑 pytorch", "rx 580 可以学深度学习吗": whether the maker's software runs on this card at all,
+            # after the verdict on memory: the guide's paragraph that names the card's model number, else its latest
+            # word on the maker's software
+            reply = self._with_card_software(t, reply, card)
         if t.cue("serving"):
             reply = replace(reply, paragraphs=reply.paragraphs + (_SERVING_NOTE.get(t.lang),))
         if _says(t.q.text, "how_cards_connect"):  # "…要nvlink吗": the guide's word on the link after the fit

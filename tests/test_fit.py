@@ -569,3 +569,19 @@ def test_a_model_one_or_two_cards_hold_gets_no_routes(engine):
     for text in ("cheapest card to run a 70B model", "跑 Qwen2.5 32B 用什么卡"):
         out = plain(Conversation(engine).turn(text))
         assert "system RAM" not in out and "最省钱的跑法" not in out, text
+
+
+@pytest.mark.parametrize(("text", "number"), [
+    ("7800xt能跑pytorch吗", "7800"), ("rx 580 8g 可以學深度學習嗎", "580"), ("can a 7900 xtx run llama 3 70b?", "7900"),
+    ("6800xt pytorch ok?", "6800"), ("9070 xt for stable diffusion, will it work", "9070"),
+])
+def test_an_amd_card_is_answered_with_what_rocm_says_of_that_card(engine, text, number):
+    """Whether the maker's software runs on this card at all matters as much as its memory: after the verdict, the
+    guide's paragraph that names the card (listed, runs with an override, or not worth buying), with its source."""
+    from bot.dialogue import Conversation
+
+    reply = Conversation(engine).turn(text)
+    assert reply.intent == "fit"
+    verdict, software = reply.paragraphs[0], reply.paragraphs[1]
+    assert "ROCm" not in verdict and "ROCm" in software and re.search(rf"(?<!\d){number}(?!\d)", software), software
+    assert any("rocm.docs.amd.com" in s.url for s in reply.sources)
