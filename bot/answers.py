@@ -2487,9 +2487,10 @@ def question(engine: Engine, text: str, lang: str, kinds: tuple[str, ...] | None
     ranked = [x for x in result.sections if x.section in by_section]
     ranked = _newest_edition_first(ranked, text)
     best_id = ranked[0].section if ranked else next(iter(by_section))
-    paragraphs, sources, title = _section_answer(engine, best_id, by_section[best_id], lang)
+    paragraphs, sources, title = _section_answer(engine, best_id, by_section[best_id], lang, text=text)
     if len(ranked) > 1 and ranked[1].score >= 0.9 * ranked[0].score and ranked[1].kind == "guide":
-        p2, s2, _ = _section_answer(engine, ranked[1].section, by_section[ranked[1].section], lang, max_paragraphs=1)
+        p2, s2, _ = _section_answer(engine, ranked[1].section, by_section[ranked[1].section], lang, max_paragraphs=1,
+                                    text=text)
         paragraphs += p2
         sources += s2
     sources = tuple(OrderedDict((x.url, x) for x in sources).values())
@@ -2530,7 +2531,8 @@ def _follow_up(engine: Engine, section_id: str) -> str | None:
     return sec.follow_up if sec else None
 
 
-def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_paragraphs: int = 2):
+def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_paragraphs: int = 2,
+                    text: str = ""):
     from bot.knowledge import load_sections
 
     passages = [p for p in engine.index.passages if p.section == section_id and p.lang == lang]
@@ -2546,6 +2548,12 @@ def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_
             break
     if not chosen:
         chosen = passages[:1]
+    numbers = re.findall(r"(?<![\d.])\d{3,4}(?![\d.])", text)  # a model number or a year the question names
+    if numbers and not any(re.search(rf"(?<!\d){n}(?!\d)", chosen[0].text) for n in numbers):
+        named = next((p for p in sorted(passages, key=lambda p: p.position)
+                      if any(re.search(rf"(?<!\d){n}(?!\d)", p.text) for n in numbers)), None)
+        if named is not None:  # "is the 7900 XTX usable?": the paragraph on that card first
+            chosen = [named] + [p for p in chosen if p is not named][:max_paragraphs - 1]
     # best match first: "ROCm usable now?" leads with the paragraph on ROCm today, not the 2019 history before it
     title = chosen[0].title  # a passage carries its section's title in its own language
     if chosen[0].lang != lang and not section_id.startswith(("gpu:", "platform:")):
@@ -3076,7 +3084,7 @@ def _offer_against_data(engine: Engine, g: GPU, offered: Price, known: Price | N
               f"{said} 和我数据里的{kind}价（{ref}，{src}）差不多，属于正常价位。")
 
 
-SAME_SPEED = 1.1  # setups within 10% of each other on a model are "about as fast": memory or price decides
+SETUPS_SAME_SPEED = 1.1  # setups within 10% of each other on a model are "about as fast": memory or price decides
 
 
 def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, lang: str) -> Reply:
@@ -3115,7 +3123,7 @@ def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, la
         cheapest = min((r for r in fitting if r[2]), key=lambda r: r[2], default=None)
         slowest = min(fitting, key=lambda r: r[1].decode_tokens_per_s)
         roomiest = max(fitting, key=lambda r: r[1].vram_gb)
-        if len(fitting) > 1 and best[1].decode_tokens_per_s < SAME_SPEED * slowest[1].decode_tokens_per_s:
+        if len(fitting) > 1 and best[1].decode_tokens_per_s < SETUPS_SAME_SPEED * slowest[1].decode_tokens_per_s:
             # about as fast (speed follows bandwidth): what differs is the room left for a better format or a larger
             # model ("upgrade my 2060 to a 3060 12GB for Mistral 7B?")
             rates = _t(lang, " vs ", " 对 ").join(f"~{_tps(r[1].decode_tokens_per_s)}" for r in fitting)
