@@ -568,7 +568,7 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                 lang, f"Several cards: each doubling speeds {spec.label.en} up about {2 * eff:.1f}× (Lambda's measured "
                       "multi-GPU scaling), but memory does not pool for ordinary data-parallel training: the model "
                       "must fit on one card, or be split (FSDP, pipeline, or a layer split for inference).",
-                f"多卡：卡数每翻一倍，{spec.label.zh}约快 {2 * eff:.1f} 倍（Lambda 实测的多卡扩展），但普通数据并行训练时显存"
+                f"多卡：卡数每翻一倍，{spec.label.zh}的速度约为原来的 {2 * eff:.1f} 倍（Lambda 实测的多卡扩展），但普通数据并行训练时显存"
                 "不会叠加：模型要能装进一张卡，否则得切分（FSDP、流水线并行，推理可按层切分）。"))
         big, small = max(gpus, key=lambda g: g.vram_gb), min(gpus, key=lambda g: g.vram_gb)
         if big.vram_gb != small.vram_gb:
@@ -3816,14 +3816,29 @@ def _finetune_speed_line(engine: Engine, g: GPU, params_b: float, method: str, c
               f"的样本）跑一遍约 {took}（{basis}）。{split}")
 
 
+def power_for_watts(engine: Engine, watts: float, count: int, psu_w: float | None, lang: str) -> Reply:
+    """The PSU for a card whose draw the user states ("显卡功耗450w 电源要多大的"), by the same rule as for a named card."""
+    paras = _power_paragraphs(watts, count, _t(lang, f"{count}× {watts:.0f} W cards" if count > 1 else
+                                                  f"A {watts:.0f} W card", f"{count} 张 {watts:.0f} W 的卡" if count > 1
+                                                  else f"{watts:.0f} W 的显卡"), psu_w, lang)
+    return Reply("power", lang, title=_t(lang, "Power and PSU", "功耗与电源"), paragraphs=tuple(paras))
+
+
 def power(engine: Engine, name: str, count: int, psu_w: float | None, lang: str) -> Reply:
     """Power draw and the PSU for one card or a setup of several."""
     g = engine.catalog.get(name)
     if g is None or not g.tdp_w:
         return unknown(lang)
-    total = g.tdp_w * count
-    psu = psu_for(g.tdp_w, count)
     setup = f"{count}× {g.name}" if count > 1 else g.name
+    paras = _power_paragraphs(g.tdp_w, count, setup, psu_w, lang)
+    return Reply("power", lang, title=_t(lang, "Power and PSU", "功耗与电源"), paragraphs=tuple(paras),
+                 sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=g.name,
+                 focus_count=count if count > 1 else None)
+
+
+def _power_paragraphs(tdp_w: float, count: int, setup: str, psu_w: float | None, lang: str) -> list[str]:
+    total = tdp_w * count
+    psu = psu_for(tdp_w, count)
     paras = [_t(lang, f"{setup}: about {total:.0f} W for the card{'s' if count > 1 else ''}; plan a ~{psu} W PSU "
                       f"(the rest of the system, about {SYSTEM_POWER_W} W, plus {HEADROOM_PCT}% headroom for transient "
                       "spikes).",
@@ -3831,11 +3846,11 @@ def power(engine: Engine, name: str, count: int, psu_w: float | None, lang: str)
                 f"并为瞬时尖峰留 {HEADROOM_PCT}% 余量）。")]
     if psu_w:
         ok = psu_w >= psu
-        paras.append(_t(lang, f"Your {psu_w:.0f} W PSU is {'enough' if ok else 'not enough'} for that.",
-                        f"你的 {psu_w:.0f} W 电源{'够用' if ok else '不够'}。"))
+        paras.append(_t(lang, f"{psu_w:.0f} W is {'enough' if ok else 'not enough'} for that.",
+                        f"{psu_w:.0f} W 的电源{'够用' if ok else '不够'}。"))
     if count > 1 and psu > LARGEST_PSU_W:  # "4x 4090": no single ATX PSU is that big
         limit = int((LARGEST_PSU_W / PSU_HEADROOM - SYSTEM_POWER_W) / count // 10 * 10)
-        if limit >= MIN_POWER_LIMIT_SHARE * g.tdp_w:
+        if limit >= MIN_POWER_LIMIT_SHARE * tdp_w:
             cut = _t(lang, f", or power-limit the cards to about {limit} W each (e.g. nvidia-smi -pl {limit}): they then "
                            f"draw {limit * count} W and a {LARGEST_PSU_W:,} W PSU does; a moderate limit costs "
                            "proportionally less speed than the power it saves (measure it on your job)",
@@ -3852,9 +3867,7 @@ def power(engine: Engine, name: str, count: int, psu_w: float | None, lang: str)
         paras.append(_t(lang, f"Several cards also need the slots, spacing and airflow for them; above ~{LARGEST_PSU_W:,} W "
                               "of PSU a home circuit can become the limit.",
                         f"多卡还要考虑主板插槽、间距和风道；电源超过约 {LARGEST_PSU_W} W 时，家用电路本身可能成为限制。"))
-    return Reply("power", lang, title=_t(lang, "Power and PSU", "功耗与电源"), paragraphs=tuple(paras),
-                 sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=g.name,
-                 focus_count=count if count > 1 else None)
+    return paras
 
 
 def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Reply:

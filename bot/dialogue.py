@@ -657,6 +657,9 @@ class Conversation:
             return "power"  # "bought a p40 off ebay, how do I keep it cool": its power and cooling, not shops
         if act == "power" and need.psu_w and (need.budget or need.workloads or "pick_request" in q.cues):
             act = "recommend"  # "I have a 650 W PSU and $1000 for CV": a need with a power limit
+        if act in ("recommend", "refine") and len(q.gpus) == 1 and _says(q.text, "psu_asked") and not (
+                q.need.budget or q.need.model_size_b or q.need.model or "pick_request" in q.cues):
+            return "power"  # "whats a good psu for a 4090 ml rig? 850w enough?": that card's PSU, not picks
         if s.last_act == "power" and act in ("recommend", "refine", "gpu_info") and q.gpus and not (
                 q.need.budget or q.need.workloads or q.need.model_size_b or q.cues & {"pick_request", "more_info"}):
             return "power"  # "那换成两张4090呢" after "两张3090要多大的电源": the same question of other cards
@@ -1883,6 +1886,12 @@ POLICY: tuple[Rule, ...] = (
          bool(t.referred or c.session.focus or c.session.last_picks), lambda c, t: c._running_cost(t)),
     Rule("power", _acts("power"), lambda c, t: bool(t.referred or c.session.last_picks),
          lambda c, t: c._power(t)),
+    # "显卡功耗450w 电源要多大的", "my gpu pulls 320w, what psu": the PSU for the card's stated draw, no card named
+    Rule("power-for-watts", _acts("power", "question", "recommend", "refine"),
+         lambda c, t: not t.referred and bool(t.q.need.max_power_w) and _says(t.text, "psu_asked") and
+         not (t.need.budget or t.need.workloads or t.cue("pick_request")),
+         lambda c, t: answers.power_for_watts(c.engine, t.q.need.max_power_w, t.q.need.gpu_count or 1,
+                                              t.q.need.psu_w, t.lang)),
     Rule("worth-for-llm", _acts("gpu_info", "question", "recommend", "fit", "where_to_buy"),
          lambda c, t: len(t.referred) == 1 and t.cue("worth") and not t.q.need.model_size_b and not t.need.budget and (
              "llm_inference" in t.need.workloads or "llm_inference" in c.session.need.workloads or

@@ -861,3 +861,29 @@ def test_quiet_in_a_first_message_is_no_power_cap(scorer_engine, catalog, text):
     assert reply.recommendations and "nvidia-smi -pl" in plain(reply), plain(reply)
     assert all(catalog.get(r.gpu).segment != "datacenter" for r in reply.recommendations)
     assert max(catalog.get(r.gpu).tdp_w for r in reply.recommendations) > 250, plain(reply)
+
+
+@pytest.mark.parametrize("text", ["im building a pc for my son who is starting ML courses, $1200 total",
+                                  "一万出头想配个深度学习主机 显卡怎么选", "想組一台電腦學AI 預算兩萬五"])
+def test_a_budget_for_building_a_computer_is_a_whole_pc_budget(engine, text):
+    """'building a pc … $1200 total', '配个深度学习主机': the card gets its share, not the whole amount."""
+    conv = Conversation(engine)
+    r = conv.turn(text)
+    assert r.intent == "recommend" and r.recommendations
+    budget = conv.session.need.budget.amount
+    assert all(x.price <= 0.6 * budget for x in r.recommendations), [(x.gpu, x.price) for x in r.recommendations]
+
+
+@pytest.mark.parametrize(("text", "psu", "verdict"), [
+    ("显卡功耗450w 电源要多大的", "850 W", None), ("my gpu pulls 320w, what psu do i need", "700 W", None),
+    ("顯卡功耗450w，我電源750w夠嗎", "850 W", "不夠"),
+    ("whats a good psu for a 4090 ml rig? 850w enough?", "850 W", "is enough"),
+])
+def test_a_psu_question_gets_a_wattage(engine, text, psu, verdict):
+    """The PSU for the card's stated draw (or the card named), by the same rule, and a yes/no on the PSU offered;
+    never card picks."""
+    r = Conversation(engine).turn(text)
+    out = plain(r)
+    assert r.intent == "power" and not r.recommendations and psu in out, out
+    if verdict:
+        assert verdict in out, out

@@ -305,6 +305,9 @@ _CAP_AFTER = re.compile(r"\s*(?:max\b|maximum\b|or less\b|or lower\b|at most\b|t
                         r"最多|左右以内)")  # "300w max for the card", "250瓦以内"
 
 
+_CARD_POWER_BEFORE = re.compile(r"功耗|tdp|draws|pulls|uses|rated at|board power|tgp")
+
+
 def power(text: str) -> tuple[float | None, float | None, Spans]:
     """(max GPU power in W, the PSU the user has in W): '最多 250 瓦' caps the card; 'my PSU is 550 W' is a PSU."""
     cap = psu = None
@@ -314,7 +317,10 @@ def power(text: str) -> tuple[float | None, float | None, Spans]:
         if not 30 <= w <= 3000:
             continue
         around = text[max(0, m.start() - 16):m.end() + 8]
-        if _PSU_NEAR.search(around):
+        before = text[max(0, m.start() - 8):m.start()]
+        if _CARD_POWER_BEFORE.search(before) and not _PSU_NEAR.search(before):
+            cap = w  # "显卡功耗450w 电源要多大的", "my gpu pulls 320w": the card's draw, whatever is asked after it
+        elif _PSU_NEAR.search(around):
             psu = w
         elif _CAP_NEAR.search(text[max(0, m.start() - 14):m.start()]) or _CAP_AFTER.match(text, m.end()) or \
                 any(w in around for w in ("功耗", "功率", "tdp", "power", "wattage")):
