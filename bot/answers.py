@@ -20,6 +20,7 @@ from bot.reply import Recommendation, Reply, Table
 from bot.scorer import (
     LARGEST_PSU_W,
     MIN_POWER_LIMIT_SHARE,
+    MODULE_FORM_FACTORS,
     PSU_HEADROOM,
     SPLITTABLE_WORKLOADS,
     SYSTEM_POWER_W,
@@ -521,6 +522,9 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
         rows.append((_t(lang, "Form factor", "形态"),) + tuple(
             _t(lang, "PCIe card", "PCIe 插卡") if g.form_factor.upper().startswith("PCIE") else
             _t(lang, f"{g.form_factor} module (needs its server board; NVLink)", f"{g.form_factor} 模组（需专用服务器主板；NVLink）")
+            if g.form_factor in MODULE_FORM_FACTORS else
+            _t(lang, "a whole computer (CPU and GPU share its memory)", "一整台电脑（CPU 和 GPU 共用内存）")
+            if g.unified_memory else _t(lang, g.form_factor, g.form_factor)
             for g in gpus))
     perfs = {}
     for fam in fams:
@@ -554,7 +558,14 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                 paragraphs.append(_t(lang, f"For {spec.label.en}, {faster} is about {100 * (ratio - 1):.0f}% faster "
                                            f"than {slower}.",
                                      f"{spec.label.zh}：{faster} 比 {slower} 快约 {100 * (ratio - 1):.0f}%。"))
-        others = [g.name for g in gpus if g.vendor != "NVIDIA"]
+        macs = [g.name for g in gpus if g.vendor == "Apple"]
+        if macs and len(macs) < len(gpus):
+            paragraphs.append(_t(
+                lang, f"{', '.join(macs)}: no CUDA. llama.cpp (Metal) and MLX run LLMs well on it, and its unified memory "
+                      "holds models no single card does; PyTorch training (MPS) is slow and CUDA-only tools do not run.",
+                f"{'、'.join(macs)}：没有 CUDA。llama.cpp（Metal）和 MLX 跑大模型推理很好，统一内存能装下单张显卡装不下的模型；"
+                "用 PyTorch（MPS）训练很慢，只支持 CUDA 的工具也跑不了。"))
+        others = [g.name for g in gpus if g.vendor not in ("NVIDIA", "Apple")]
         if others and len(others) < len(gpus):
             paragraphs.append(_t(
                 lang, f"{', '.join(others)}: no CUDA. These speeds come from specs and assume its software runs PyTorch "
@@ -584,9 +595,10 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                                    job=(spec.label, spec.comfortable_vram_gb) if need.workloads else None,
                                    vram=[g.vram_gb * n for g, n in zip(gpus, n_of, strict=True)], budget=need.budget)
         verdict = _software_tie(gpus, n_of, perfs[spec.family], label, lang) or verdict
+        memories = [g.vram_gb * n for g, n in zip(gpus, n_of, strict=True)]
         held = _largest_llms_held(engine, gpus, n_of, label, perfs[spec.family], lang) \
-            if spec.name == "llm_inference" and any(n > 1 for n in n_of) and not need.model_size_b and \
-            not need.model else None  # (single cards: the verdict weighs the job's memory against price)
+            if spec.name == "llm_inference" and (any(n > 1 for n in n_of) or max(memories) >= 2 * min(memories)) \
+            and not need.model_size_b and not need.model else None  # (single cards: the verdict weighs the job's memory against price)
         if held:  # "2x 3090 or one 4090 for LLMs?": memory decides which models run at all, speed only among those
             paragraphs.insert(0, held[0])
             chosen = gpus[held[1]].name

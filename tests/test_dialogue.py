@@ -887,3 +887,14 @@ def test_a_psu_question_gets_a_wattage(engine, text, psu, verdict):
     assert r.intent == "power" and not r.recommendations and psu in out, out
     if verdict:
         assert verdict in out, out
+
+
+@pytest.mark.parametrize("text", ["mac studio m2 ultra 跑大模型咋样 和4090比", "Mac Studio M2 Ultra 192GB vs 4090 for local LLMs"])
+def test_a_mac_against_a_card_for_llms_is_weighed_on_the_models_each_runs(engine, text):
+    """A 192 GB Mac against a 24 GB card: the verdict says which runs the larger models (memory decides) and how the
+    speeds compare; the Mac is a whole computer, not a server module, and its no-CUDA note is about LLM tools."""
+    r = Conversation(engine).turn(text)
+    out = plain(r)
+    assert r.intent == "compare" and re.search("结论：要跑更大的模型选 Mac|Verdict: Mac[^.]*for larger models", out), out
+    assert re.search("一整台电脑|a whole computer", out) and not re.search("模组|module", out), out
+    assert re.search("MLX", out), out
