@@ -3951,3 +3951,76 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
                  if rows else None, sources=market_sources[:2] + tuple(Source(source_title("specs_price", lang, name=g.name), u)
                                                                       for u in g.sources[:3]),
                  focus=g.name)
+
+
+def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china: bool = False) -> Reply:
+    """"How long does a 7B LoRA take?": the training time on the cards in the chat (else the rented cards that hold
+    the job, cheapest per hour first) and what that time costs at the cheapest dated rental of each. Formula only."""
+    from bot.fit import finetune_tokens_per_s, settings
+    from bot.rentals import card_of, offers_for
+    from bot.vram import estimate
+
+    today = engine.today or date.today()
+    gpus = [g for g in (engine.catalog.get(n) for n in cards) if g is not None]
+    if not gpus:
+        held = _rentable_cards_that_hold(engine, need, today, china) or \
+            _rentable_cards_that_hold(engine, need, today, False)
+        gpus = held[2] if held else []
+    cfg = settings(engine.knowledge_dir)["finetune_speed"]
+    tokens = need.dataset_samples * cfg["sample_tokens"] if need.dataset_samples else 1e6
+    cur = _display_currency(need, lang, china)
+    fx = engine.catalog.fx
+    size = f"{need.model_size_b:g}B"
+    rows, lines = [], []
+    for g in gpus[:3]:
+        methods = [need.finetune_method] if need.finetune_method else ["lora", "qlora"]
+        methods += list(_LIGHTER.get(need.finetune_method, ()))
+        method = next((m for m in methods if estimate(need.model_size_b, m, need.precision_bits,
+                                                      engine.knowledge_dir).total_gb <= g.vram_gb), None)
+        tps = finetune_tokens_per_s(g, need.model_size_b, method, engine.knowledge_dir) if method else None
+        if not tps:
+            continue
+        hours = tokens / tps / 3600
+        took = _t(lang, f"~{hours * 60:.0f} min" if hours < 1 else f"~{hours:.1f} h",
+                  f"约 {hours * 60:.0f} 分钟" if hours < 1 else f"约 {hours:.1f} 小时")
+        offers = [o for o in offers_for(engine.knowledge_dir, [g.name]) if o.quotable(today)]
+        offers = [o for o in offers if getattr(card_of(o, list(engine.catalog)), "vram_gb", None) == g.vram_gb] or offers
+        offers = [o for o in offers if (o.region == "china") == china] or offers
+        best = min(offers, key=lambda o: fx.convert(o.price, o.currency, cur, today), default=None)
+        cost = "—"
+        if best is not None:
+            each = fx.convert(best.price, best.currency, cur, today)
+            total = each * max(hours, 1 / 60)
+            spent = money(total, cur) if total >= 100 else f"{CURRENCY_SYMBOLS.get(cur, '$')}{total:.2f}"
+            cost = _t(lang, f"{spent} on {best.platform} ({hourly(each, cur)}/h, {best.on:%Y-%m})",
+                      f"{best.platform} 约 {spent}（每小时 {hourly(each, cur)}，{best.on:%Y-%m}）")
+        rows.append((g.name, _METHOD_LABEL[method].get(lang), f"{tps:,.0f}", took, cost))
+        lines.append((g, hours, method, cost if best is not None else None))
+    if not rows:
+        return unknown(lang)
+    what = _t(lang, f"{need.dataset_samples:,} samples of ~{cfg['sample_tokens']} tokens" if need.dataset_samples else
+              f"a million training tokens (about {round(1e6 / cfg['sample_tokens'], -2):,.0f} samples of "
+              f"{cfg['sample_tokens']} tokens)",
+              f"{need.dataset_samples:,} 条约 {cfg['sample_tokens']} token 的样本" if need.dataset_samples else
+              f"百万训练 token（约 {round(1e6 / cfg['sample_tokens'], -2):,.0f} 条 {cfg['sample_tokens']} token 的样本）")
+    g, hours, method, cost = lines[0]
+    first = _t(lang, f"~{hours * 60:.0f} minutes" if hours < 1 else f"~{hours:.1f} hours",
+               f"约 {hours * 60:.0f} 分钟" if hours < 1 else f"约 {hours:.1f} 小时")
+    rented = _t(lang, f" (rented: {cost})" if cost else "", f"（租用：{cost}）" if cost else "")
+    verdict = _t(lang, f"One pass over {what} with {_METHOD_LABEL[method].en} on {_a(size)} {size} model takes {first} on "
+                       f"{_a(g.name)} {g.name}{rented}; a few epochs multiply it. Time and cost grow with the tokens you "
+                       "train on.",
+                 f"用 {_METHOD_LABEL[method].zh} 微调 {size} 模型，{what}跑一遍在 {g.name} 上{first}{rented}；跑几轮就乘以轮数。"
+                 "时间和费用随训练的 token 数成正比增加。")
+    basis = _t(lang, f"Formula only: ~{cfg['flops_per_param']['lora']} FLOPs per parameter per token at {cfg['mfu']:.0%} of "
+                     f"each card's FP16 tensor throughput (QLoRA {cfg['qlora_slowdown']:g}× slower); measure a few steps "
+                     "before planning around it. Rental cost is time × the cheapest dated hourly price, at least a minute.",
+               f"仅公式估算：每个 token 每个参数约 {cfg['flops_per_param']['lora']} 次浮点运算，按各卡 FP16 张量算力的 "
+               f"{cfg['mfu']:.0%} 计（QLoRA 慢 {cfg['qlora_slowdown']:g} 倍）；正式规划前先跑几步实测。租用费用 = 时间 × "
+               "有日期记录的最低小时价。")
+    header = tuple(_t(lang, *h) for h in (("Card", "显卡"), ("Method", "方法"), ("Tokens/s", "token/秒"),
+                                          ("Time", "时间"), ("Rented", "租用费用")))
+    return Reply("fit", lang, title=_t(lang, "How long will the fine-tune take?", "微调要多久？"), paragraphs=(verdict,),
+                 table=Table(header, tuple(rows)), footer=(basis,), focus=g.name,
+                 sources=(Source(source_title("kaplan_flops", lang) if False else "Kaplan et al. 2020 — scaling laws "
+                                 "(6 FLOPs per parameter per token)", "https://arxiv.org/abs/2001.08361"),))

@@ -939,12 +939,24 @@ class Conversation:
         """"AutoDL租4090一小时多少钱？和自己买比哪个划算？": the card's dated rentals first, then the question of the
         user's hours that the arithmetic needs; with no card or platform named, the guide's word on renting or buying."""
         guide = answers.rent_or_buy_guide(self.engine, t.q.text, t.lang)
+        if t.q.need.workloads or t.q.need.model_size_b:  # "…for a one-off 70b finetune": the job stays for what follows
+            self.session.need = self.session.need.merge(replace(t.q.need, budget=None))
         if not (t.q.gpus or answers.platforms_named(self.engine, t.q.text)):
             return guide
         rent = self._rent(t)
         if rent.intent != "rent":
             return guide
         return replace(rent, paragraphs=rent.paragraphs + guide.paragraphs[-1:])
+
+    def _training_time(self, t: Turn) -> Reply:
+        s = self.session
+        need = s.need.merge(replace(t.q.need, budget=None))
+        if not (need.finetune_method or "llm_finetune" in need.workloads):
+            need = replace(need, workloads=("llm_finetune",))
+        s.need = need
+        china = need.region == "cn" or (need.region is None and t.lang == "zh")
+        cards = list(t.referred) or s.last_picks[:2] or ([s.focus] if s.focus else [])
+        return answers.training_time(self.engine, need, cards, t.lang, china)
 
     def _rental_value(self, t: Turn) -> Reply:
         """Rentals weighed per unit of work: the cards named (with the ones just weighed, for "and the H100?"), on the
@@ -1742,6 +1754,13 @@ def _rental_cards(c: Conversation, t: Turn) -> list[str]:
     return cards
 
 
+def _fine_tune_in_view(c: Conversation, t: Turn) -> bool:
+    """A model size and a fine-tune, said now or earlier in the chat."""
+    need = c.session.need.merge(replace(t.q.need, budget=None))
+    return bool(need.model_size_b) and bool(need.finetune_method or "llm_finetune" in need.workloads or
+                                            t.cue("finetune"))
+
+
 def _weighs_rentals(c: Conversation, t: Turn) -> bool:
     """Two cards (or more) weighed as rentals: named with a rental word (a platform's name is one: "AutoDL 上 A100 和
     4090 哪个划算") or after a rental answer, and asked which is better value or compared ("renting: H100 vs A100?");
@@ -1758,7 +1777,7 @@ def _weighs_rentals(c: Conversation, t: Turn) -> bool:
         # "compare the first two" means the picks as bought unless it says rent: a rental answer lists no ordinals
         rental = "rent" in q.cues or (s.follow_up == "rent" and not q.ordinals)
         return rental and (_says(t.text, "rental_value") or t.cue("compare") or _says(t.text, "which_of_them"))
-    return s.last_rule == "rental-value" and t.short and not q.ordinals and (
+    return s.last_rule == "rental-value" and t.short and not q.ordinals and not t.cue("price") and (
         (len(q.gpus) == 1 and replace(t.need, usage=None).is_empty()) or
         (not q.gpus and bool(t.need.workloads or t.need.model_size_b)))
 
@@ -1819,6 +1838,14 @@ POLICY: tuple[Rule, ...] = (
              else None, t.referred[0], c._shown_count(t.referred[0]), t.lang)),
     Rule("small-talk", _acts("greeting"), lambda c, t: t.q.need.is_empty() and not t.q.gpus,
          lambda c, t: answers.small_talk(t.q.text, t.lang, bool(c.session.last_picks))),
+    # "训练一个7b lora大概要多久", "how long would it take roughly" with a fine-tune in the chat: the time on the cards
+    # that hold it and what that costs rented (a card in focus with the fine-tune already on it: the fit answer says)
+    Rule("training-time", _acts(), lambda c, t: (t.cue("duration") or c.session.last_rule == "training-time" and
+                                                  _says(t.text, "total_cost") and t.short) and
+         not _says(t.text, "break_even") and
+         not t.need.budget and (t.act != "out_of_scope" or t.short) and _fine_tune_in_view(c, t) and
+         not (c.session.focus and c.session.need.model_size_b and not t.q.need.model_size_b and
+              c.session.last_act == "fit"), lambda c, t: c._training_time(t)),
     Rule("out-of-scope", _acts("out_of_scope"), _always, lambda c, t: c._out_of_scope(t)),
     Rule("feature", _acts("gpu_info", "fit", "memory", "question", "compare", "refine", "recommend"),
          lambda c, t: len(t.referred) == 1 and not t.q.need.model_size_b and not t.q.need.model and

@@ -898,3 +898,22 @@ def test_a_mac_against_a_card_for_llms_is_weighed_on_the_models_each_runs(engine
     assert r.intent == "compare" and re.search("结论：要跑更大的模型选 Mac|Verdict: Mac[^.]*for larger models", out), out
     assert re.search("一整台电脑|a whole computer", out) and not re.search("模组|module", out), out
     assert re.search("MLX", out), out
+
+
+@pytest.mark.parametrize("turns", [
+    ("训练一个7b lora大概要多久",),
+    ("想租卡训练", "a100呢", "訓練一個7b lora大概要多久"),
+    ("is it better to rent or buy for a one-off 70b finetune", "how long would it take roughly", "and the cost in total"),
+])
+def test_how_long_a_fine_tune_takes_is_answered_with_time_and_rental_cost(engine, turns):
+    """'How long?' with a fine-tune in the chat (said now or before, even after rental answers): the time per pass
+    on the cards that hold it and what that costs rented, formula only and said so; never a refusal or a memory
+    table; 'and the cost in total' after it stays on it."""
+    conv = Conversation(engine)
+    for text in turns:
+        r = conv.turn(text)
+    out = plain(r)
+    assert r.intent == "fit" and r.table is not None, out
+    assert re.search(r"([约約] [\d.]+ (分钟|小时|分鐘|小時)|~[\d.]+ (minutes|hours|min|h)\b)", out), out
+    assert re.search(r"(租用|rented)", out, re.I) and re.search(r"[¥$][\d.]+", out), out
+    assert re.search("[仅僅]公式估算|Formula only", out), out
