@@ -4022,5 +4022,38 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
                                           ("Time", "时间"), ("Rented", "租用费用")))
     return Reply("fit", lang, title=_t(lang, "How long will the fine-tune take?", "微调要多久？"), paragraphs=(verdict,),
                  table=Table(header, tuple(rows)), footer=(basis,), focus=g.name,
-                 sources=(Source(source_title("kaplan_flops", lang) if False else "Kaplan et al. 2020 — scaling laws "
-                                 "(6 FLOPs per parameter per token)", "https://arxiv.org/abs/2001.08361"),))
+                 sources=(Source(_t(lang, "Kaplan et al. 2020 — FLOPs per parameter per training token",
+                                    "Kaplan 等 2020 — 每个训练 token 每个参数的浮点运算量"),
+                                 "https://arxiv.org/abs/2001.08361"),))
+
+
+def power_efficiency(engine: Engine, need: Need, names: list[str], counts: list[int], lang: str) -> str | None:
+    """Two cards weighed on power ("which one uses less power?"): which draws less, and which does more work per
+    watt for the job (so uses less energy for the same work). Board power (TDP) and the spec-based speeds."""
+    gpus = [engine.catalog.get(n) for n in names]
+    if len(gpus) != 2 or any(g is None or not g.tdp_w for g in gpus):
+        return None
+    spec = workload_spec(engine.knowledge_dir, need.workload, need.as_of or engine.today or date.today())
+    watts = [g.tdp_w * n for g, n in zip(gpus, counts, strict=True)]
+    perfs = [_perf_of(engine, g, spec.family) for g in gpus]
+    low, high = (0, 1) if watts[0] <= watts[1] else (1, 0)
+    label = [f"{n}× {g.name}" if n > 1 else g.name for g, n in zip(gpus, counts, strict=True)]
+    draw = _t(lang, f"{label[low]} draws less: {watts[low]:.0f} W against {watts[high]:.0f} W (board power).",
+              f"{label[low]} 功耗更低：{watts[low]:.0f} W 对 {watts[high]:.0f} W（整卡功耗）。")
+    if not all(perfs):
+        return draw
+    per_watt = [p * n / w for p, n, w in zip(perfs, counts, watts, strict=True)]
+    best = max((0, 1), key=lambda i: per_watt[i])
+    gain = 100 * (per_watt[best] / per_watt[1 - best] - 1)
+    if gain < 5:
+        work = _t(lang, " Per unit of work they are about as efficient, so for the same job they use about the same "
+                        "energy.", "按每单位工作量算，两者能效差不多，同样的任务耗电也差不多。")
+    else:
+        work = _t(lang, f" Per unit of work, {label[best]} is about {gain:.0f}% more efficient for {spec.label.en}: the "
+                        "same job takes less energy on it"
+                        + (", even though it draws more while running." if best == high else "."),
+                  f"按每单位工作量算，{label[best]} 做{spec.label.zh}的能效高约 {gain:.0f}%，同样的任务耗电更少"
+                  + ("（虽然运行时功率更高）。" if best == high else "。"))
+    tip = _t(lang, " Either can be power-limited (nvidia-smi -pl) to 70–80 % for a small loss of speed.",
+             "两张卡都可以限功耗（nvidia-smi -pl）到 70–80 %，速度损失不大。")
+    return _t(lang, "Verdict on power: ", "功耗结论：") + draw + work + tip

@@ -796,6 +796,12 @@ class Conversation:
             worth = self._worth(t)  # "worth it, and what PSU": the verdict first, the power after it
             return answers.joined(worth, reply) if worth.intent == "gpu" else reply
         cards = list(reply.chart_gpus[:2]) if reply.intent == "compare" else [reply.focus] if reply.focus else []
+        if reply.intent == "compare" and len(reply.chart_gpus) == 2 and _says(t.text, "power_words") and \
+                not _says(t.text, "psu_asked"):
+            # "这两张哪张更省电", "which one uses less power?": the draw and the work per watt lead
+            lead = answers.power_efficiency(self.engine, s.need, list(reply.chart_gpus),
+                                            list(reply.chart_counts or (1, 1)), t.lang)
+            return replace(reply, paragraphs=(lead,) + reply.paragraphs) if lead else reply
         if rule != "power" and cards and _says(t.text, "psu_asked") and self.engine.catalog.get(cards[0]) is not None:
             count = t.q.need.gpu_count or (reply.fit or {}).get("count") or 1
             powers = [answers.power(self.engine, n, t.q.card_counts.get(n, count), t.q.need.psu_w or s.need.psu_w,
@@ -1836,7 +1842,8 @@ POLICY: tuple[Rule, ...] = (
          _makes_a_choice, lambda c, t: answers.choice_made(
              c.engine, c._ranking(c.session.need, t.lang) if c.session.need.workloads or c.session.need.budget
              else None, t.referred[0], c._shown_count(t.referred[0]), t.lang)),
-    Rule("small-talk", _acts("greeting"), lambda c, t: t.q.need.is_empty() and not t.q.gpus,
+    Rule("small-talk", _acts("greeting"), lambda c, t: t.q.need.is_empty() and not t.q.gpus and not (
+        c.session.last_act == "compare" and (_says(t.text, "power_words") or _says(t.text, "which_of_them"))),
          lambda c, t: answers.small_talk(t.q.text, t.lang, bool(c.session.last_picks))),
     # "训练一个7b lora大概要多久", "how long would it take roughly" with a fine-tune in the chat: the time on the cards
     # that hold it and what that costs rented (a card in focus with the fine-tune already on it: the fit answer says)
@@ -1973,9 +1980,10 @@ POLICY: tuple[Rule, ...] = (
     Rule("card-in-context", _acts("refine", "recommend"), lambda c, t: len(t.q.gpus) == 1 and t.need.is_empty() and
          bool(c.session.last_picks) and bool(c.session.need.workload) and not t.cue("compare"),
          lambda c, t: c._why_not(t, asked="what_about")),  # "4090呢？" after picks: that card against this need
-    Rule("choose-from-comparison", _acts("recommend", "refine", "question", "compare", "why"),
+    Rule("choose-from-comparison", _acts("recommend", "refine", "question", "compare", "why", "greeting", "power"),
          lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
-         not t.q.ordinals and replace(t.need, used=None).is_empty() and _says(t.text, "which_of_them"),
+         not t.q.ordinals and replace(t.need, used=None).is_empty() and (
+             _says(t.text, "which_of_them") or _says(t.text, "power_words") and not _says(t.text, "psu_asked")),
          lambda c, t: c._choose_from_comparison(t)),  # "which should I buy?"
     Rule("count-after-a-comparison", _acts("recommend", "refine", "compare", "question"),
          lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and

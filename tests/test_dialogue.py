@@ -917,3 +917,16 @@ def test_how_long_a_fine_tune_takes_is_answered_with_time_and_rental_cost(engine
     assert re.search(r"([约約] [\d.]+ (分钟|小时|分鐘|小時)|~[\d.]+ (minutes|hours|min|h)\b)", out), out
     assert re.search(r"(租用|rented)", out, re.I) and re.search(r"[¥$][\d.]+", out), out
     assert re.search("[仅僅]公式估算|Formula only", out), out
+
+
+@pytest.mark.parametrize("turns", [("3090和4090哪个好", "这两张哪张更省电"),
+                                   ("3090 vs 4090 for training", "which one uses less power?"),
+                                   ("3090同4090邊張好", "邊張慳電啲")])
+def test_which_of_two_compared_cards_uses_less_power_is_answered(engine, turns):
+    """A power question after a comparison: which draws less and which does more work per watt, before the rest."""
+    conv = Conversation(engine)
+    for text in turns:
+        r = conv.turn(text)
+    lead = r.paragraphs[0]
+    assert r.intent == "compare" and re.search("功耗结论|功耗結論|Verdict on power", lead), lead
+    assert "350 W" in lead and "450 W" in lead, lead
