@@ -2551,15 +2551,22 @@ def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_
     if not passages:
         passages = [h.passage for h in hits]
     by_pos = {p.position: p for p in passages}
-    chosen = []
+    ordered = []
     for h in hits:  # the hit paragraphs, mapped onto the user's language by position
         p = h.passage if h.passage.lang == lang else by_pos.get(h.passage.position)
-        if p is not None and p not in chosen:
-            chosen.append(p)
-        if len(chosen) >= max_paragraphs:
-            break
-    if not chosen:
-        chosen = passages[:1]
+        if p is not None and p not in ordered:
+            ordered.append(p)
+    if text and lang == "en":
+        # an English question that names no place: a paragraph on using the service from mainland China comes after
+        # the others ("can I use Colab free? limits?")
+        from bot.slots.lexicon import words
+        from bot.slots.text import has_any, normalise
+
+        china = words("slots", "region", "cn")
+        if not has_any(normalise(text), china):
+            ordered[:max_paragraphs] = sorted(ordered[:max_paragraphs],
+                                              key=lambda p: has_any(normalise(p.text[:60]), china))
+    chosen = ordered[:max_paragraphs] or passages[:1]
     numbers = re.findall(r"(?<![\d.])\d{3,4}(?![\d.])", text)  # a model number or a year the question names
     if numbers and not any(re.search(rf"(?<!\d){n}(?!\d)", chosen[0].text) for n in numbers):
         named = next((p for p in sorted(passages, key=lambda p: p.position)
