@@ -603,6 +603,14 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
             paragraphs.insert(0, held[0])
             chosen = gpus[held[1]].name
         elif verdict:
+            others_more = [g for g in gpus if g.vram_gb > gpus[verdict[1]].vram_gb]
+            if len(gpus) == 2 and others_more and not need.workloads and not need.model_size_b and \
+                    verdict[0].startswith(("Verdict: ", "结论：选")):  # (a split verdict says it already)
+                more = others_more[0]
+                verdict = (verdict[0] + _t(lang, f" For LLMs or image generation, {more.name}'s {more.vram_gb:g} GB matters "
+                                                 "more than the speed.",
+                                           f"如果要跑大模型或图像生成，{more.name} 的 {more.vram_gb:g} GB 显存比速度更重要。"),
+                           verdict[1])
             if len(gpus) == 2 and gpus[verdict[1]].vram_gb > min(g.vram_gb for g in gpus) and \
                     len(speed) == 2 and ratio < SAME_SPEED:  # the verdict already says: as fast, more memory
                 paragraphs = [p for p in paragraphs if p not in said_by_verdict]
@@ -662,6 +670,16 @@ def _unpriced_verdict(perfs: list, labels: list[str], vram: list[float], roomy: 
     elif job is not None and roomy and all(roomy):
         why = Text(f"faster, and both have the {job[1]:g} GB {job[0].en} is comfortable with",
                    f"更快，两张卡都有{job[0].zh}比较从容的 {job[1]:g} GB")
+    elif len(perfs) == 2:
+        # faster against more memory, no prices to weigh: which one for which kind of job
+        big = 1 - best
+        gain = 100 * (perfs[best] / perfs[big] - 1)
+        return _t(lang, f"Verdict: it depends on the job. {labels[big]} for LLMs and image generation, where its "
+                        f"{vram[big]:g} GB (against {vram[best]:g} GB) decides which models fit; {labels[best]} for "
+                        f"training models that fit in {vram[best]:g} GB, about {gain:.0f}% faster. I don't have current "
+                        "prices for both, so weigh what each costs you.",
+                  f"结论：看用途。跑大模型、图像生成选 {labels[big]}，它的 {vram[big]:g} GB（对 {vram[best]:g} GB）决定能装下哪些模型；"
+                  f"训练 {vram[best]:g} GB 装得下的模型选 {labels[best]}，快约 {gain:.0f}%。我没有两张卡的当前价格，价钱请自己比较。"), big
     else:
         return None
     return _t(lang, f"Verdict: {labels[best]} — {why.en}. I don't have current prices for both, so weigh what each "

@@ -930,3 +930,13 @@ def test_which_of_two_compared_cards_uses_less_power_is_answered(engine, turns):
     lead = r.paragraphs[0]
     assert r.intent == "compare" and re.search("功耗结论|功耗結論|Verdict on power", lead), lead
     assert "350 W" in lead and "450 W" in lead, lead
+
+
+@pytest.mark.parametrize("text", ["rtx 4060ti 16gb vs 4070 12gb for AI stuff", "5060ti 16g 和 5070 12g 选哪个"])
+def test_faster_against_more_memory_with_no_job_says_which_for_which(engine, text):
+    """The faster card has less memory and no job is named: the verdict says which card for which kind of job
+    (memory for LLMs and image generation), never a bare table."""
+    r = Conversation(engine).turn(text)
+    verdict = r.paragraphs[0]
+    assert r.intent == "compare" and re.search("Verdict|结论", verdict), verdict
+    assert re.search("16 GB", verdict) and re.search("LLMs|大模型", verdict), verdict
