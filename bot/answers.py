@@ -2584,6 +2584,9 @@ def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_
         if not has_any(normalise(text), china):
             ordered[:max_paragraphs] = sorted(ordered[:max_paragraphs],
                                               key=lambda p: has_any(normalise(p.text[:60]), china))
+    asked = _asked_in_paragraph(passages, text)
+    if asked is not None and asked not in ordered[:1]:  # the guide asks the user's question itself: that answer first
+        ordered = [asked] + [p for p in ordered if p is not asked]
     chosen = ordered[:max_paragraphs] or passages[:1]
     numbers = re.findall(r"(?<![\d.])\d{3,4}(?![\d.])", text)  # a model number or a year the question names
     if numbers and not any(re.search(rf"(?<!\d){n}(?!\d)", chosen[0].text) for n in numbers):
@@ -2599,6 +2602,28 @@ def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_
         title = sec.title[lang] if sec else title
     sources = tuple(Source(x.title, x.url) for x in chosen[0].sources)
     return [_titled_refs(engine, p.text, lang) for p in chosen], sources, title
+
+
+def _asked_in_paragraph(passages: list, text: str):
+    """The paragraph that opens with the user's own question ("Does 4-bit quantisation make a model dumber? A
+    little…"): its question shares most of the asked words (English words of 3+ letters, Chinese character pairs)."""
+    if not text:
+        return None
+
+    def terms(s: str) -> set[str]:
+        s = s.lower()
+        return set(re.findall(r"[a-z0-9][a-z0-9-]{2,}", s)) | {s[i:i + 2] for i in range(len(s) - 1)
+                                                              if re.fullmatch(r"[\u4e00-\u9fff]{2}", s[i:i + 2])}
+    asked = terms(text)
+    best, best_share = None, 0.0
+    for p in passages:
+        m = re.match(r"[^?？]{5,120}[?？]", p.text)
+        if not m or not asked:
+            continue
+        share = len(asked & terms(m.group())) / len(asked)
+        if share >= 0.5 and share > best_share:
+            best, best_share = p, share
+    return best
 
 
 _SECTION_REF = re.compile(r'"([a-z0-9]+(?:-[a-z0-9]+)+)"')

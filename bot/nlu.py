@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from bot.need import Budget, Need
 from bot.slots import context, hardware, model, money, spelling, usage
-from bot.slots.text import chinese_numerals_to_digits, detect_language, is_traditional, mask, normalise
+from bot.slots.text import chinese_numerals_to_digits, chinese_script, detect_language, is_traditional, mask, normalise
 
 if TYPE_CHECKING:
     from bot.catalog import Catalog
@@ -154,10 +154,15 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     used = context.used(t)
     if used is None:
         used = context.used(mask(n, gpu_spans, "@"))
+    # no place named: the budget's currency, else Cantonese in Traditional characters (Hong Kong), for a message that
+    # asks about cards or money (not "唔好用簡體字", which asks for a script)
+    region = context.region(mask(t, context.script_request_spans(t))) or \
+        context.region_of(found.budget.currency if found.budget else None,
+                          chinese_script(raw) if is_traditional(raw) and (gpus or found.budget or workloads) else None)
     need = Need(budget=found.budget, workloads=workloads, model_size_b=size, finetune_method=method,
                 precision_bits=model.precision(masked), gpu_count=count, used=used,
                 vendor=vendor, also_vendor=also_vendor, as_of=as_of, min_vram_gb=min_vram, max_power_w=cap_w,
-                psu_w=psu_w, region=context.region(mask(t, context.script_request_spans(t))), form_factor=hardware.form_factor(t), model=model_name,
+                psu_w=psu_w, region=region, form_factor=hardware.form_factor(t), model=model_name,
                 quant=model.quant_format(masked), context_tokens=ctx, owned_gpus=hardware.owned_cards(n, catalog),
                 serving=True if "serving" in cues else None, kv_cache_bits=kv_bits, usage=hours,
                 dataset_samples=samples, kwh_price=kwh,

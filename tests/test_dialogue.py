@@ -940,3 +940,19 @@ def test_faster_against_more_memory_with_no_job_says_which_for_which(engine, tex
     verdict = r.paragraphs[0]
     assert r.intent == "compare" and re.search("Verdict|结论", verdict), verdict
     assert re.search("16 GB", verdict) and re.search("LLMs|大模型", verdict), verdict
+
+
+@pytest.mark.parametrize(("turns", "region"), [(("想買張卡玩下AI 預算五千蚊港紙 有咩推介",), "hk"),
+                                               (("預算三萬台幣 想玩AI繪圖 該買哪張顯卡",), "tw"),
+                                               (("€1200 budget, stable diffusion xl + some lora training",), "eu"),
+                                               (("4090同5090差幾多 跑大模型值唔值得升級",), "hk"),
+                                               (("唔好用簡體字",), None)])
+def test_the_market_is_read_from_the_currency_or_from_hong_kong_writing(engine, turns, region):
+    """No place named: HK$/NT$/€ budgets say the market (its shops and price notes), and Cantonese in Traditional
+    characters is Hong Kong, not the mainland; a request for a script alone sets no market."""
+    conv = Conversation(engine)
+    for text in turns:
+        r = conv.turn(text)
+    assert conv.session.need.region == region, (conv.session.need.region, plain(r))
+    if region == "hk":
+        assert "中國大陸價格" not in plain(r), plain(r)

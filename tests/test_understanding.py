@@ -683,7 +683,7 @@ def test_is_a_card_worth_it_leads_with_a_verdict_on_what_its_price_buys(engine, 
     assert reply.table is not None  # the sheet still follows
 
 
-@pytest.mark.parametrize("text", ["给我推荐个深度学习显卡", "想fine-tune個7B model，LoRA，要咩卡？", "best gpu for deep learning"])
+@pytest.mark.parametrize("text", ["给我推荐个深度学习显卡", "想fine-tune个7B model，LoRA，要咩卡？", "best gpu for deep learning"])
 def test_without_a_budget_the_overall_pick_is_not_whatever_dear_card_has_the_memory(scorer_engine, text):
     _, (reply,) = chat(scorer_engine, text)
     overall = reply.recommendations[0]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from bot.slots.lexicon import words
+from bot.slots.lexicon import load, words
 from bot.slots.text import find_any, has_any, mask, words_pattern
 
 Spans = list[tuple[int, int]]
@@ -72,6 +72,15 @@ def region(text: str) -> str | None:
         if has_any(text, ws):
             return code
     return None
+
+
+def region_of(currency: str | None, script: str | None) -> str | None:
+    """The market a message implies when it names no place: its budget's currency ("NT$30000": Taiwan), else
+    Cantonese written in Traditional characters (Hong Kong, not the mainland)."""
+    by_currency = load("slots").get("region_of_currency", {})
+    if currency in by_currency:
+        return by_currency[currency]
+    return "hk" if script == "zh-hk" else None
 
 
 def direction(text: str) -> str | None:
