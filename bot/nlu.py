@@ -116,7 +116,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
         size = model_params  # "deepseek r1", "mixtral 8x7b" (46.7B, not 56B): the table knows the size
     ctx, ctx_spans = model.context_tokens(mask(n, gpu_spans))
     kv_bits, kv_spans = model.kv_cache_bits(n)
-    spans = gpu_spans + size_spans + name_spans + ctx_spans + kv_spans
+    spans = gpu_spans + size_spans + name_spans + ctx_spans + kv_spans + hardware.cpu_spans(n)
     min_vram, vram_spans = hardware.min_vram(mask(n, spans))
     memory_said = hardware.memory_mentioned(mask(n, spans))
     if min_vram and len(gpus) == 1 and catalog is not None and (g := catalog.get(gpus[0])) is not None and \

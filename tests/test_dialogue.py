@@ -864,6 +864,7 @@ def test_quiet_in_a_first_message_is_no_power_cap(scorer_engine, catalog, text):
 
 
 @pytest.mark.parametrize("text", ["im building a pc for my son who is starting ML courses, $1200 total",
+                                  "my son wants to learn AI, total pc budget $1200 for everything, what should i buy",
                                   "一万出头想配个深度学习主机 显卡怎么选", "想組一台電腦學AI 預算兩萬五"])
 def test_a_budget_for_building_a_computer_is_a_whole_pc_budget(engine, text):
     """'building a pc … $1200 total', '配个深度学习主机': the card gets its share, not the whole amount."""
@@ -956,3 +957,12 @@ def test_the_market_is_read_from_the_currency_or_from_hong_kong_writing(engine, 
     assert conv.session.need.region == region, (conv.session.need.region, plain(r))
     if region == "hk":
         assert "中國大陸價格" not in plain(r), plain(r)
+
+
+@pytest.mark.parametrize("text", ["what psu do i need for a 4090 + 13900k, and is 850w enough",
+                                  "7950x3d + 4090 的机器电源要多大", "i7-14700kf配4070，电源650w够吗"])
+def test_a_processor_model_number_is_never_money(engine, text):
+    """'13900k', '7950x3d', 'i7-14700kf' name a CPU: no budget of millions, the PSU question answered."""
+    conv = Conversation(engine)
+    r = conv.turn(text)
+    assert conv.session.need.budget is None and r.intent == "power", plain(r)

@@ -305,6 +305,16 @@ _CAP_AFTER = re.compile(r"\s*(?:max\b|maximum\b|or less\b|or lower\b|at most\b|t
                         r"最多|左右以内)")  # "300w max for the card", "250瓦以内"
 
 
+# A processor's model number ("13900k", "i7-14700kf", "7950x3d", "ryzen 9 9950x"): hardware, never an amount of money.
+_CPU = re.compile(r"(?<![\w$¥€£.])(?:i[3579][- ]?)?1[0-4]\d{2}0(?:k|kf|ks|f|t)\b|"
+                  r"(?<![\w$¥€£.])[3-9]\d{2}0x(?:3d)?\b|\b(?:ryzen\s*[3579]\s*|i[3579][- ])\d{4,5}\w*")
+
+
+def cpu_spans(text: str) -> Spans:
+    """Where the message names a processor by its model number."""
+    return [m.span() for m in _CPU.finditer(text)]
+
+
 _CARD_POWER_BEFORE = re.compile(r"功耗|tdp|draws|pulls|uses|rated at|board power|tgp")
 
 
