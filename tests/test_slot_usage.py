@@ -48,6 +48,7 @@ CASES = [
     ("rent vs buy: i need about 200 hours of A100 time", (200, "total", False)),
     ("a 300-hour project", (300, "total", False)),
     ("we need 1,000 hours", (1000, "total", False)),
+    ("rent an A100 on runpod for like 20 hours of finetuning", (20, "total", False)),
     # --- Simplified Chinese ----------------------------------------------------------------------------------------
     ("租卡还是买卡划算，我一周大概用20小时", (20, "week", False)),
     ("每天8小时", (8, "day", False)),

@@ -60,8 +60,8 @@ def _grammar() -> dict:
         "working_week": (re.compile(_alternation(lex["working_week"]["words"])), float(lex["working_week"]["days"])),
         "totals": (
             # "need 200 hours", "总共100小时", "跑200小时"
-            re.compile(_alternation(lex["total_before"]) + r"\s*(?:about|around|roughly|approximately|大概|大约|约|"
-                       r"差不多)?\s*" + rng + r"\s*-?\s*" + hours),
+            re.compile(_alternation(lex["total_before"]) + r"\s*(?:about|around|roughly|approximately|like|maybe|say|"
+                       r"大概|大约|约|差不多)?\s*" + rng + r"\s*-?\s*" + hours),
             # "200 hours of A100 time", "500 hours in total", "a 300-hour project"
             re.compile(rng + r"\s*-?\s*" + hours + r"\s*(?:of\s+(?:[a-z0-9@]+\s+){0,2}?)?" +
                        _alternation(lex["total_after"])),
