@@ -74,7 +74,10 @@ class Turn:
         """The labelled-slot view of what this message states (knowledge/intents/README.md)."""
         # "cheapest cloud?" or "why not the cheaper one?" is not a move away from the picks
         direction = self.q.direction if self.act in ("refine", "recommend") else None
-        slots = replace(self.q, need=self.need, direction=direction).slots()
+        # a market implied by the money or the writing ("NT$30000") is used, not stated: no region in this view
+        need = replace(self.need, region=None) if self.q.market and self.need.region == self.q.market and \
+            self.q.need.region is None else self.need
+        slots = replace(self.q, need=need, direction=direction).slots()
         if self.act == "out_of_scope":
             # declined: only the cards, money and counts it names are read ("a 4090 for 4k gaming"); its place, job,
             # vendor or date set no context ("weather in Berlin" is no region for the next question)
@@ -709,6 +712,8 @@ class Conversation:
         """The message's need, with a bare number read as a budget when it can only be one: the answer to our
         budget question, or a short follow-up ("5000呢？", "what about 1200?"), in the chat's currency."""
         s, need = self.session, q.need
+        if need.region is None and q.market and s.need.region is None:
+            need = replace(need, region=q.market)  # "NT$30000", Hong Kong Cantonese: that market, unless one was named
         chat_currency = s.need.budget.currency if s.need.budget else None
         if need.budget is None and q.bare_number and not q.gpus and (
                 s.awaiting == "budget" or len(q.text.strip()) <= 16 or not s.need.is_empty()):

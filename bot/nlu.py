@@ -47,6 +47,7 @@ class Query:
     quant_formats: tuple[str, ...] = ()  # every quantisation format named ("Q4_K_M vs Q8_0")
     delexicalised: str = ""  # the normalised text with cards as "@" and digits as "9": what the act classifier reads
     model_family: str | None = None  # a family named with no model or size ("跑deepseek"): which of it fits is asked
+    market: str | None = None  # the region the message implies without naming a place ("NT$30000", HK Cantonese)
 
     @property
     def without_cards(self) -> str:
@@ -156,9 +157,10 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
         used = context.used(mask(n, gpu_spans, "@"))
     # no place named: the budget's currency, else Cantonese in Traditional characters (Hong Kong), for a message that
     # asks about cards or money (not "唔好用簡體字", which asks for a script)
-    region = context.region(mask(t, context.script_request_spans(t))) or \
-        context.region_of(found.budget.currency if found.budget else None,
-                          chinese_script(raw) if is_traditional(raw) and (gpus or found.budget or workloads) else None)
+    region = context.region(mask(t, context.script_request_spans(t)))
+    market = None if region else context.region_of(
+        found.budget.currency if found.budget else None,
+        chinese_script(raw) if is_traditional(raw) and (gpus or found.budget or workloads) else None)
     need = Need(budget=found.budget, workloads=workloads, model_size_b=size, finetune_method=method,
                 precision_bits=model.precision(masked), gpu_count=count, used=used,
                 vendor=vendor, also_vendor=also_vendor, as_of=as_of, min_vram_gb=min_vram, max_power_w=cap_w,
@@ -177,5 +179,5 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
         direction=context.direction(t) if len(gpus) < 2 else None,
         cues=cues, lang_request=context.language_request(t), card_memory_gb=hardware.stated_card_memory(n, catalog),
         memory_gb=memory_said, card_counts=hardware.card_counts(n, catalog), quant_formats=model.quant_formats(masked),
-        delexicalised=re.sub(r"\d+(?:[.,]\d+)*", "9", mask(n, gpu_spans, "@")).strip(),
+        delexicalised=re.sub(r"\d+(?:[.,]\d+)*", "9", mask(n, gpu_spans, "@")).strip(), market=market,
         model_family=model.named_family(masked) if not (size or model_name) else None)
