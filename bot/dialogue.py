@@ -584,6 +584,11 @@ class Conversation:
         if need.context_tokens and s.focus and (s.need.model_size_b or s.need.model) and not (q.gpus or need.budget
                                                                                              or need.model_size_b):
             return "fit"  # "那个显存够不够长上下文", "will it handle 32k context?": the card and model on the table
+        if s.focus and s.last_picks and s.last_act in ("recommend", "refine") and not (
+                q.gpus or q.ordinals or q.need.budget or q.need.model_size_b or q.need.model) and (
+                "what_fits" in q.cues or "speed" in q.cues and "llm_inference" in s.need.workloads and
+                not (s.need.model_size_b or s.need.model)):
+            return "fit"  # "能跑多大的模型", "速度大概多少" after picks for local LLMs: what the top pick runs, how fast
         if s.last_act in ("fit", "recommend", "refine", "compare") and \
                 ("speed" in q.cues or "duration" in q.cues and s.last_act == "fit") and not q.gpus and \
                 not q.need.budget and not q.need.model_size_b and not q.need.model and s.focus and \
@@ -1765,6 +1770,13 @@ def _rental_cards(c: Conversation, t: Turn) -> list[str]:
     return cards
 
 
+def _speed_of_llm_picks(c: Conversation, t: Turn) -> bool:
+    """"速度大概多少" after picks for running LLMs with no model named: the top pick's models and their tokens/s."""
+    s = c.session
+    return t.cue("speed") and s.last_act in ("recommend", "refine") and bool(s.last_picks) and \
+        "llm_inference" in s.need.workloads and not (s.need.model_size_b or s.need.model) and not t.q.gpus
+
+
 def _fine_tune_in_view(c: Conversation, t: Turn) -> bool:
     """A model size and a fine-tune, said now or earlier in the chat."""
     need = c.session.need.merge(replace(t.q.need, budget=None))
@@ -1962,7 +1974,8 @@ POLICY: tuple[Rule, ...] = (
     Rule("what-fits", _acts("fit", "memory", "gpu_info", "question", "recommend", "refine"),
          lambda c, t: bool(t.referred) and (t.cue("what_fits") or _counts_a_setup_for_llms(c, t) or
                                             # (a job named is that job on the card: "跑SD出图大概多快")
-                                            c.session.last_rule == "what-fits" and not t.q.need.workloads) and
+                                            c.session.last_rule == "what-fits" and not t.q.need.workloads or
+                                            _speed_of_llm_picks(c, t)) and
          not t.q.need.model_size_b and not t.q.need.model and not t.need.budget,
          lambda c, t: c._what_fits(t)),
     Rule("fit-on-memory", _acts("fit"), lambda c, t: not t.referred and bool((t.need.model_size_b or t.need.model)

@@ -966,3 +966,16 @@ def test_a_processor_model_number_is_never_money(engine, text):
     conv = Conversation(engine)
     r = conv.turn(text)
     assert conv.session.need.budget is None and r.intent == "power", plain(r)
+
+
+@pytest.mark.parametrize("turns", [("想跑本地大模型 预算一万", "能跑多大的模型"), ("想跑本地大模型 預算一萬", "速度大概多少"),
+                                   ("$1500 for running local llms", "whats the biggest model it can run"),
+                                   ("$1500 for running local llms", "how fast would it be?")])
+def test_what_the_top_pick_runs_and_how_fast_follows_llm_picks(engine, turns):
+    """After picks for local LLMs with no model named, 'how big a model?' or 'how fast?' is the top pick's table of
+    models with tokens/s, not the same picks again nor its spec sheet."""
+    conv = Conversation(engine)
+    first = conv.turn(turns[0])
+    r = conv.turn(turns[1])
+    assert r.query["rule"] == "what-fits" and first.recommendations[0].gpu in r.title, plain(r)
+    assert "tokens/s" in plain(r)
