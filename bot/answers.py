@@ -2360,6 +2360,7 @@ def routes_to_a_big_model(engine: Engine, need: Need, lang: str, today: date, ch
     RAM (llama.cpp keeps the rest of the weights there: usable for a mixture of experts, which reads little per token,
     too slow for a dense model), and renting the cards that hold it by the hour. Empty for smaller models."""
     from bot.fit import default_quant, estimate, load_models, model_for, quant_for, settings
+    from bot.ownership import cheapest_offer
     from bot.rentals import offers_for
 
     kd = engine.knowledge_dir
@@ -2412,10 +2413,9 @@ def routes_to_a_big_model(engine: Engine, need: Need, lang: str, today: date, ch
     held = _rentable_cards_that_hold(engine, need, today, china)
     if held:
         gb, count, cards, holds = held
-        offers = [o for o in offers_for(kd, [cards[0].name]) if o.quotable(today) and (not china or o.region == "china")]
-        offers = [o for o in offers if china or o.region != "china"] or offers  # abroad: the platforms open to you
         fx = engine.catalog.fx
-        best = min(offers, key=lambda o: fx.convert(o.price, o.currency, cur, today), default=None)
+        best = cheapest_offer(offers_for(kd, [cards[0].name]), today, china,
+                              lambda o: fx.convert(o.price, o.currency, cur, today))
         if best is not None:
             each = fx.convert(best.price, best.currency, cur, today)
             out.append(Text(
@@ -3823,16 +3823,32 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
 def training_speed(engine: Engine, g: GPU, need: Need, count: int, lang: str) -> str | None:
     """The fine-tuning speed line of a setup: for the lightest-to-say method that fits it (the one asked, else LoRA,
     else QLoRA when only that fits), None when nothing fits or the card's throughput is unknown."""
-    from bot.vram import estimate
 
     if not need.model_size_b:
         return None
-    methods = [need.finetune_method] if need.finetune_method else ["lora", "qlora"]
-    methods += _LIGHTER.get(need.finetune_method, ())
-    method = next((m for m in methods if estimate(need.model_size_b, m, need.precision_bits,
-                                                  engine.knowledge_dir).total_gb <= g.vram_gb * count), None)
+    method = _method_that_fits(engine, g, need, count)
     return _finetune_speed_line(engine, g, need.model_size_b, method, count, lang, need.dataset_samples) \
         if method else None
+
+
+def _method_that_fits(engine: Engine, g: GPU, need: Need, count: int = 1) -> str | None:
+    """The fine-tuning method to time on a setup: the one asked, else LoRA, else QLoRA (then the lighter ones), the
+    first whose memory fits; None when none does."""
+    from bot.vram import estimate
+
+    methods = [need.finetune_method] if need.finetune_method else ["lora", "qlora"]
+    methods += _LIGHTER.get(need.finetune_method, ())
+    return next((m for m in methods if estimate(need.model_size_b, m, need.precision_bits,
+                                                engine.knowledge_dir).total_gb <= g.vram_gb * count), None)
+
+
+def _took(hours: float, lang: str, short: bool = False) -> str:
+    """'22 minutes' / '1.5 hours' ('~22 min' / '~1.5 h' in a table cell)."""
+    if short:
+        return _t(lang, f"~{hours * 60:.0f} min" if hours < 1 else f"~{hours:.1f} h",
+                  f"约 {hours * 60:.0f} 分钟" if hours < 1 else f"约 {hours:.1f} 小时")
+    return _t(lang, f"{hours * 60:.0f} minutes" if hours < 1 else f"{hours:.1f} hours",
+              f"{hours * 60:.0f} 分钟" if hours < 1 else f"{hours:.1f} 小时")
 
 
 _LIGHTER = {"full": ("lora", "qlora"), "lora": ("qlora",)}  # what to try, in order, when a method does not fit
@@ -3852,8 +3868,7 @@ def _finetune_speed_line(engine: Engine, g: GPU, params_b: float, method: str, c
     per_sample = cfg["sample_tokens"]
     tokens = samples * per_sample if samples else 1e6
     hours = tokens / tps / 3600
-    took = _t(lang, f"{hours * 60:.0f} minutes" if hours < 1 else f"{hours:.1f} hours",
-              f"{hours * 60:.0f} 分钟" if hours < 1 else f"{hours:.1f} 小时")
+    took = _took(hours, lang)
     flops = cfg["flops_per_param"][method]
     tflops = g.tensor_fp16_tflops or g.fp32_tflops
     slower = _t(lang, f", and QLoRA assumed {cfg['qlora_slowdown']:g}× slower than LoRA for dequantising its 4-bit "
@@ -4007,8 +4022,8 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
     """"How long does a 7B LoRA take?": the training time on the cards in the chat (else the rented cards that hold
     the job, cheapest per hour first) and what that time costs at the cheapest dated rental of each. Formula only."""
     from bot.fit import finetune_tokens_per_s, settings
+    from bot.ownership import cheapest_offer
     from bot.rentals import card_of, offers_for
-    from bot.vram import estimate
 
     today = engine.today or date.today()
     gpus = [g for g in (engine.catalog.get(n) for n in cards) if g is not None]
@@ -4023,20 +4038,15 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
     size = f"{need.model_size_b:g}B"
     rows, lines = [], []
     for g in gpus[:3]:
-        methods = [need.finetune_method] if need.finetune_method else ["lora", "qlora"]
-        methods += list(_LIGHTER.get(need.finetune_method, ()))
-        method = next((m for m in methods if estimate(need.model_size_b, m, need.precision_bits,
-                                                      engine.knowledge_dir).total_gb <= g.vram_gb), None)
+        method = _method_that_fits(engine, g, need)
         tps = finetune_tokens_per_s(g, need.model_size_b, method, engine.knowledge_dir) if method else None
         if not tps:
             continue
         hours = tokens / tps / 3600
-        took = _t(lang, f"~{hours * 60:.0f} min" if hours < 1 else f"~{hours:.1f} h",
-                  f"约 {hours * 60:.0f} 分钟" if hours < 1 else f"约 {hours:.1f} 小时")
-        offers = [o for o in offers_for(engine.knowledge_dir, [g.name]) if o.quotable(today)]
+        took = _took(hours, lang, short=True)
+        offers = offers_for(engine.knowledge_dir, [g.name])  # of this card's memory ("A100 40GB" is not the 80 GB)
         offers = [o for o in offers if getattr(card_of(o, list(engine.catalog)), "vram_gb", None) == g.vram_gb] or offers
-        offers = [o for o in offers if (o.region == "china") == china] or offers
-        best = min(offers, key=lambda o: fx.convert(o.price, o.currency, cur, today), default=None)
+        best = cheapest_offer(offers, today, china, lambda o: fx.convert(o.price, o.currency, cur, today))
         cost = "—"
         if best is not None:
             each = fx.convert(best.price, best.currency, cur, today)
@@ -4054,8 +4064,7 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
               f"{need.dataset_samples:,} 条约 {cfg['sample_tokens']} token 的样本" if need.dataset_samples else
               f"百万训练 token（约 {round(1e6 / cfg['sample_tokens'], -2):,.0f} 条 {cfg['sample_tokens']} token 的样本）")
     g, hours, method, cost = lines[0]
-    first = _t(lang, f"~{hours * 60:.0f} minutes" if hours < 1 else f"~{hours:.1f} hours",
-               f"约 {hours * 60:.0f} 分钟" if hours < 1 else f"约 {hours:.1f} 小时")
+    first = _t(lang, "~", "约 ") + _took(hours, lang)
     rented = _t(lang, f" (rented: {cost})" if cost else "", f"（租用：{cost}）" if cost else "")
     verdict = _t(lang, f"One pass over {what} with {_METHOD_LABEL[method].en} on {_a(size)} {size} model takes {first} on "
                        f"{_a(g.name)} {g.name}{rented}; a few epochs multiply it. Time and cost grow with the tokens you "
