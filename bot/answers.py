@@ -22,6 +22,7 @@ from bot.scorer import (
     MIN_POWER_LIMIT_SHARE,
     MODULE_FORM_FACTORS,
     PSU_HEADROOM,
+    SMALL_MODELS_SHARE,
     SPLITTABLE_WORKLOADS,
     SYSTEM_POWER_W,
     Candidate,
@@ -244,6 +245,13 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
                              f"显存需求：总共约 {r.memory.total_gb:g} GB"
                              f"{f'，每张卡 {round(r.required_vram_gb, 1):g} GB' if r.count > 1 else ''}"
                              f"——{r.memory.assumption_zh}。"))
+    elif r.need.small_models and r.required_vram_gb < spec.min_vram_gb:
+        paragraphs.append(_t(lang, f"Memory: {label.en} usually wants at least {spec.min_vram_gb:g} GB "
+                                   f"({spec.comfortable_vram_gb:g} GB is comfortable), and nothing with that much fits "
+                                   "here. The cards below have less: enough to learn on and to train small models "
+                                   "with smaller batches, not for the big ones.",
+                             f"显存：{label.zh}通常至少要 {spec.min_vram_gb:g} GB（{spec.comfortable_vram_gb:g} GB 比较从容），"
+                             "这次没有这么大显存又合适的卡。下面的卡显存小一些：够学习、用小一点的 batch 训练小模型，跑不了大模型。"))
     elif r.required_vram_gb >= spec.comfortable_vram_gb:
         paragraphs.append(_t(lang, f"Memory: at least {round(r.required_vram_gb, 1):g} GB for {label.en}.",
                              f"显存：{label.zh}至少 {round(r.required_vram_gb, 1):g} GB。"))
@@ -256,7 +264,8 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
         paragraphs.append(_t(lang, "Nothing in my catalog meets all of that.", "目录里没有同时满足这些条件的卡。"))
         bullets = tuple(x.get(lang) for x in r.suggestions)
         region = r.need.region
-        rent = _rent_rows(engine, [], china=region == "cn" or (region is None and lang == "zh"), lang=lang, limit=3)
+        china = region == "cn" or (region is None and lang == "zh")
+        rent = _rent_for_the_job(engine, r, china, lang) or _rent_rows(engine, [], china=china, lang=lang, limit=3)
         if rent:
             bullets += (_t(lang, "Places to rent: ", "可以租卡的平台：") + "; ".join(rent),)
         return Reply("recommend", lang, title=title, paragraphs=tuple(paragraphs), bullets=bullets,
@@ -1362,6 +1371,34 @@ def _cheapest_rented(engine: Engine, offers, today: date) -> list[tuple[float, G
         if g is not None and (g.name not in cheapest or usd < cheapest[g.name][0]):
             cheapest[g.name] = (usd, g)
     return sorted(cheapest.values(), key=lambda x: (x[0], x[1].name))
+
+
+def _rent_for_the_job(engine: Engine, r: Ranking, china: bool, lang: str, limit: int = 3) -> list[str]:
+    """When nothing can be bought: the cheapest cards rented by the hour that have the memory the job needs (one per
+    family, cheapest first, each at its cheapest dated offer in the user's market), not a list of platforms."""
+    from bot.ownership import cheapest_offer
+    from bot.rentals import offers_for
+
+    today = engine.today or date.today()
+    held = _rentable_cards_that_hold(engine, replace(r.need, min_vram_gb=r.required_vram_gb * max(1, r.need.gpu_count
+                                                                                                  or 1)), today, china)
+    if not held:
+        return []
+    _, count, cards, _ = held
+    cur = "CNY" if china else "USD"
+
+    def rate(o):
+        return engine.catalog.fx.convert(o.price, o.currency, cur, today)
+
+    offers = [(card, cheapest_offer(offers_for(engine.knowledge_dir, [card.name]), today, china, rate)) for card in cards]
+    out = []
+    for card, best in sorted(((c, o) for c, o in offers if o is not None), key=lambda x: rate(x[1]))[:limit]:
+        setup = f"{count}× {card.name}" if count > 1 else card.name
+        out.append(_t(lang, f"{setup} ({card.vram_gb:g} GB) from {_hourly_cell(engine, best, cur, lang)} per "
+                            f"GPU-hour on {best.platform} ({best.on:%Y-%m}) — {best.url}",
+                      f"{setup}（{card.vram_gb:g} GB）在 {best.platform} 每卡每小时 "
+                      f"{_hourly_cell(engine, best, cur, lang)} 起（{best.on:%Y-%m}）— {best.url}"))
+    return out
 
 
 def _one_a_family(cards: list[GPU]) -> list[GPU]:
@@ -2985,7 +3022,6 @@ def _roomier_twin_note(engine: Engine, g, spec, lang: str) -> str:
 
 _MODEL_KIND_OF_WORKLOAD = {"diffusion": "image", "video": "video"}  # the models.csv kind a job's models are
 _WORKLOAD_OF_MODEL_KIND = {kind: job for job, kind in _MODEL_KIND_OF_WORKLOAD.items()}
-SMALL_MODELS_SHARE = 0.5  # memory at least this share of a training job's minimum still trains small models
 
 
 def gpu_card_for(engine: Engine, need: Need, name: str, lang: str) -> Reply:

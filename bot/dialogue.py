@@ -1585,6 +1585,12 @@ class Conversation:
                                   f"满足 {need.min_vram_gb:g} GB 的卡这次都不合适；下面的卡显存小一些。在它们上面微调要用更小的 "
                                   "batch、梯度检查点或 8 位优化器（更慢，最大的模型可能装不下）。"))
                 r = lower
+        if not r.picks and not (need.min_vram_gb or need.min_total_vram_gb or need.model_size_b or need.model):
+            # the job's usual floor ("deep learning in general: at least 12 GB") rules everything out (a school's
+            # ¥3,000 new cards): the cards that train its small models, said plainly, rather than nothing
+            lower = rank(replace(need, small_models=True))
+            if lower.picks:
+                r = lower
         if t.cue("serving") and need.workload == "llm_inference":
             notes.append(_SERVING_NOTE)
         if q.model_family and need.workload in LLM_WORKLOADS and not need.model_size_b and r.picks:

@@ -99,6 +99,8 @@ class Need:
     multi_gpu: bool | None = None  # several cards, how many not said ("多卡训练"): setups of 2 and 4 cards
     whole_pc: bool | None = None  # the budget is for the whole computer ("整机预算"): the cards get a share of it
     upgrade_from: tuple[str, ...] = ()  # cards the user has and means to replace: only faster or roomier ones count
+    small_models: bool | None = None  # the job's usual memory floor ruled everything out: cards that train its small
+    # models count (scorer.SMALL_MODELS_SHARE of the floor); set for one ranking, never kept by the conversation
 
     @property
     def workload(self) -> str | None:

@@ -45,6 +45,9 @@ class WorkloadSpec:
     small_models_fit: bool = False  # under the minimum memory, small models of the kind still train
 
 
+SMALL_MODELS_SHARE = 0.5  # memory at least this share of a training job's minimum still trains small models
+
+
 @dataclass(frozen=True)
 class Candidate:
     gpu: GPU
@@ -140,7 +143,7 @@ def memory_needed(need: Need, spec: WorkloadSpec, knowledge_dir: Path, on: date 
                   ) -> tuple[float, MemoryEstimate | None]:
     """Per-card VRAM the job needs (the most any of its workloads needs), and the estimate behind it."""
     est = None
-    needed = spec.min_vram_gb
+    needed = spec.min_vram_gb * (SMALL_MODELS_SHARE if need.small_models and spec.small_models_fit else 1.0)
     for other in need.workloads[1:]:
         needed = max(needed, workload_spec(knowledge_dir, other, on or date.today()).min_vram_gb)
     llm = next((w for w in need.workloads if w in LLM_WORKLOADS), None)
