@@ -52,6 +52,9 @@ NEVER = 2.0  # above any probability: the guess does not overrule the rules
 MIN_REFUSAL_CONFIDENCE = 0.4  # an out-of-scope guess with no words of another topic: a refusal needs this much
 SURE_SMALL_TALK = 0.5  # a greeting/help/reset guess on a message with no such word needs this much
 SURE_OUT_OF_SCOPE = 0.8  # an out-of-scope guess this sure is not overruled by a place, a date or a vendor alone
+# an out-of-scope guess this sure is overruled only by words of machine learning, a card or a position named, or a
+# short follow-up: not by a budget, a place, noise or "it" in a sentence about something else (five-fold CV)
+VERY_SURE_OUT_OF_SCOPE = 0.8
 SHORT = 40  # characters: a message this short that carries a command word is that command
 SHORT_FOLLOW_UP = 12  # characters: a message this short with a GPU word ("Windows 下呢", "PSU?") follows the card on screen
 COMMANDS = ("language", "reset", "help", "greeting")
@@ -111,6 +114,13 @@ def _ml_evidence(q: Query) -> bool:
     n = q.need
     return bool(set(n.workloads) - {"learning", "general"} or n.model_size_b or n.finetune_method
                 or n.precision_bits or n.min_vram_gb or "dl" in q.cues)
+
+
+def _strong_evidence_of_ours(q: Query) -> bool:
+    """What overrules a very sure out-of-scope guess: words of machine learning, a card, a position or a way to move
+    the picks named, a product we do not know, or a follow-up too short to be about anything else ("in the UK?")."""
+    return _ml_evidence(q) or bool(q.gpus or q.ordinals or q.direction or q.unknown_products) or \
+        len(q.text.strip()) <= SHORT_FOLLOW_UP
 
 
 _SMALL_TALK_ACTS = ("greeting", "help", "reset")
@@ -491,6 +501,9 @@ class Conversation:
         if guess is not None and guess.act == "out_of_scope" and act not in COMMANDS and _about_something_else(q) \
                 and not _about_the_focus(q, s):
             act = "out_of_scope"  # "best running shoes under $100", "推荐几部好看的美剧": nothing of GPUs or ML in it
+        if guess is not None and guess.act == "out_of_scope" and guess.confidence >= VERY_SURE_OUT_OF_SCOPE and \
+                (strength != "command" or len(text.strip()) > SHORT) and not _strong_evidence_of_ours(q):
+            act = "out_of_scope"  # "black friday deals on gaming gpus under 600", "my car makes a squeaking noise"
         need = self._need_in_context(q, lang)
         referred = self._referred(q, act)
         act = self._act_in_context(q, need, act, referred)

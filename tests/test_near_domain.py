@@ -257,3 +257,20 @@ def test_upkeep_apps_stocks_and_trips_are_declined_though_they_name_gpus_or_ai(s
 def test_gpu_questions_near_those_words_stay_in_scope(scorer_engine, text):
     r = Conversation(scorer_engine).turn(text)
     assert r.intent != "out_of_scope", plain(r)
+
+
+@pytest.mark.parametrize("text", ["my fridge makes a loud humming noise at night, should i worry",
+                                  "any black friday deals on gaming gpus under 600 this year?"])
+def test_a_very_sure_out_of_scope_guess_is_not_overruled_by_a_budget_or_a_noise_after_picks(scorer_engine, text):
+    """After picks, a budget, a place, a noise or "it" in a sentence about something else is no refinement when the
+    classifier is very sure: only words of machine learning, a card, a position or a short follow-up overrule it."""
+    conv = Conversation(scorer_engine)
+    assert conv.turn("$1500 for training CNNs").recommendations
+    assert conv.turn(text).intent == "out_of_scope"
+
+
+@pytest.mark.parametrize("text", ["quieter?", "under 600?", "is it loud?"])
+def test_short_follow_ups_still_refine_after_picks(scorer_engine, text):
+    conv = Conversation(scorer_engine)
+    assert conv.turn("$1500 for training CNNs").recommendations
+    assert conv.turn(text).intent != "out_of_scope"

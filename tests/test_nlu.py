@@ -351,3 +351,9 @@ def test_lexicon_entries_are_written_as_messages_are_read(tmp_path, monkeypatch)
         assert ("choice_between", "還是", "还是") in lexicon.not_as_read("slots")
     finally:
         lexicon.load.cache_clear()
+
+
+@pytest.mark.parametrize("text", ["autodl 4090 hourly price", "4090 hourly", "rent a 4090, hourly rate?", "4090每小时多少钱"])
+def test_a_card_priced_by_the_hour_is_a_card_not_hours_or_money(catalog, text):
+    q = parse(text, catalog)
+    assert q.gpus == ("GeForce RTX 4090",) and q.need.budget is None and q.need.usage is None
