@@ -162,7 +162,7 @@ def _off_topic_gate(q: Query, act: str, guess: ActGuess | None, about_the_focus:
     return act
 
 
-_GPU_CUES = frozenset({"domain", "dl", "rent", "power", "memory_question", "what_fits", "speed", "finetune",
+_GPU_CUES = frozenset({"domain", "dl", "rent", "form_factor_choice", "power", "memory_question", "what_fits", "speed", "finetune",
                        "train_words", "serving", "software", "add_card", "same_memory", "guide_source", "quality",
                        "more_info", "why_not", "buy_where"})
 
@@ -249,6 +249,8 @@ def rule_act_and_strength(q: Query, s: Session) -> tuple[str, str]:
     if _says(q.text, "about_the_bot") and not (q.need.budget or q.need.model_size_b or q.gpus or q.ordinals or
                                                q.direction):
         return "help", "command"  # "do you only do nvidia stuff", "can you help with laptops too": what we cover
+    if "form_factor_choice" in q.cues and not (q.gpus or q.need.budget or q.ordinals):
+        return "question", "command"  # "笔记本还是台式", "laptop or desktop?" after picks: the guide's answer, not picks
     act = _rule_act(q, s)
     if act in COMMANDS:
         # "hi", "ok thanks", "start over": only that; "ok but I'm in Canada", "sounds good, any AMD?" carry more, so
@@ -1908,6 +1910,10 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: _says(t.text, "used_safety") and not t.q.gpus and not t.q.need.budget and not t.q.ordinals,
          # "Is it safe to buy used?": the guide's advice on used cards (mining, testing, warranty), not a budget asked
          lambda c, t: answers.question(c.engine, _asked_as("used_market_query", t.q.text), t.lang, kinds=("guide",))),
+    Rule("laptop-or-desktop", _acts("question"), lambda c, t: t.cue("form_factor_choice"),
+         # "笔记本还是台式", "laptop or desktop?": the guide's verdict on laptop GPUs, not the picks again
+         lambda c, t: answers.question(c.engine, _asked_as("laptop_or_desktop_query", t.q.text), t.lang,
+                                       kinds=("guide",))),
     Rule("need-a-gpu-at-all", _acts("recommend", "refine", "question", "fit", "gpu_info"),
          lambda c, t: _says(t.text, "need_a_gpu_at_all") and not t.q.need.budget and not t.q.gpus and
          not t.q.need.model_size_b and not t.q.need.model,

@@ -145,6 +145,9 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
         workloads = (samples_job,)  # "20万张图片 4060ti够用吗": training on that many images
     masked = mask(n, spans)
     cues = context.cues(t, mask(n, gpu_spans, "@"))
+    if hardware.form_factor_choice(t):
+        # "笔记本还是台式": a question the guide answers, whatever else is on screen ("笔电" is no word of another topic here)
+        cues = (cues - {"offtopic"}) | {"form_factor_choice"}
     move = context.budget_move(mask(with_cards, count_spans), found.spans)
     if move:
         cues = cues | {f"budget_{move}"}  # "再加一千", "$500 more": the dialogue moves the budget on the table

@@ -65,3 +65,21 @@ def test_a_bare_lower_is_still_cheaper(catalog, text):
                                   "setting up a classroom for ml coursework, $400 a card"])
 def test_teaching_a_class_is_learning(catalog, text):
     assert parse(text, catalog).need.workloads == ("learning",)
+
+
+@pytest.mark.parametrize("turns, lang", [
+    (["预算8000训练CNN", "笔记本还是台式"], "zh"), (["$1500 for training CNNs", "laptop or desktop?"], "en"),
+    (["笔电还是桌机比较适合跑AI"], "zh"), (["should i get a laptop or a desktop for deep learning"], "en"),
+])
+def test_laptop_or_desktop_is_answered_from_the_guide_not_with_the_picks_again(scorer_engine, turns, lang):
+    conv = Conversation(scorer_engine)
+    for text in turns:
+        reply = conv.turn(text)
+    assert reply.intent == "question" and not reply.recommendations, plain(reply)
+    assert reply.lang == lang and any("laptop" in s.url.lower() or "notebookcheck" in s.url.lower()
+                                      for s in reply.sources), plain(reply)
+
+
+@pytest.mark.parametrize("text", ["不要笔记本 要台式", "desktop only please"])
+def test_a_kind_of_computer_stated_is_still_a_need(catalog, text):
+    assert parse(text, catalog).need.form_factor == "desktop"

@@ -349,8 +349,17 @@ def power(text: str) -> tuple[float | None, float | None, Spans]:
 def form_factor(text: str) -> str | None:
     """'a 4U server', '笔记本', 'itx case': the kind of computer; one turned down ("no server access", "不用服务器")
     is not it."""
+    if form_factor_choice(text):
+        return None  # "笔记本还是台式", "laptop or desktop?": which kind of computer is the question, not a need
     kept = {name for name, turned in _mentions(text, "form_factor") if not turned}  # ("不要笔记本 要台式": desktop)
     return next((name for name in words("slots", "form_factor") if name in kept), None)
+
+
+def form_factor_choice(text: str) -> bool:
+    """The message asks which kind of computer to get ("笔记本还是台式", "laptop or desktop for DL?"): two kinds
+    named, neither turned down, and a word of choice between them."""
+    kept = {name for name, turned in _mentions(text, "form_factor") if not turned}
+    return len(kept) > 1 and has_any(text, words("slots", "choice_between"))
 
 
 def _mentions(text: str, table: str) -> list[tuple[str, bool]]:
