@@ -2897,6 +2897,10 @@ def ask_which_to_compare(lang: str, names: list[str]) -> Reply:
         f"要对比哪几张卡？{('和' + have.strip() + '比，') if have else ''}说出两张，例如“3090 和 4090 对比”。"),))
 
 
+LLM_SIZED_B = 1.0  # a model this many billion parameters or more, trained: an LLM's ways to train apply
+
+
+_FULL_TRAINING = Text("full training (all weights)", "全参训练")
 _METHOD_LABEL = {"full": Text("full fine-tune", "全参微调"), "lora": Text("LoRA", "LoRA"), "qlora": Text("QLoRA", "QLoRA")}
 
 
@@ -2905,12 +2909,16 @@ def _model_memory_rows(engine: Engine, need: Need, lang: str) -> list[tuple[str,
     from bot.vram import estimate
 
     size = need.model_size_b
-    if need.workload == "llm_finetune" or need.finetune_method:
-        methods = [need.finetune_method] if need.finetune_method else ["lora", "qlora"]
+    # "train a 70B" (training, no method named) weighs all three ways, full training first; "fine-tune" the light two
+    trains_an_llm = need.workload == "transformer" and size is not None and size >= LLM_SIZED_B
+    if need.workload == "llm_finetune" or need.finetune_method or trains_an_llm:
+        methods = [need.finetune_method] if need.finetune_method else \
+            ["full", "lora", "qlora"] if trains_an_llm else ["lora", "qlora"]
         out = []
         for m in methods:
             e = estimate(size, m, need.precision_bits, engine.knowledge_dir)
-            out.append((_METHOD_LABEL[m].get(lang), e.precision_bits, e.total_gb))
+            label = _FULL_TRAINING if m == "full" and trains_an_llm else _METHOD_LABEL[m]
+            out.append((label.get(lang), e.precision_bits, e.total_gb))
         return out
     bits_list = [need.precision_bits] if need.precision_bits else [16, 8, 4]
     return [(f"{b}-bit", b, estimate(size, "inference", b, engine.knowledge_dir).total_gb) for b in bits_list]
@@ -3740,10 +3748,12 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
         options = _model_memory_rows(engine, need, lang)
         fitting = [o for o in options if o[2] <= have]
         size = f"{need.model_size_b:g}B"
+        trains = need.workload == "llm_finetune" or bool(need.finetune_method) or \
+            (need.workload == "transformer" and need.model_size_b >= LLM_SIZED_B)
         if fitting:
             label, bits, gb = fitting[0]
             speed = ""
-            if need.workload != "llm_finetune" and not need.finetune_method and g.mem_bandwidth_gbs and bits:
+            if not trains and g.mem_bandwidth_gbs and bits:
                 weights_gb = need.model_size_b * bits / 8
                 tps = 0.6 * g.mem_bandwidth_gbs / weights_gb  # layer split: cards take turns, speed does not add
                 speed = _t(lang, f", roughly {tps:.0f} tokens/s when generating (formula only: 60% of memory "
@@ -3751,9 +3761,12 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                            f"，生成速度粗估约 {tps:.0f} tokens/s（仅公式估算：显存带宽的 60% 除以每个 token 读取的权重量）")
             verdict = _t(lang, f"Yes: {setup} ({have:g} GB) can run {_a(size)} {size} model at {label} (~{gb:g} GB){speed}.",
                          f"可以：{setup}（{have:g} GB）能跑 {size} 模型，{label}（约 {gb:g} GB）{speed}。")
-            if need.workload == "llm_finetune" or need.finetune_method:
+            if trains:
                 verdict = _t(lang, f"Yes: {setup} ({have:g} GB) can fine-tune {_a(size)} {size} model with {label} "
                                    f"(~{gb:g} GB).", f"可以：{setup}（{have:g} GB）能用 {label} 微调 {size} 模型（约 {gb:g} GB）。")
+                if need.workload == "transformer" and not need.finetune_method:  # "train a 1B model from scratch"
+                    verdict = _t(lang, f"Yes: {setup} ({have:g} GB) can train {_a(size)} {size} model: {label} needs "
+                                       f"~{gb:g} GB.", f"可以：{setup}（{have:g} GB）能训练 {size} 模型：{label}约需 {gb:g} GB。")
                 speed = training_speed(engine, g, need, count, lang)
                 if speed and need.dataset_samples:  # "how long for 10k samples?": the answer is the time
                     verdict += " " + speed
@@ -3872,7 +3885,10 @@ def _method_that_fits(engine: Engine, g: GPU, need: Need, count: int = 1) -> str
     first whose memory fits; None when none does."""
     from bot.vram import estimate
 
-    methods = [need.finetune_method] if need.finetune_method else ["lora", "qlora"]
+    # training an LLM-sized model with no method named ("train a 1B from scratch") is timed as full training first
+    scratch = need.workload == "transformer" and (need.model_size_b or 0) >= LLM_SIZED_B
+    methods = [need.finetune_method] if need.finetune_method else ["full", "lora", "qlora"] if scratch else \
+        ["lora", "qlora"]
     methods += _LIGHTER.get(need.finetune_method, ())
     return next((m for m in methods if estimate(need.model_size_b, m, need.precision_bits,
                                                 engine.knowledge_dir).total_gb <= g.vram_gb * count), None)

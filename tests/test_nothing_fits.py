@@ -83,3 +83,13 @@ def test_laptop_or_desktop_is_answered_from_the_guide_not_with_the_picks_again(s
 @pytest.mark.parametrize("text", ["不要笔记本 要台式", "desktop only please"])
 def test_a_kind_of_computer_stated_is_still_a_need(catalog, text):
     assert parse(text, catalog).need.form_factor == "desktop"
+
+
+@pytest.mark.parametrize("text, lang", [("how many 4090s do i need to train a 70b model", "en"), ("训练70b要几张4090", "zh"),
+                                        ("can a 3090 train a 1b model from scratch", "en")])
+def test_training_an_llm_sized_model_weighs_full_training_lora_and_qlora_not_inference(scorer_engine, text, lang):
+    reply = Conversation(scorer_engine).turn(text)
+    shown = plain(reply)
+    assert reply.intent == "fit" and reply.lang == lang, shown
+    assert ("full training" if lang == "en" else "全参训练") in shown and "QLoRA" in shown
+    assert "4-bit" not in shown and "when generating" not in shown and "生成速度" not in shown, shown  # not inference
