@@ -299,7 +299,7 @@ def _asked_as(topic: str, text: str, written: str | None = None) -> str:
 def _offered_price(catalog, raw: str) -> bool:
     """An amount written beside the card, as what it sells for ("tesla p40 24gb for $180 — good for local llms?",
     "闲鱼2800的3090能买吗"), is the price to check, not a budget, unless a budget word says otherwise."""
-    if _says(raw, "cues", "budget_words") or not _asks(raw):
+    if "budget_words" in context.cues(normalise(raw)) or not _asks(raw):  # ("a good budget card?" names no budget)
         return False
     text = chinese_numerals_to_digits(normalise(raw))  # "两百多块" is an amount too (and 二手 reads "2手")
     mentions = catalog.find_mentions(text)
