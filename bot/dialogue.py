@@ -747,7 +747,8 @@ class Conversation:
             have = s.pick_counts.get(s.last_picks[0], 1) if s.pick_counts else (s.need.gpu_count or 1)
             need = replace(need, gpu_count=have + 1)
         if need.budget and not q.currency_written and s.last_act == "fit" and len(q.text.strip()) <= 16 and \
-                need.budget.amount in _CONTEXT_SIZES and not s.need.budget:
+                need.budget.amount in _CONTEXT_SIZES and not s.need.budget and "budget_words" not in q.cues and \
+                re.search(r"\d\s*k(?![a-z])", q.text, re.IGNORECASE):  # ("预算4000" after a fit is money)
             # "and 128k?" after a fit answer: a context length, not $128,000
             need = replace(need, budget=None, context_tokens=int(need.budget.amount / 1000 * 1024))
         if need.workloads == ("llm_finetune",) and s.need.workload and \
@@ -1281,6 +1282,8 @@ class Conversation:
         owned = t.q.need.owned_gpus
         if t.cue("add_card") and owned and set(t.q.gpus) <= set(owned) and not t.q.need.gpu_count:
             count = len(owned) + 1  # "i have a 3090. if i add a second one…": one more of the same
+        elif t.cue("add_card") and same and s.last_act == "fit" and not t.q.need.gpu_count:
+            count = (s.focus_count or 1) + 1  # "would adding a second 4070 help" after a fit: the job on one more
         need = s.need.merge(replace(t.q.need, gpu_count=None, budget=None))
         if not (need.workloads or need.model_size_b or need.model):
             need = replace(need, workloads=("general",))  # "能拿来跑pytorch训练吗": deep learning in general
@@ -1312,6 +1315,8 @@ class Conversation:
         if same and t.cue("add_card") and not t.q.need.gpu_count:
             count += 1  # "加一张3060呢": one more of the card on the table
         vram = t.q.card_memory_gb or (s.focus_vram_gb if same and not t.q.gpus else None)
+        if not s.need.workloads:  # the answer is about running LLMs: "想升级，预算4000" next is a card for that
+            s.need = replace(s.need, workloads=("llm_inference",))
         return answers.what_fits(self.engine, t.referred[0], count, t.lang, vram_gb=vram)
 
     def _memory_enough(self, t: Turn) -> Reply:

@@ -1,0 +1,44 @@
+"""A follow-up that asks something new gets a new answer, not the last one again (stranger round 18)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.dialogue import Conversation
+from bot.render import plain
+
+
+def _chat(engine, turns):
+    conv = Conversation(engine)
+    return [conv.turn(t) for t in turns]
+
+
+@pytest.mark.parametrize("turns, said", [
+    (["rent or buy a 4090 if I use it 500 hours in total?", "what if its 2000 hours"], "2,000 GPU-hours"),
+    (["4090 租还是买，总共用500小时", "如果是2000小时呢"], "2,000"),
+])
+def test_another_total_of_hours_redoes_the_rent_or_buy_sum(scorer_engine, turns, said):
+    first, second = _chat(scorer_engine, turns)
+    assert second.intent == "rent" and said in plain(second) and plain(second) != plain(first), plain(second)
+
+
+@pytest.mark.parametrize("turns", [["我的3060能跑什么模型", "想升级，预算4000"],
+                                   ["what can my 3060 run", "i want to upgrade, budget $600"]])
+def test_a_budget_after_what_a_card_runs_is_a_recommendation_for_running_llms(scorer_engine, turns):
+    _, reply = _chat(scorer_engine, turns)
+    assert reply.intent == "recommend" and reply.recommendations, plain(reply)
+
+
+def test_a_context_length_after_a_fit_is_still_a_context_length(scorer_engine):
+    _, reply = _chat(scorer_engine, ["can a 3090 run a 32b model", "and 32k?"])
+    assert reply.intent == "fit" and not reply.recommendations
+
+
+@pytest.mark.parametrize("turns, two", [
+    (["can my 4070 12gb fine-tune an 8b model?", "would adding a second 4070 help"], "2× GeForce RTX 4070"),
+    (["4070 12g 能微调 8b 模型吗", "再加一张4070有用吗"], "2 张 GeForce RTX 4070"),
+])
+def test_adding_a_card_after_a_fit_answers_for_one_card_more(scorer_engine, turns, two):
+    first, second = _chat(scorer_engine, turns)
+    assert second.intent == "fit" and plain(second) != plain(first)
+    assert two in plain(second) or two.replace("2 张 ", "2× ") in plain(second), plain(second)
