@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING
@@ -3963,6 +3963,21 @@ def power(engine: Engine, name: str, count: int, psu_w: float | None, lang: str)
     return Reply("power", lang, title=_t(lang, "Power and PSU", "功耗与电源"), paragraphs=tuple(paras),
                  sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=g.name,
                  focus_count=count if count > 1 else None)
+
+
+def power_of_cards(engine: Engine, names: list[str], psu_w: float | None, lang: str) -> Reply:
+    """Power draw and the PSU for a setup of different cards ("一张4090加一张3090"): their draws added up."""
+    cards = [engine.catalog.get(n) for n in names]
+    if any(g is None or not g.tdp_w for g in cards):
+        return power(engine, names[0], 1, psu_w, lang)
+    counted = Counter(g.name for g in cards)
+    setup = " + ".join(f"{k}× {n}" if k > 1 else n for n, k in counted.items())
+    total = sum(g.tdp_w for g in cards)
+    paras = _power_paragraphs(total / len(cards), len(cards), setup, psu_w, lang)
+    return Reply("power", lang, title=_t(lang, "Power and PSU", "功耗与电源"), paragraphs=tuple(paras),
+                 sources=tuple(Source(source_title("specs", lang, name=g.name), u)
+                               for g in {g.name: g for g in cards}.values() for u in g.sources[:1]),
+                 focus=cards[0].name)
 
 
 def _power_paragraphs(tdp_w: float, count: int, setup: str, psu_w: float | None, lang: str) -> list[str]:

@@ -113,7 +113,13 @@ def _ml_evidence(q: Query) -> bool:
     a workout plan for beginners is not a first deep-learning card."""
     n = q.need
     return bool(set(n.workloads) - {"learning", "general"} or n.model_size_b or n.finetune_method
-                or n.precision_bits or n.min_vram_gb or "dl" in q.cues)
+                or n.precision_bits or n.min_vram_gb or "dl" in q.cues and _field_words_besides_ai(q.text))
+
+
+def _field_words_besides_ai(text: str) -> bool:
+    """A word of machine learning outside a market story's name ("AI泡沫会不会破" beside a stock word is stocks)."""
+    t = normalise(text)
+    return has_any(mask(t, find_any(t, words("slots", "generic_ai"))), words("slots", "cues", "dl"))
 
 
 def _strong_evidence_of_ours(q: Query) -> bool:
@@ -1344,7 +1350,12 @@ class Conversation:
                                   t.lang) for n in s.compared[:3]]
             return replace(each[0], paragraphs=tuple(p for r in each for p in r.paragraphs),
                            sources=tuple(dict.fromkeys(x for r in each for x in r.sources)))
-        reply = answers.power(self.engine, names[0], count, psu, t.lang)
+        mixed = list(dict.fromkeys(t.q.gpus))
+        if len(mixed) >= 2:  # "电源多大才够，一张4090加一张3090": every card named, their draws added up
+            reply = answers.power_of_cards(self.engine, [n for n in mixed for _ in range(t.q.card_counts.get(n, 1))],
+                                           psu, t.lang)
+        else:
+            reply = answers.power(self.engine, names[0], count, psu, t.lang)
         if t.cue("cooling"):  # "how do I keep it cool in a normal case": the guide's cooling advice leads
             guide = answers.question(self.engine, _asked_as("cooling_query", t.q.without_cards, t.q.text), t.lang,
                                      kinds=("guide",))

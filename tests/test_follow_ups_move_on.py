@@ -42,3 +42,14 @@ def test_adding_a_card_after_a_fit_answers_for_one_card_more(scorer_engine, turn
     first, second = _chat(scorer_engine, turns)
     assert second.intent == "fit" and plain(second) != plain(first)
     assert two in plain(second) or two.replace("2 张 ", "2× ") in plain(second), plain(second)
+
+
+@pytest.mark.parametrize("text, cards, watts", [("电源多大才够，一张4090加一张3090", 2, 800),
+                                                ("psu for a 4090 and two 3090s?", 3, 1150)])
+def test_a_psu_for_different_cards_adds_up_every_card(scorer_engine, catalog, text, cards, watts):
+    from bot.scorer import psu_for
+
+    reply = Conversation(scorer_engine).turn(text)
+    shown = plain(reply)
+    assert reply.intent == "power" and f"{watts} W" in shown, shown
+    assert f"{psu_for(watts, 1)} W" in shown
