@@ -552,6 +552,10 @@ class Conversation:
                                                             q.need.owned_gpus) and "pick_request" not in q.cues \
                 and _asks(q.text) and not s.last_picks:
             return "gpu_info"  # "Ryzen AI Max+ 395 128GB for local LLMs — good idea?": about that machine
+        if act == "compare" and len(q.gpus) == 1 and not q.ordinals and not (s.focus and s.focus != q.gpus[0]):
+            g = self.engine.catalog.get(q.gpus[0])
+            if g is not None and g.unified_memory and _says(q.text, "not_a_mac"):
+                return "gpu_info"  # "Mac Studio 192GB for big LLMs, worth it vs nvidia?": what the machine runs
         if len(q.gpus) >= 2 and act in ("recommend", "refine") and _says(q.text, "choice_between") and \
                 not q.need.gpu_count:
             return "compare"  # "預算三千五，5060ti 16g 定係二手3090": a choice between the cards named, in that budget

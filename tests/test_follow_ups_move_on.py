@@ -53,3 +53,10 @@ def test_a_psu_for_different_cards_adds_up_every_card(scorer_engine, catalog, te
     shown = plain(reply)
     assert reply.intent == "power" and f"{watts} W" in shown, shown
     assert f"{psu_for(watts, 1)} W" in shown
+
+
+@pytest.mark.parametrize("text", ["Mac Studio M2 Ultra 192GB for running big LLMs - worth it vs nvidia?",
+                                  "mac studio 512g 对比 N卡 跑大模型值吗"])
+def test_a_mac_against_nvidia_in_general_is_judged_on_what_it_runs_not_asked_for_a_second_card(scorer_engine, text):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "fit" and "tokens/s" in plain(reply), plain(reply)
