@@ -4154,32 +4154,45 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
 
 
 def power_efficiency(engine: Engine, need: Need, names: list[str], counts: list[int], lang: str) -> str | None:
-    """Two cards weighed on power ("which one uses less power?"): which draws less, and which does more work per
-    watt for the job (so uses less energy for the same work). Board power (TDP) and the spec-based speeds."""
+    """Cards weighed on power ("which one uses less power?"): which draws least, and which does the most work per
+    watt for the job (so uses the least energy for the same work). Board power (TDP) and the spec-based speeds."""
     gpus = [engine.catalog.get(n) for n in names]
-    if len(gpus) != 2 or any(g is None or not g.tdp_w for g in gpus):
+    if len(gpus) < 2 or any(g is None or not g.tdp_w for g in gpus):
         return None
     spec = workload_spec(engine.knowledge_dir, need.workload, need.as_of or engine.today or date.today())
     watts = [g.tdp_w * n for g, n in zip(gpus, counts, strict=True)]
     perfs = [_perf_of(engine, g, spec.family) for g in gpus]
-    low, high = (0, 1) if watts[0] <= watts[1] else (1, 0)
+    order = sorted(range(len(gpus)), key=lambda i: watts[i])
+    low = order[0]
     label = [f"{n}× {g.name}" if n > 1 else g.name for g, n in zip(gpus, counts, strict=True)]
-    draw = _t(lang, f"{label[low]} draws less: {watts[low]:.0f} W against {watts[high]:.0f} W (board power).",
-              f"{label[low]} 功耗更低：{watts[low]:.0f} W 对 {watts[high]:.0f} W（整卡功耗）。")
+    others_en = ", ".join(f"{label[i]} {watts[i]:.0f} W" for i in order[1:])
+    others_zh = "，".join(f"{label[i]} {watts[i]:.0f} W" for i in order[1:])
+    draw = _t(lang, f"{label[low]} draws {'less' if len(gpus) == 2 else 'the least'}: {watts[low]:.0f} W against "
+                    f"{others_en if len(gpus) > 2 else f'{watts[order[1]]:.0f} W'} (board power).",
+              f"{label[low]} 功耗{'更' if len(gpus) == 2 else '最'}低：{watts[low]:.0f} W，对 "
+              f"{others_zh if len(gpus) > 2 else f'{watts[order[1]]:.0f} W'}（整卡功耗）。")
     if not all(perfs):
         return draw
     per_watt = [p * n / w for p, n, w in zip(perfs, counts, watts, strict=True)]
-    best = max((0, 1), key=lambda i: per_watt[i])
-    gain = 100 * (per_watt[best] / per_watt[1 - best] - 1)
+    ranked = sorted(range(len(gpus)), key=lambda i: per_watt[i], reverse=True)
+    best, runner = ranked[0], ranked[1]
+    gain = 100 * (per_watt[best] / per_watt[runner] - 1)
+    two = len(gpus) == 2
     if gain < 5:
         work = _t(lang, " Per unit of work they are about as efficient, so for the same job they use about the same "
-                        "energy.", "按每单位工作量算，两者能效差不多，同样的任务耗电也差不多。")
+                        "energy." if two else " Per unit of work the most efficient are about even, so for the same "
+                        "job they use about the same energy.",
+                  "按每单位工作量算，两者能效差不多，同样的任务耗电也差不多。" if two else
+                  "按每单位工作量算，能效最高的几张差不多，同样的任务耗电也差不多。")
     else:
-        work = _t(lang, f" Per unit of work, {label[best]} is about {gain:.0f}% more efficient for {spec.label.en}: the "
-                        "same job takes less energy on it"
-                        + (", even though it draws more while running." if best == high else "."),
-                  f"按每单位工作量算，{label[best]} 做{spec.label.zh}的能效高约 {gain:.0f}%，同样的任务耗电更少"
-                  + ("（虽然运行时功率更高）。" if best == high else "。"))
-    tip = _t(lang, " Either can be power-limited (nvidia-smi -pl) to 70–80 % for a small loss of speed.",
-             "两张卡都可以限功耗（nvidia-smi -pl）到 70–80 %，速度损失不大。")
+        than_en, than_zh = ("", "") if two else (f" than {label[runner]}", f"比 {label[runner]} ")
+        work = _t(lang, f" Per unit of work, {label[best]} is about {gain:.0f}% more efficient for {spec.label.en}"
+                        f"{than_en}: the same job takes less energy on it"
+                        + (", even though it draws more while running." if best != low else "."),
+                  f"按每单位工作量算，{label[best]} 做{spec.label.zh}的能效{than_zh}高约 {gain:.0f}%，同样的任务耗电更少"
+                  + ("（虽然运行时功率更高）。" if best != low else "。"))
+    tip = _t(lang, " Either can be power-limited (nvidia-smi -pl) to 70–80 % for a small loss of speed." if two else
+             " Any of them can be power-limited (nvidia-smi -pl) to 70–80 % for a small loss of speed.",
+             "两张卡都可以限功耗（nvidia-smi -pl）到 70–80 %，速度损失不大。" if two else
+             "这些卡都可以限功耗（nvidia-smi -pl）到 70–80 %，速度损失不大。")
     return _t(lang, "Verdict on power: ", "功耗结论：") + draw + work + tip

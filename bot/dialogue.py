@@ -552,6 +552,9 @@ class Conversation:
                                                             q.need.owned_gpus) and "pick_request" not in q.cues \
                 and _asks(q.text) and not s.last_picks:
             return "gpu_info"  # "Ryzen AI Max+ 395 128GB for local LLMs — good idea?": about that machine
+        if s.last_act == "compare" and len(s.compared) >= 2 and "quiet" in q.cues and not (q.gpus or q.ordinals) and \
+                replace(q.need, quiet=None).is_empty() and act not in COMMANDS:
+            return "power"  # "噪音呢 放在卧室" after a comparison: which of them runs cooler, and how to quiet it
         if act == "compare" and len(q.gpus) == 1 and not q.ordinals and not (s.focus and s.focus != q.gpus[0]):
             g = self.engine.catalog.get(q.gpus[0])
             if g is not None and g.unified_memory and _says(q.text, "not_a_mac"):
@@ -832,7 +835,7 @@ class Conversation:
             worth = self._worth(t)  # "worth it, and what PSU": the verdict first, the power after it
             return answers.joined(worth, reply) if worth.intent == "gpu" else reply
         cards = list(reply.chart_gpus[:2]) if reply.intent == "compare" else [reply.focus] if reply.focus else []
-        if reply.intent == "compare" and len(reply.chart_gpus) == 2 and _says(t.text, "power_words") and \
+        if reply.intent == "compare" and len(reply.chart_gpus) >= 2 and _says(t.text, "power_words") and \
                 not _says(t.text, "psu_asked"):
             # "这两张哪张更省电", "which one uses less power?": the draw and the work per watt lead
             lead = answers.power_efficiency(self.engine, s.need, list(reply.chart_gpus),
@@ -1350,9 +1353,13 @@ class Conversation:
             s.need = replace(s.need, psu_w=t.q.need.psu_w)
         if s.last_act == "compare" and len(s.compared) >= 2 and not (t.q.gpus or t.q.ordinals):
             # "PSU?" after "3090 vs 4090": the power of each card compared, not of the first pick before it
-            each = [answers.power(self.engine, n, s.compared_counts.get(n) or s.pick_counts.get(n) or count, psu,
-                                  t.lang) for n in s.compared[:3]]
-            return replace(each[0], paragraphs=tuple(p for r in each for p in r.paragraphs),
+            counts = [s.compared_counts.get(n) or s.pick_counts.get(n) or count for n in s.compared[:3]]
+            each = [answers.power(self.engine, n, k, psu, t.lang) for n, k in zip(s.compared[:3], counts, strict=True)]
+            lead = ()
+            if t.cue("quiet"):  # "what about noise, it's in my bedroom": which runs cooler, and how to make it quiet
+                draw = answers.power_efficiency(self.engine, s.need, s.compared[:3], counts, t.lang)
+                lead = tuple(x for x in (draw, QUIET_ADVICE.get(t.lang)) if x)
+            return replace(each[0], paragraphs=lead + tuple(p for r in each for p in r.paragraphs),
                            sources=tuple(dict.fromkeys(x for r in each for x in r.sources)))
         mixed = list(dict.fromkeys(t.q.gpus))
         if len(mixed) >= 2:  # "电源多大才够，一张4090加一张3090": every card named, their draws added up

@@ -60,3 +60,21 @@ def test_a_psu_for_different_cards_adds_up_every_card(scorer_engine, catalog, te
 def test_a_mac_against_nvidia_in_general_is_judged_on_what_it_runs_not_asked_for_a_second_card(scorer_engine, text):
     reply = Conversation(scorer_engine).turn(text)
     assert reply.intent == "fit" and "tokens/s" in plain(reply), plain(reply)
+
+
+@pytest.mark.parametrize("turns, least", [
+    (["4090 vs A6000 for training", "and the 5090?", "which one uses less power?"], "RTX A6000 draws the least"),
+    (["4090和A6000对比 训练用", "那5090呢", "哪张最省电"], "RTX A6000 功耗最低"),
+])
+def test_a_power_question_after_a_three_way_comparison_names_the_card_that_draws_least(scorer_engine, turns, least):
+    replies = _chat(scorer_engine, turns)
+    assert least in plain(replies[-1]), plain(replies[-1])
+
+
+@pytest.mark.parametrize("turns, lang", [(["compare the 3090 and 4090 for training", "what about noise, its in my bedroom"],
+                                          "en"), (["3090和4090对比", "噪音呢 放在卧室"], "zh")])
+def test_noise_after_a_comparison_says_which_runs_cooler_and_how_to_make_it_quiet(scorer_engine, turns, lang):
+    reply = _chat(scorer_engine, turns)[-1]
+    shown = plain(reply)
+    assert ("draws less" if lang == "en" else "功耗更低") in shown, shown
+    assert ("cooler" if lang == "en" else "散热") in shown
