@@ -2900,6 +2900,11 @@ def ask_which_to_compare(lang: str, names: list[str]) -> Reply:
 LLM_SIZED_B = 1.0  # a model this many billion parameters or more, trained: an LLM's ways to train apply
 
 
+def _trains_an_llm(need: Need) -> bool:
+    """"train a 70B", "从头训练1b" (training, no method named): full training, LoRA and QLoRA all apply."""
+    return need.workload == "transformer" and not need.finetune_method and (need.model_size_b or 0) >= LLM_SIZED_B
+
+
 _FULL_TRAINING = Text("full training (all weights)", "全参训练")
 _METHOD_LABEL = {"full": Text("full fine-tune", "全参微调"), "lora": Text("LoRA", "LoRA"), "qlora": Text("QLoRA", "QLoRA")}
 
@@ -2909,8 +2914,8 @@ def _model_memory_rows(engine: Engine, need: Need, lang: str) -> list[tuple[str,
     from bot.vram import estimate
 
     size = need.model_size_b
-    # "train a 70B" (training, no method named) weighs all three ways, full training first; "fine-tune" the light two
-    trains_an_llm = need.workload == "transformer" and size is not None and size >= LLM_SIZED_B
+    # "train a 70B" weighs all three ways, full training first; "fine-tune" the light two
+    trains_an_llm = _trains_an_llm(need)
     if need.workload == "llm_finetune" or need.finetune_method or trains_an_llm:
         methods = [need.finetune_method] if need.finetune_method else \
             ["full", "lora", "qlora"] if trains_an_llm else ["lora", "qlora"]
@@ -3748,8 +3753,7 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
         options = _model_memory_rows(engine, need, lang)
         fitting = [o for o in options if o[2] <= have]
         size = f"{need.model_size_b:g}B"
-        trains = need.workload == "llm_finetune" or bool(need.finetune_method) or \
-            (need.workload == "transformer" and need.model_size_b >= LLM_SIZED_B)
+        trains = need.workload == "llm_finetune" or bool(need.finetune_method) or _trains_an_llm(need)
         if fitting:
             label, bits, gb = fitting[0]
             speed = ""
@@ -3764,7 +3768,7 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
             if trains:
                 verdict = _t(lang, f"Yes: {setup} ({have:g} GB) can fine-tune {_a(size)} {size} model with {label} "
                                    f"(~{gb:g} GB).", f"可以：{setup}（{have:g} GB）能用 {label} 微调 {size} 模型（约 {gb:g} GB）。")
-                if need.workload == "transformer" and not need.finetune_method:  # "train a 1B model from scratch"
+                if _trains_an_llm(need):  # "train a 1B model from scratch"
                     verdict = _t(lang, f"Yes: {setup} ({have:g} GB) can train {_a(size)} {size} model: {label} needs "
                                        f"~{gb:g} GB.", f"可以：{setup}（{have:g} GB）能训练 {size} 模型：{label}约需 {gb:g} GB。")
                 speed = training_speed(engine, g, need, count, lang)
@@ -3886,9 +3890,8 @@ def _method_that_fits(engine: Engine, g: GPU, need: Need, count: int = 1) -> str
     from bot.vram import estimate
 
     # training an LLM-sized model with no method named ("train a 1B from scratch") is timed as full training first
-    scratch = need.workload == "transformer" and (need.model_size_b or 0) >= LLM_SIZED_B
-    methods = [need.finetune_method] if need.finetune_method else ["full", "lora", "qlora"] if scratch else \
-        ["lora", "qlora"]
+    methods = [need.finetune_method] if need.finetune_method else ["full", "lora", "qlora"] if _trains_an_llm(need) \
+        else ["lora", "qlora"]
     methods += _LIGHTER.get(need.finetune_method, ())
     return next((m for m in methods if estimate(need.model_size_b, m, need.precision_bits,
                                                 engine.knowledge_dir).total_gb <= g.vram_gb * count), None)
@@ -3955,29 +3958,22 @@ def power_for_watts(engine: Engine, watts: float, count: int, psu_w: float | Non
 
 def power(engine: Engine, name: str, count: int, psu_w: float | None, lang: str) -> Reply:
     """Power draw and the PSU for one card or a setup of several."""
-    g = engine.catalog.get(name)
-    if g is None or not g.tdp_w:
-        return unknown(lang)
-    setup = f"{count}× {g.name}" if count > 1 else g.name
-    paras = _power_paragraphs(g.tdp_w, count, setup, psu_w, lang)
-    return Reply("power", lang, title=_t(lang, "Power and PSU", "功耗与电源"), paragraphs=tuple(paras),
-                 sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]), focus=g.name,
-                 focus_count=count if count > 1 else None)
+    return power_of_cards(engine, [name] * count, psu_w, lang)
 
 
 def power_of_cards(engine: Engine, names: list[str], psu_w: float | None, lang: str) -> Reply:
-    """Power draw and the PSU for a setup of different cards ("一张4090加一张3090"): their draws added up."""
+    """Power draw and the PSU for a setup, of one kind of card or several ("一张4090加一张3090"): draws added up."""
     cards = [engine.catalog.get(n) for n in names]
-    if any(g is None or not g.tdp_w for g in cards):
-        return power(engine, names[0], 1, psu_w, lang)
+    if not cards or any(g is None or not g.tdp_w for g in cards):
+        return unknown(lang)
     counted = Counter(g.name for g in cards)
     setup = " + ".join(f"{k}× {n}" if k > 1 else n for n, k in counted.items())
-    total = sum(g.tdp_w for g in cards)
-    paras = _power_paragraphs(total / len(cards), len(cards), setup, psu_w, lang)
+    paras = _power_paragraphs(sum(g.tdp_w for g in cards) / len(cards), len(cards), setup, psu_w, lang)
+    one_kind = len(counted) == 1
     return Reply("power", lang, title=_t(lang, "Power and PSU", "功耗与电源"), paragraphs=tuple(paras),
                  sources=tuple(Source(source_title("specs", lang, name=g.name), u)
                                for g in {g.name: g for g in cards}.values() for u in g.sources[:1]),
-                 focus=cards[0].name)
+                 focus=cards[0].name, focus_count=len(cards) if one_kind and len(cards) > 1 else None)
 
 
 def _power_paragraphs(tdp_w: float, count: int, setup: str, psu_w: float | None, lang: str) -> list[str]:

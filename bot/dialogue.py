@@ -51,10 +51,10 @@ MIN_GUESS_OVER_CUE = 0.7  # over a rule that found a word naming the act ("psu",
 NEVER = 2.0  # above any probability: the guess does not overrule the rules
 MIN_REFUSAL_CONFIDENCE = 0.4  # an out-of-scope guess with no words of another topic: a refusal needs this much
 SURE_SMALL_TALK = 0.5  # a greeting/help/reset guess on a message with no such word needs this much
-SURE_OUT_OF_SCOPE = 0.8  # an out-of-scope guess this sure is not overruled by a place, a date or a vendor alone
-# an out-of-scope guess this sure is overruled only by words of machine learning, a card or a position named, or a
-# short follow-up: not by a budget, a place, noise or "it" in a sentence about something else (five-fold CV)
-VERY_SURE_OUT_OF_SCOPE = 0.8
+# an out-of-scope guess this sure is overruled only by words of machine learning, a card, a position or direction
+# named, or a short follow-up: not by a place, a date, a vendor, a budget, noise or "it" in a sentence about something
+# else (five-fold CV)
+SURE_OUT_OF_SCOPE = 0.8
 SHORT = 40  # characters: a message this short that carries a command word is that command
 SHORT_FOLLOW_UP = 12  # characters: a message this short with a GPU word ("Windows 下呢", "PSU?") follows the card on screen
 COMMANDS = ("language", "reset", "help", "greeting")
@@ -113,13 +113,7 @@ def _ml_evidence(q: Query) -> bool:
     a workout plan for beginners is not a first deep-learning card."""
     n = q.need
     return bool(set(n.workloads) - {"learning", "general"} or n.model_size_b or n.finetune_method
-                or n.precision_bits or n.min_vram_gb or "dl" in q.cues and _field_words_besides_ai(q.text))
-
-
-def _field_words_besides_ai(text: str) -> bool:
-    """A word of machine learning outside a market story's name ("AI泡沫会不会破" beside a stock word is stocks)."""
-    t = normalise(text)
-    return has_any(mask(t, find_any(t, words("slots", "generic_ai"))), words("slots", "cues", "dl"))
+                or n.precision_bits or n.min_vram_gb or "dl" in q.cues)
 
 
 def _strong_evidence_of_ours(q: Query) -> bool:
@@ -509,7 +503,7 @@ class Conversation:
         if guess is not None and guess.act == "out_of_scope" and act not in COMMANDS and _about_something_else(q) \
                 and not _about_the_focus(q, s):
             act = "out_of_scope"  # "best running shoes under $100", "推荐几部好看的美剧": nothing of GPUs or ML in it
-        if guess is not None and guess.act == "out_of_scope" and guess.confidence >= VERY_SURE_OUT_OF_SCOPE and \
+        if guess is not None and guess.act == "out_of_scope" and guess.confidence >= SURE_OUT_OF_SCOPE and \
                 (strength != "command" or len(text.strip()) > SHORT) and not _strong_evidence_of_ours(q):
             act = "out_of_scope"  # "black friday deals on gaming gpus under 600", "my car makes a squeaking noise"
         need = self._need_in_context(q, lang)
