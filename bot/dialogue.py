@@ -23,7 +23,7 @@ from bot.need import LLM_WORKLOADS, Budget, Need, format_money
 from bot.nlu import Query, parse
 from bot.regions import load_regions, region_of_currency
 from bot.reply import Reply
-from bot.scorer import candidate_for, default_vendors, load_workloads, low_power_w, rank_or_used, workload_spec
+from bot.scorer import candidate_for, default_vendors, fine_tuning_floor_gb, load_workloads, low_power_w, rank_or_used, workload_spec
 from bot.session import Session
 from bot.slots import context
 from bot.slots.lexicon import load, words
@@ -814,6 +814,8 @@ class Conversation:
                         "beginning.)", f"（消息超过 {self.engine.max_input_chars:,} 个字符，我只读了开头部分。）").get(t.lang)
             reply = replace(reply, footer=(note,) + reply.footer)
         self.session.last_act = "compare" if reply.intent == "compare" else t.act  # a verdict shown is a comparison
+        if reply.recommendations or reply.intent == "compare" or reply.focus:
+            self.session.cards_act = self.session.last_act
         self.session.last_rule = rule.name
         return replace(reply, query=self._query_json(t, rule.name))
 
@@ -1345,9 +1347,13 @@ class Conversation:
         psu = t.q.need.psu_w or s.need.psu_w
         if t.q.need.psu_w:  # "I have a 650w": the user's PSU, kept for the picks that follow
             s.need = replace(s.need, psu_w=t.q.need.psu_w)
-        if s.last_act == "compare" and len(s.compared) >= 2 and not (t.q.gpus or t.q.ordinals):
-            # "PSU?" after "3090 vs 4090": the power of each card compared, not of the first pick before it
-            counts = [s.compared_counts.get(n) or s.pick_counts.get(n) or count for n in s.compared[:3]]
+        compared = s.last_act == "compare" or s.last_act == "question" and s.cards_act == "compare"
+        if compared and len(s.compared) >= 2 and not (t.q.gpus or t.q.ordinals):
+            # "PSU?" after "3090 vs 4090" (and "do I need NVLink?" between them): the power of each card compared,
+            # not of the first pick before it
+            # (in "2× 3090 or one 5090" the card without a count was compared as one)
+            counts = [s.compared_counts.get(n) or (1 if s.compared_counts else s.pick_counts.get(n) or count)
+                      for n in s.compared[:3]]
             each = [answers.power(self.engine, n, k, psu, t.lang) for n, k in zip(s.compared[:3], counts, strict=True)]
             lead = ()
             if t.cue("quiet"):  # "what about noise, it's in my bedroom": which runs cooler, and how to make it quiet
@@ -1516,10 +1522,12 @@ class Conversation:
             # "and for fine-tuning whisper?" after picks, "€2,500 for SDXL fine-tuning": training the kind of model
             # the job runs takes the memory that is comfortable, not the minimum for running it
             spec = workload_spec(e.knowledge_dir, need.workload, need.as_of or e.today or date.today())
-            if spec.comfortable_vram_gb > (need.min_vram_gb or spec.min_vram_gb):
-                need = replace(need, min_vram_gb=spec.comfortable_vram_gb)
-                notes.append(Text(f"For fine-tuning: cards with at least {spec.comfortable_vram_gb:g} GB.",
-                                  f"按微调来选：显存至少 {spec.comfortable_vram_gb:g} GB。"))
+            floor = fine_tuning_floor_gb(need, spec, e.knowledge_dir)
+            if floor > (need.min_vram_gb or spec.min_vram_gb):
+                need = replace(need, min_vram_gb=floor)
+                what = Text(f" {need.model}", f" {need.model} ") if floor != spec.comfortable_vram_gb else Text("", "")
+                notes.append(Text(f"For fine-tuning{what.en}: cards with at least {floor:g} GB.",
+                                  f"按微调{what.zh}来选：显存至少 {floor:g} GB。"))
         if need.size_names_an_llm:  # "cheapest card for 70B", "a card for a 14B model"
             need = replace(need, workloads=("llm_finetune" if need.finetune_method else "llm_inference",))
         s.need = need

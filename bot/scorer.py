@@ -216,6 +216,19 @@ def _with_named_model(spec: WorkloadSpec, need: Need, knowledge_dir: Path) -> Wo
     return replace(spec, comfortable_vram_gb=max(spec.comfortable_vram_gb, m.image_infer_gb))
 
 
+def fine_tuning_floor_gb(need: Need, spec: WorkloadSpec, knowledge_dir: Path) -> float:
+    """The memory fine-tuning the job's kind of model takes: the named image or video model's LoRA figure
+    (knowledge/models.csv `image_lora_gb`, "Flux LoRA: 24 GB minimum") when there is one, else what the job is
+    comfortable with."""
+    if need.model and spec.name in ("diffusion", "video"):
+        from bot.models import load_models
+
+        m = load_models(knowledge_dir).get(need.model)
+        if m is not None and m.kind in ("image", "video") and m.image_lora_gb:
+            return float(m.image_lora_gb)
+    return spec.comfortable_vram_gb
+
+
 def whole_pc_share(need: Need, model: PerfModel) -> float:
     """The share of a whole computer's budget its graphics cards are chosen within (knowledge/perf-model.yaml)."""
     several = need.multi_gpu or (need.gpu_count or 1) > 1 or need.form_factor == "server"
@@ -489,7 +502,14 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
                     memory_first=bool(set(need.workloads) & set(MEMORY_BOUND_WORKLOADS)))
     exclusions = _notable_exclusions(candidates, too_small, over_budget, needed, budget, not_sold,
                                      stretch=need.max_price is None)  # "cheaper?" is a ceiling, not a budget to stretch
-    suggestions = () if picks else _suggestions(need, est, needed, over_budget)
+    cheapest_used = None
+    if not picks and need.used is None and (need.gpu_count or 1) == 1:  # "look at the used market": with its price
+        used_fits = [(g, p) for g in pool if (not vendors or g.vendor in vendors) and g.form_factor not in
+                     MODULE_FORM_FACTORS and not ((no_crippled or need.serving) and g.crippled_fp16) and
+                     usable_memory_gb(g, knowledge_dir) >= needed and
+                     (p := g.price(currency, "used", on, catalog.fx)) is not None]
+        cheapest_used = min(used_fits, key=lambda gp: gp[1].amount, default=None)
+    suggestions = () if picks else _suggestions(need, est, needed, over_budget, cheapest_used)
     split = next((p.candidate.count for p in picks if p.candidate.count > 1), None) if not need.gpu_count else None
     notes: tuple[Text, ...] = ()
     if lab and picks and not runs_a_model(need, spec):
@@ -1137,8 +1157,8 @@ STRETCH_SHARE = 1.1  # an over-budget setup is named as a stretch up to this sha
 STRETCH_GAIN = 1.2  # ... when it is at least this much faster than the top pick
 
 
-def _suggestions(need_: Need, est: MemoryEstimate | None, need: float, over_budget: list[Candidate]
-                 ) -> tuple[Text, ...]:
+def _suggestions(need_: Need, est: MemoryEstimate | None, need: float, over_budget: list[Candidate],
+                 cheapest_used: tuple[GPU, Price] | None = None) -> tuple[Text, ...]:
     out = []
     if est and est.precision_bits > 4 and need_.workload in LLM_WORKLOADS:
         if need_.workload == "llm_inference":
@@ -1154,7 +1174,12 @@ def _suggestions(need_: Need, est: MemoryEstimate | None, need: float, over_budg
         out.append(Text(f"the cheapest card that fits is {cheapest_fit.gpu.name} at "
                         f"{money(cheapest_fit.total, cheapest_fit.price.currency)}",
                         f"能装下的最便宜的卡是 {cheapest_fit.gpu.name}，{money(cheapest_fit.total, cheapest_fit.price.currency)}"))
-    if need_.used is not True:
+    if cheapest_used:
+        g, p = cheapest_used
+        out.append(Text(f"look at the used market: the cheapest used card that fits is {g.name} at about "
+                        f"{money(p.amount, p.currency)} ({p.on:%Y-%m})",
+                        f"考虑二手市场：能装下的最便宜的二手卡是 {g.name}，约 {money(p.amount, p.currency)}（{p.on:%Y-%m}）"))
+    elif need_.used is not True:
         out.append(Text("look at the used market", "考虑二手市场"))
     out.append(Text("rent a GPU by the hour instead", "按小时租用云 GPU"))
     return tuple(out)

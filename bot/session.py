@@ -23,6 +23,7 @@ class Session:
     focus_vram_gb: float | None = None  # memory the user said it has when not the catalog's (a modded 22 GB card)
     budget_aside: dict | None = None  # the budget "faster?" set aside or "more memory?" stretched, restored next
     last_act: str | None = None
+    cards_act: str | None = None  # the last act whose answer was about cards: a general question after it leaves them
     last_rule: str | None = None  # the policy rule that answered last: "那5090呢" asks the same of another card
     last_topic: str | None = None
     pick_counts: dict[str, int] = field(default_factory=dict)  # picks that were setups of several cards ("2× 3090")

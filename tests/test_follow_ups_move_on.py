@@ -78,3 +78,16 @@ def test_noise_after_a_comparison_says_which_runs_cooler_and_how_to_make_it_quie
     shown = plain(reply)
     assert ("draws less" if lang == "en" else "功耗更低") in shown, shown
     assert ("cooler" if lang == "en" else "散热") in shown
+
+
+@pytest.mark.parametrize("turns, setups", [
+    (["2x3090 or 1x5090 for deep learning?", "do I need nvlink?", "what psu and case"],
+     ["2× GeForce RTX 3090:", "GeForce RTX 5090:"]),
+    (["两张3090还是一张5090，做深度学习", "需要nvlink吗", "电源和机箱怎么选"], ["2× GeForce RTX 3090：", "GeForce RTX 5090："]),
+])
+def test_a_psu_after_a_comparison_and_a_general_question_is_for_the_setups_compared(scorer_engine, turns, setups):
+    """A general question between them leaves the comparison on the table; a card compared without a count is one."""
+    *_, reply = _chat(scorer_engine, turns)
+    text = plain(reply)
+    assert reply.intent == "power" and all(s in text for s in setups), text
+    assert "2× GeForce RTX 5090" not in text and "2 张 GeForce RTX 5090" not in text

@@ -93,3 +93,28 @@ def test_training_an_llm_sized_model_weighs_full_training_lora_and_qlora_not_inf
     assert reply.intent == "fit" and reply.lang == lang, shown
     assert ("full training" if lang == "en" else "全参训练") in shown and "QLoRA" in shown
     assert "4-bit" not in shown and "when generating" not in shown and "生成速度" not in shown, shown  # not inference
+
+
+@pytest.mark.parametrize("text, lang", [("flux lora training, budget $900", "en"), ("想训练flux的lora，预算900美元", "zh"),
+                                        ("訓練 Flux 的 LoRA，預算 900 美金", "zh")])
+def test_fine_tuning_a_named_image_model_needs_its_own_lora_memory(scorer_engine, text, lang):
+    """The named model's LoRA figure (knowledge/models.csv) is the floor: no 16 GB pick beside a '24 GB minimum'."""
+    from bot.models import load_models
+
+    reply = Conversation(scorer_engine).turn(text)
+    lora_gb = load_models(scorer_engine.knowledge_dir).get("Flux.1 dev").image_lora_gb
+    assert all(r.vram_gb * r.count >= lora_gb for r in reply.recommendations), plain(reply)
+    said = f"at least {lora_gb:g} GB" if lang == "en" else f"至少 {lora_gb:g} GB"
+    assert said in plain(reply)
+
+
+@pytest.mark.parametrize("text, said", [("flux lora training, budget $900", "cheapest used card that fits is"),
+                                        ("想训练flux的lora，预算900美元", "能装下的最便宜的二手卡是")])
+def test_nothing_fits_names_the_used_card_that_does_with_its_price(scorer_engine, text, said):
+    reply = Conversation(scorer_engine).turn(text)
+    assert not reply.recommendations
+    line = next(b for b in reply.bullets if said in b)
+    name = line.split(said, 1)[1].strip().split(" at about ")[0].split("，")[0]
+    gpu = scorer_engine.catalog.get(name)
+    assert gpu is not None and gpu.vram_gb >= 24 and not gpu.crippled_fp16, line
+    assert re.search(r"\$[\d,]+", line), line
