@@ -1434,6 +1434,36 @@ def _rentable_cards_that_hold(engine: Engine, need: Need, today: date, china: bo
     return None
 
 
+def cards_to_hold(engine: Engine, name: str, need: Need) -> tuple[int, float] | None:
+    """"How many H100s would I rent": the fewest of one card (1, 2, 4 or 8, as machines come) that hold the need's
+    model or memory floor, and the memory the job needs in all; None when the job states no memory or eight do not."""
+    from bot.fit import usable_memory_gb
+    from bot.scorer import memory_needed
+
+    g = engine.catalog.get(name)
+    if g is None or not (need.model_size_b or need.min_vram_gb):
+        return None
+    today = engine.today or date.today()
+    spec = workload_spec(engine.knowledge_dir, need.workload, today)
+    total = max(memory_needed(replace(need, gpu_count=1), spec, engine.knowledge_dir, today)[0], need.min_vram_gb or 0.0)
+    for count in (1, 2, 4, 8):
+        each = max(memory_needed(replace(need, gpu_count=count), spec, engine.knowledge_dir, today)[0],
+                   (need.min_vram_gb or 0.0) / count)
+        if usable_memory_gb(g, engine.knowledge_dir) >= each:
+            return count, round(total, 1)
+    return None
+
+
+def held_by(engine: Engine, name: str, count: int, gb: float, lang: str) -> str:
+    """The answer to "how many": that many of the card hold the job's memory."""
+    g = engine.catalog.get(name)
+    vram = g.vram_gb if g is not None else 0
+    return _t(lang, f"How many: {count}× {name} ({count * vram:g} GB in all) hold the ~{gb:g} GB this job needs"
+                    f"{', split across the cards' if count > 1 else ''}; the prices below are for {count}.",
+              f"要几张：{count} 张 {name}（共 {count * vram:g} GB）能装下这个任务所需的约 {gb:g} GB"
+              f"{'（模型切分到几张卡上）' if count > 1 else ''}；下面的价格按 {count} 张算。")
+
+
 def rented_on(engine: Engine, platform: str) -> list[str]:
     """The catalog cards a platform has dated offers for, one per family, cheapest offer first (up to four)."""
     from bot.rentals import offers_on

@@ -324,6 +324,12 @@ def _says(text: str, *path: str) -> bool:
     return has_any(normalise(text), words("slots", *path))
 
 
+def _asks_how_many(q: Query) -> bool:
+    """"需要几张", "how many H100s would I need": how many of a card the job takes (the card's name set aside, so
+    "how many 4090s do I need" reads as "how many do I need")."""
+    return _says(q.text, "count_question") or _says(" ".join(q.without_cards.split()), "count_question")
+
+
 def _asks_about_another_part(text: str) -> bool:
     """"4090配什么主板", "which cpu for two 3090s": a part other than the GPU. A part named as the GPU's constraint
     ("小机箱，电源550W，买什么卡", "itx case") is a form factor, not the question."""
@@ -588,9 +594,9 @@ class Conversation:
         if s.follow_up == "rent" and _says(q.text, "rent_time") and act not in COMMANDS and \
                 not (q.gpus or q.need.workloads or q.need.budget or q.need.model_size_b):
             return "rent"  # "how much per month roughly" after a rental answer
-        if _says(q.text, "count_question") and act != "rent" and not q.gpus and not need.budget and s.focus and \
+        if _asks_how_many(q) and act != "rent" and len(q.gpus) <= 1 and not need.budget and (q.gpus or s.focus) and \
                 (need.model_size_b or s.need.model_size_b):
-            return "fit"  # "需要几张", "how many would I need" with a model on the table: the card in focus, counted
+            return "fit"  # "需要几张", "how many H100s would I need" with a model on the table: that card, counted
         if act in ("fit", "memory", "question", "recommend") and not referred and (need.model_size_b or need.model) \
                 and q.memory_gb and not need.budget and "pick_request" not in q.cues and not q.gpus:
             return "fit"  # "Qwen3-30B-A3B on an 8GB card?", "14B 在 16G 卡上能跑吗": the rule fit-on-memory
@@ -852,7 +858,10 @@ class Conversation:
         """What the reply showed becomes the context of the next turn."""
         s = self.session
         if reply.recommendations:
-            s.last_picks = list(dict.fromkeys(r.gpu for r in reply.recommendations))
+            picks = list(dict.fromkeys(r.gpu for r in reply.recommendations))
+            if picks != s.last_picks and s.last_picks:
+                s.earlier_picks = s.last_picks
+            s.last_picks = picks
             s.pick_counts = {r.gpu: r.count for r in reply.recommendations if r.count > 1}
             s.discussed = []
             s.focus = s.last_picks[0]
@@ -901,9 +910,12 @@ class Conversation:
         s = self.session
         out = list(q.gpus)
         # "first or second?" after asking about two other cards one by one: those two, not the picks before them
-        listed = s.discussed if len(s.discussed) >= 2 and set(s.discussed) - set(s.last_picks) and \
-            max(q.ordinals, default=0) <= len(s.discussed) and s.last_act not in ("recommend", "refine", "compare") \
-            else _on_screen(s)
+        back = "back_to_earlier" in q.cues and bool(s.earlier_picks) and not q.gpus
+        listed = s.earlier_picks if back else s.discussed if len(s.discussed) >= 2 and \
+            set(s.discussed) - set(s.last_picks) and max(q.ordinals, default=0) <= len(s.discussed) and \
+            s.last_act not in ("recommend", "refine", "compare") else _on_screen(s)
+        if back and not q.ordinals:  # "the one you first recommended": the top of that list
+            out.append(listed[0])
         for o in q.ordinals:
             if listed:
                 i = len(listed) - 1 if o == -1 else o - 1
@@ -1026,6 +1038,10 @@ class Conversation:
         # "or should I just rent?" after 2× 3090 for 70B: that many of the card, as the setup on screen had
         shown = s.pick_counts.get(names[0]) if names and not t.q.gpus and names[0] in s.last_picks else None
         count = t.q.need.gpu_count or (s.need.gpu_count if s.last_act == "rent" else None) or shown or 1
+        held = answers.cards_to_hold(self.engine, names[0], s.need.merge(t.need)) if names and \
+            not t.q.need.gpu_count and _asks_how_many(t.q) else None
+        if held:  # "how many H100s would I rent" after the memory a job needs: as many as hold it, priced
+            count = held[0]
         cheaper = t.q.direction == "cheaper" and s.last_act == "rent"
         named = answers.platforms_named(self.engine, t.q.text)
         if not named and s.last_act == "rent" and not (t.q.gpus or t.q.direction or abroad or t.q.need.region):
@@ -1035,9 +1051,13 @@ class Conversation:
         # a region whose shops price in a currency of their own (Taiwan, Hong Kong): its name, for what the reply says
         region = load_regions(self.engine.knowledge_dir).get(need.region) if need.region else None
         local = region.name if region is not None and region.currency != region.price_list else None
-        return answers.where_to_rent(self.engine, names, t.lang, china=china, need=need, count=count,
-                                     cheaper=cheaper, text=t.q.text, platforms=tuple(named), region=local,
-                                     asked=bool(t.q.gpus or t.q.ordinals or _says(t.q.text, "cues", "pronoun")))
+        reply = answers.where_to_rent(self.engine, names, t.lang, china=china, need=need, count=count,
+                                      cheaper=cheaper, text=t.q.text, platforms=tuple(named), region=local,
+                                      asked=bool(t.q.gpus or t.q.ordinals or _says(t.q.text, "cues", "pronoun")))
+        if held and reply.intent == "rent" and reply.focus == names[0]:
+            reply = replace(reply, paragraphs=(answers.held_by(self.engine, names[0], *held, t.lang),)
+                            + reply.paragraphs)
+        return reply
 
     def _compare(self, t: Turn) -> Reply:
         s = self.session
@@ -1297,6 +1317,9 @@ class Conversation:
         if not (need.workloads or need.model_size_b or need.model):
             need = replace(need, workloads=("general",))  # "能拿来跑pytorch训练吗": deep learning in general
         vram = t.q.card_memory_gb or (s.focus_vram_gb if same and not t.q.gpus else None)
+        if _asks_how_many(t.q) and not t.q.need.gpu_count and vram is None:  # "how many would I need?": that many
+            held = answers.cards_to_hold(self.engine, t.referred[0], need)
+            count = held[0] if held else count
         reply = answers.fit(self.engine, t.referred[0], need, count, t.lang, vram_gb=vram)
         card = self.engine.catalog.get(t.referred[0])
         if card is not None and card.vendor not in ("NVIDIA", "Apple"):

@@ -18,6 +18,7 @@ class Session:
     need: Need = field(default_factory=Need)
     awaiting: str | None = None  # "budget" | "workload": the question we asked
     last_picks: list[str] = field(default_factory=list)
+    earlier_picks: list[str] = field(default_factory=list)  # the list before last_picks: "回到刚才第一个推荐"
     focus: str | None = None  # the card last talked about: what "it" / "这张" means
     focus_count: int | None = None  # how many of it the last answer was about ("2× 3090": "how fast?" means both)
     focus_vram_gb: float | None = None  # memory the user said it has when not the catalog's (a modded 22 GB card)

@@ -91,3 +91,35 @@ def test_a_psu_after_a_comparison_and_a_general_question_is_for_the_setups_compa
     text = plain(reply)
     assert reply.intent == "power" and all(s in text for s in setups), text
     assert "2× GeForce RTX 5090" not in text and "2 张 GeForce RTX 5090" not in text
+
+
+@pytest.mark.parametrize("turns", [
+    ["我想跑本地大模型，预算8000", "有没有AMD的选择", "回到刚才第一个推荐，它功耗多少"],
+    ["local llm box, $1500", "any AMD options?", "go back to your first suggestion, how much power does it draw"],
+])
+def test_going_back_to_an_earlier_list_means_that_list_not_the_last(scorer_engine, turns):
+    first, second, third = _chat(scorer_engine, turns)
+    assert first.recommendations and second.recommendations
+    assert {r.gpu for r in second.recommendations}.isdisjoint({first.recommendations[0].gpu})  # (a real second list)
+    assert third.focus == first.recommendations[0].gpu, plain(third)
+
+
+@pytest.mark.parametrize("turns", [["can a 4090 run llama 3 70b?", "how many would I need?"],
+                                   ["4090能跑70b吗", "那要几张"],
+                                   ["4090能跑70b嗎", "要幾張"]])
+def test_how_many_after_a_no_answers_for_as_many_cards_as_hold_it(scorer_engine, turns):
+    first, second = _chat(scorer_engine, turns)
+    assert first.fit and first.fit["fits"] is False
+    assert second.fit and second.fit["count"] > 1 and second.fit["fits"] is True, plain(second)
+
+
+@pytest.mark.parametrize("turns, said", [
+    (["how much vram to fine-tune llama 3 70b with lora", "how many H100s would I rent and what's the cost per hour"],
+     "How many: "),
+    (["微调70B用LoRA要多少显存", "租H100的话要几张，一小时多少钱"], "张"),
+])
+def test_how_many_to_rent_prices_as_many_as_hold_the_job(scorer_engine, turns, said):
+    _, reply = _chat(scorer_engine, turns)
+    text = plain(reply)
+    assert reply.intent == "rent" and said in text, text
+    assert "4 GPUs" in text or "4 张" in text, text
