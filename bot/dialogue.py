@@ -23,7 +23,15 @@ from bot.need import LLM_WORKLOADS, Budget, Need, format_money
 from bot.nlu import Query, parse
 from bot.regions import load_regions, region_of_currency
 from bot.reply import Reply
-from bot.scorer import candidate_for, default_vendors, fine_tuning_floor_gb, load_workloads, low_power_w, rank_or_used, workload_spec
+from bot.scorer import (
+    candidate_for,
+    default_vendors,
+    fine_tuning_floor_gb,
+    load_workloads,
+    low_power_w,
+    rank_or_used,
+    workload_spec,
+)
 from bot.session import Session
 from bot.slots import context
 from bot.slots.lexicon import load, words
