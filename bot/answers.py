@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from bot.knowledge import Platform
     from bot.rentals import RentalOffer
 
+_CHEAPEST_ROLE = Text("Fastest of the cheapest", "便宜方案中最快")  # "best" when no budget was said ("cheapest?")
 _ROLE = {"best": Text("Best within budget", "预算内最强"), "value": Text("Best value", "性价比之选"),
          "overall": Text("Best overall", "综合最佳"), "roomy": Text("Comfortable memory", "显存从容之选"),
          "runner_up": Text("Runner-up", "备选"), "memory_first": Text("Best for this job", "最适合这个任务"),
@@ -207,6 +208,9 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
                    f"{label.en}, under {below}{market}{when}",
                    f"{label.zh}，预算 {r.need.budget}，{below} 以下{market}{when}" if r.need.budget else
                    f"{label.zh}，{below} 以下{market}{when}")
+    elif r.budget and r.need.budget and r.need.budget.cheapest:  # no budget said: the cheapest that does it
+        title = _t(lang, f"{label.en}, the cheapest setups that do it{market}{when}",
+                   f"{label.zh}，能胜任的最便宜方案{market}{when}")
     elif r.budget:
         shown = str(r.need.budget) if r.need.budget == r.budget else f"{r.need.budget} (≈ {r.budget})"
         if whole is not None:
@@ -280,7 +284,8 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
             price_date=c.price.on.isoformat(), market=c.price.market, vram_gb=c.gpu.vram_gb, count=c.count,
             score=round(c.perf, 3), value=round(c.value, 3), reasons=tuple(x.get(lang) for x in p.reasons),
             caveats=tuple(x.get(lang) for x in p.caveats if x.get(lang))))
-        rows.append((c.setup.get(lang), _ROLE[p.role].get(lang), _price_cell(c, lang),
+        role = _CHEAPEST_ROLE if p.role == "best" and r.budget and r.budget.cheapest else _ROLE[p.role]
+        rows.append((c.setup.get(lang), role.get(lang), _price_cell(c, lang),
                      f"{c.count}× {c.gpu.vram_gb:g} GB" if c.count > 1 else f"{c.gpu.vram_gb:g} GB", f"{c.perf:.2f}",
                      p.reasons[0].get(lang)))
     header = tuple(_t(lang, *h) for h in (("GPU", "显卡"), ("Pick", "定位"), ("Price", "价格"), ("VRAM", "显存"),

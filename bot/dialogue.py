@@ -1604,7 +1604,7 @@ class Conversation:
                 need = replace(need, used=True)
                 r = rank(need)
             low = min(c.total for c in r.candidates)
-            need = replace(need, budget=Budget(round(low * 1.3), r.currency, approximate=True))
+            need = replace(need, budget=Budget(round(low * 1.3), r.currency, approximate=True, cheapest=True))
             s.need = need
             r = rank(need)
             notes.append(Text(f"Looking at the cheapest cards that do the job (up to about {need.budget}), used ones "

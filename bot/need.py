@@ -38,6 +38,7 @@ class Budget:
     currency: str  # an ISO code from CURRENCIES
     low: float | None = None  # a range's lower end ("5000-8000")
     approximate: bool = False  # "左右", "around": a little over is still in the spirit
+    cheapest: bool = False  # not the user's: the ceiling set to look at the cheap end of what does the job ("cheapest?")
 
     def __str__(self) -> str:
         if self.low:

@@ -999,7 +999,12 @@ def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Can
     rank_value = by_value.index(c) + 1
     n = len(cands)
     setup = f"{c.count}× " if c.count > 1 else ""
-    if role in ("best", "fastest"):
+    if role in ("best", "fastest") and budget is not None and budget.cheapest:
+        out.append(Text(f"fastest of the {n} cheapest options that do it (up to about {budget}): {setup}relative "
+                        f"speed {c.perf:.2f} for {spec.label.en} ({ref} = 1.00)",
+                        f"能胜任的 {n} 个最便宜选项（约 {budget} 以内）中最快：{setup}相对速度 {c.perf:.2f}"
+                        f"（{spec.label.zh}，{ref} = 1.00）"))
+    elif role in ("best", "fastest"):
         out.append(Text(f"fastest of the {n} options within {budget}: {setup}relative speed {c.perf:.2f} "
                         f"for {spec.label.en} ({ref} = 1.00)",
                         f"预算 {budget} 内 {n} 个选项中最快：{setup}相对速度 {c.perf:.2f}"
@@ -1137,6 +1142,8 @@ def _notable_exclusions(cands: list[Candidate], too_small: list[Candidate], over
     best_stretch = max(stretches, key=lambda c: (c.perf / c.total, c.perf), default=None)
     shown = ([best_stretch] if best_stretch else []) + sorted(
         (c for c in over_budget if c is not best_stretch), key=lambda c: c.total)
+    if budget and budget.cheapest:  # no budget of the user's: what paying more buys, the most speed per money first
+        shown = sorted((c for c in over_budget if top and c.perf >= STRETCH_GAIN * top), key=lambda c: -c.value)
     for c in shown[:2]:
         n = f"{c.count}× for " if c.count > 1 else ""
         n_zh = f"{c.count} 张共 " if c.count > 1 else ""
@@ -1148,6 +1155,9 @@ def _notable_exclusions(cands: list[Candidate], too_small: list[Candidate], over
                 f"{n}{total}, {over} ({pct} %) over the budget for {c.perf / top:.1f}× the speed of the top pick: "
                 "worth it if you can stretch",
                 f"{n_zh}{total}，比预算多 {over}（{pct}%），速度是首选的 {c.perf / top:.1f} 倍：预算能松动的话值得考虑")))
+        elif budget.cheapest:
+            out.append(Exclusion(c.gpu, Text(f"{n}{total}: costs more, {c.perf / top:.1f}× the speed of the top pick",
+                                             f"{n_zh}{total}：贵一些，速度是首选的 {c.perf / top:.1f} 倍")))
         else:
             out.append(Exclusion(c.gpu, Text(f"{n}{total} is over the budget", f"{n_zh}{total}，超出预算")))
     return tuple(out)

@@ -25,3 +25,18 @@ def test_a_card_offered_at_a_price_as_a_budget_card_is_a_price_check_not_a_budge
 def test_a_budget_said_as_a_budget_is_still_one(catalog):
     q = parse("my budget is 800, any good budget card?", catalog)
     assert q.need.budget is not None and q.need.budget.amount == 800
+
+
+@pytest.mark.parametrize("text, lang", [("cheapest usable setup for llama 3.1 70b q4?", "en"), ("跑70b最便宜的配置是什么", "zh"),
+                                        ("跑7b最平嘅卡係邊張", "zh"), ("cheapest card that can run a 7b model", "en")])
+def test_the_cheapest_setup_asked_for_shows_no_budget_the_user_never_gave(scorer_engine, text, lang):
+    """The ceiling set to look at the cheap end is not called the user's budget; what costs more says what it buys."""
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.recommendations, plain(reply)
+    said = plain(reply)
+    budget_words = ("budget", "over the budget") if lang == "en" else ("预算", "預算")
+    assert not any(w in reply.title for w in budget_words), reply.title
+    assert not any(w in b for b in reply.bullets for w in ("over the budget", "超出预算", "超出預算")), said
+    if reply.fit is None:
+        assert all("speed of the top pick" in b or "速度是首选的" in b or "速度是首選的" in b
+                   for b in reply.bullets if b.startswith(("Not ", "没选", "沒選")) and ("$" in b or "¥" in b)), said
