@@ -97,6 +97,9 @@ CASES = [
     ("港币八千", budget(8000, HKD)),
     ("8千港元", budget(8000, HKD)),
     ("港纸一万", budget(10000, HKD)),
+    ("yusuan 3wan taibi", budget(30000, TWD)),  # pinyin
+    ("yusuan 1.5wan", budget(15000, CNY)),
+    ("8000 gangbi", budget(8000, HKD)),
     ("欧元两千", budget(2000, EUR)),
     ("2000欧", budget(2000, EUR)),
     ("九百英镑", budget(900, GBP)),
