@@ -71,6 +71,10 @@ def test_thanks_after_picks_keeps_the_thread(scorer_engine):
     ("我的電源只有650W", {"psu_w": 650}),
     ("$2000, SD and a 13B chat model", {"workloads": ["diffusion", "llm_inference"]}),
     ("预算一万，跑SD也跑13B聊天模型", {"workloads": ["diffusion", "llm_inference"]}),
+    ("want to run a 32B for coding and also do SDXL, $2500", {"workloads": ["llm_inference", "diffusion"]}),
+    ("想跑 Qwen 32B 4-bit，又想 train 下 SDXL LoRA，預算 HK$20,000", {"workloads": ["llm_inference", "diffusion"]}),
+    ("flux 12b lora training, $2000", {"workloads": ["diffusion"]}),  # the image model's own size: no LLM
+    ("vram for a recommender model with 1B embedding params", {"workloads": ["recsys"]}),
     ("$1200, mostly CV", {"workloads": ["cnn"]}),
     ("预算六千，主要做CV", {"workloads": ["cnn"]}),
 ])

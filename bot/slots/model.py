@@ -87,12 +87,21 @@ def workloads(text: str, size: float | None, method: str | None, named_llm: bool
     llm_pos = _first_match(text, words("slots", "llm_words"))
     if llm_pos is None and named_llm:
         llm_pos = 0  # "qwen3-30b-a3b on an 8GB card": the model table knows it is an LLM
-    llm = llm_pos is not None or bool(size and size >= 0.5)
+    image_sized = bool(size) and _image_model_sized(text, size)  # "flux 12b": the image model's size, no LLM
+    llm = llm_pos is not None or bool(size and size >= 0.5 and not image_sized)
     runs = has_any(text, words("slots", "run_words"))
     trains = has_any(text, words("slots", "cues", "train_words"))
     domains = [d for d in at if d in _DOMAINS]
     if llm_pos is None and domains and (m := _SIZED_MODEL.search(text)):
         llm_pos = m.start()  # "想跑SD和本地7B模型": beside another job, a model called by its size is an LLM
+    if llm_pos is None and domains and size and size >= 1 and not image_sized and runs:
+        llm_pos = model_size(text)[1][0][0]  # "run a 32B for coding and also do SDXL": the size is an LLM's
+    # a method written beside another job is that job's ("跑 Qwen 32B，又想 train 下 SDXL LoRA": the LoRA is SDXL's,
+    # the LLM is run)
+    method_at = _first_match(text, tuple(w for ws in words("slots", "finetune_method").values() for w in ws)) \
+        if method else None
+    near = min(domains, key=lambda d: abs(method_at - at[d]), default=None) if method_at is not None else None
+    domain_tuned = near is not None and llm_pos is not None and abs(method_at - at[near]) < abs(method_at - llm_pos)
     found: dict[str, int] = {}
     first = min(at.values(), default=0)
     generic = has_any(text, _GENERIC_FINETUNE)
@@ -100,7 +109,9 @@ def workloads(text: str, size: float | None, method: str | None, named_llm: bool
     named_transformer = "transformer" in at and not llm and _first_match(
         text, tuple(w for w in lex["transformer"] if w not in words("slots", "llm_words"))) is not None
     tuned = domains or (["transformer"] if named_transformer else [])
-    if (method or "llm_finetune" in at) and (llm or tuned or generic):
+    if domain_tuned:
+        found[near] = at[near]
+    elif (method or "llm_finetune" in at) and (llm or tuned or generic):
         # a method alone ("改成LoRA", "5090训练LoRA") names no job: the conversation's workload stands; "LoRA微调"
         # with no other domain is an LLM fine-tune
         found["llm_finetune" if llm or not tuned else tuned[0]] = at.get("llm_finetune", first)
@@ -114,7 +125,7 @@ def workloads(text: str, size: float | None, method: str | None, named_llm: bool
             found["inference"] = at["llm_inference"]
     if "inference" in at and not llm:
         found.setdefault("inference", at["inference"])
-    if not method and "llm_finetune" not in at and size and size >= 1 and \
+    if (not method and "llm_finetune" not in at or domain_tuned) and size and size >= 1 and not image_sized and \
             (not domains and runs or llm_pos is not None):  # "想跑 qwen 14b and some SD": both jobs
         found.setdefault("llm_inference", llm_pos if llm_pos is not None else first)
     if "transformer" in at:
@@ -143,6 +154,13 @@ def workloads(text: str, size: float | None, method: str | None, named_llm: bool
     if not found and "general" in at:
         found["general"] = at["general"]
     return tuple(w for w, _ in sorted(found.items(), key=lambda kv: kv[1]))
+
+
+def _image_model_sized(text: str, size: float) -> bool:
+    """Whether the size written is the image or video model's named beside it ("flux 12b")."""
+    found = _table().find_mention(text)
+    return found is not None and found[0].kind != "llm" and bool(found[0].params_b) and \
+        abs(size / found[0].params_b - 1) <= 0.15
 
 
 def _table():
