@@ -100,6 +100,8 @@ CASES = [
     ("yusuan 3wan taibi", budget(30000, TWD)),  # pinyin
     ("yusuan 1.5wan", budget(15000, CNY)),
     ("8000 gangbi", budget(8000, HKD)),
+    ("budget goes up to 1 lakh", budget(100000, INR)),  # Indian scales mean rupees
+    ("₹1.5 lakh for llm", budget(150000, INR)),
     ("欧元两千", budget(2000, EUR)),
     ("2000欧", budget(2000, EUR)),
     ("九百英镑", budget(900, GBP)),

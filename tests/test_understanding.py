@@ -85,6 +85,11 @@ def test_counts_power_and_second_workloads_are_read(scorer_engine, text, slots):
         assert got.get(k) == v, (k, got)
 
 
+@pytest.mark.parametrize("text", ["$3000 deep learning pc", "想配个机器跑深度学习，1万", "想配台機器跑深度學習，一萬"])
+def test_a_machine_with_a_budget_is_a_whole_pc_budget(scorer_engine, text):
+    assert Conversation(scorer_engine).understand(text).q.need.whole_pc is True
+
+
 def test_a_psu_limits_the_cards(scorer_engine):
     _, (reply,) = chat(scorer_engine, "my PSU is 550 W, $1500 for training CNNs")
     tdp = {g.name: g.tdp_w for g in scorer_engine.catalog}

@@ -72,6 +72,7 @@ class _Grammar:
     currency_only_scales: frozenset[str]
     money_scales: frozenset[str]
     cny_scales: frozenset[str]
+    inr_scales: frozenset[str]
     watts_scale: str
     number_words: dict[str, float]
     cues: re.Pattern[str]
@@ -146,7 +147,7 @@ def _grammar() -> _Grammar:
         generic=frozenset(lex["generic_units"]),
         unit_guards={k: tuple(v) for k, v in lex.get("unit_guards", {}).items()}, scales=scales,
         currency_only_scales=frozenset(lex["currency_only_scales"]), money_scales=frozenset(lex["money_scales"]),
-        cny_scales=frozenset(lex["cny_scales"]),
+        cny_scales=frozenset(lex["cny_scales"]), inr_scales=frozenset(lex["inr_scales"]),
         watts_scale=str(lex["watts_scale"]), number_words=number_words,
         cues=words_pattern(cues), cue_start=re.compile(_alternation(cues)),
         cue_end=re.compile("(?:" + _alternation(cues, lead=r"(?<![a-z])", trail="") + ")$"),
@@ -452,8 +453,8 @@ def _single(a: _Amount, text: str, lang: str, g: _Grammar, named: str | None) ->
 
 
 def _scale_currency(scale: str | None, g: _Grammar) -> str | None:
-    """'1.5w', '2万' with no currency written mean yuan, in any language."""
-    return "CNY" if scale in g.cny_scales else None
+    """'1.5w', '2万' with no currency written mean yuan, in any language; '1 lakh' means rupees."""
+    return "CNY" if scale in g.cny_scales else "INR" if scale in g.inr_scales else None
 
 
 def _named_currency(text: str, amounts: list[_Amount], g: _Grammar) -> str | None:
