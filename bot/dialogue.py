@@ -1398,7 +1398,9 @@ class Conversation:
                                            psu, t.lang)
         else:
             reply = answers.power(self.engine, names[0], count, psu, t.lang)
-        if t.cue("cooling"):  # "how do I keep it cool in a normal case": the guide's cooling advice leads
+        if t.cue("quiet") and len(mixed) < 2:  # "how loud is a 4090 under load? it's in my bedroom": how to quiet it
+            reply = replace(reply, paragraphs=(QUIET_ADVICE.get(t.lang),) + reply.paragraphs)
+        elif t.cue("cooling"):  # "how do I keep it cool in a normal case": the guide's cooling advice leads
             guide = answers.question(self.engine, _asked_as("cooling_query", t.q.without_cards, t.q.text), t.lang,
                                      kinds=("guide",))
             if guide.intent == "question":
@@ -1838,6 +1840,10 @@ def _works_out_rent_or_buy(c: Conversation, t: Turn) -> bool:
         return False
     if _asks_rent_or_buy(t):
         return bool(t.need.usage or s.need.usage) or _says(t.text, "break_even")
+    if s.last_rule == "rent-vs-buy" and s.need.usage and t.short and "pick_request" not in t.q.cues and \
+            not (t.q.need.budget or t.q.need.workloads or t.q.direction) and t.act not in COMMANDS and \
+            (len(t.q.gpus) == 1 or answers.platforms_named(c.engine, t.q.text) or t.q.need.region):
+        return True  # "what about a 3090 instead", "in china with autodl prices?" after the sum: the sum again
     return t.need.usage is not None and s.last_rule in _RENT_BUY_RULES and "pick_request" not in t.q.cues
 
 

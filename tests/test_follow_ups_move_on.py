@@ -123,3 +123,20 @@ def test_how_many_to_rent_prices_as_many_as_hold_the_job(scorer_engine, turns, s
     text = plain(reply)
     assert reply.intent == "rent" and said in text, text
     assert "4 GPUs" in text or "4 张" in text, text
+
+
+@pytest.mark.parametrize("turns, card", [
+    (["rent or buy a 4090 if I use it 6 hours a day", "what about a 3090 instead"], "GeForce RTX 3090"),
+    (["4090 租还是买，每天用6小时", "那3090呢"], "GeForce RTX 3090"),
+    (["4090 租定買好，每日用6個鐘", "3090呢"], "GeForce RTX 3090"),
+])
+def test_another_card_after_a_rent_or_buy_sum_gets_the_sum(scorer_engine, turns, card):
+    _, reply = _chat(scorer_engine, turns)
+    assert reply.query["rule"] == "rent-vs-buy" and card in reply.title, plain(reply)
+
+
+@pytest.mark.parametrize("text", ["How loud is a 4090 under full training load? rig is in my bedroom",
+                                  "4090满载训练噪音大吗，放卧室", "4090會唔會好嘈，放喺房"])
+def test_how_loud_a_card_is_says_how_to_make_it_quiet(scorer_engine, text):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "power" and "nvidia-smi -pl" in reply.paragraphs[0], plain(reply)  # the advice leads

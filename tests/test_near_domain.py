@@ -274,3 +274,15 @@ def test_short_follow_ups_still_refine_after_picks(scorer_engine, text):
     conv = Conversation(scorer_engine)
     assert conv.turn("$1500 for training CNNs").recommendations
     assert conv.turn(text).intent != "out_of_scope"
+
+
+@pytest.mark.parametrize("text", ["Kaggle notebooks gpu quota per week?", "kaggle免费GPU每周多少小时"])
+def test_kaggle_notebooks_quota_is_a_platform_question_not_a_purchase(scorer_engine, text):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "question" and not reply.recommendations, plain(reply)
+    assert "30" in plain(reply)
+
+
+@pytest.mark.parametrize("text", ["Which VPN works best in China for Hugging Face?", "which vpn is fastest for steam"])
+def test_a_vpn_is_not_a_gpu_question(scorer_engine, text):
+    assert Conversation(scorer_engine).turn(text).intent == "out_of_scope"
