@@ -2034,6 +2034,12 @@ POLICY: tuple[Rule, ...] = (
          not (t.need.budget or t.need.workloads or t.cue("pick_request")),
          lambda c, t: answers.power_for_watts(c.engine, t.q.need.max_power_w, t.q.need.gpu_count or 1,
                                               t.q.need.psu_w, t.lang)),
+    Rule("worth-upgrading", _acts("refine", "recommend", "fit", "compare", "gpu_info", "question", "why"),
+         lambda c, t: t.cue("upgrade") and not t.q.gpus and not t.q.need.budget and bool(c.session.need.owned_gpus)
+         and bool(c.session.focus) and c.session.focus not in c.session.need.owned_gpus,
+         # "值得升级吗" after asking about another card for the job: the user's card against that one
+         lambda c, t: answers.compare(c.engine, c.session.need, [c.session.need.owned_gpus[0], c.session.focus],
+                                      t.lang)),
     Rule("worth-for-llm", _acts("gpu_info", "question", "recommend", "fit", "where_to_buy"),
          lambda c, t: len(t.referred) == 1 and t.cue("worth") and not t.q.need.model_size_b and not t.need.budget and (
              "llm_inference" in t.need.workloads or "llm_inference" in c.session.need.workloads or

@@ -140,3 +140,18 @@ def test_another_card_after_a_rent_or_buy_sum_gets_the_sum(scorer_engine, turns,
 def test_how_loud_a_card_is_says_how_to_make_it_quiet(scorer_engine, text):
     reply = Conversation(scorer_engine).turn(text)
     assert reply.intent == "power" and "nvidia-smi -pl" in reply.paragraphs[0], plain(reply)  # the advice leads
+
+
+@pytest.mark.parametrize("turns", [["想買張二手卡玩AI繪圖，預算8千", "礦卡可以買嗎"],
+                                   ["$800 for stable diffusion, used is fine", "are ex-mining cards ok?"]])
+def test_asking_about_mining_cards_after_picks_gets_the_used_market_advice(scorer_engine, turns):
+    _, reply = _chat(scorer_engine, turns)
+    assert reply.query["rule"] == "used-safety" and not reply.recommendations, plain(reply)
+
+
+@pytest.mark.parametrize("turns", [["my 3060 12gb for sdxl, is it ok?", "4060 ti 16g呢", "值得升级吗"],
+                                   ["my 3060 for llama 8b ok?", "and a 4070 ti super?", "is it worth upgrading?"]])
+def test_worth_upgrading_weighs_the_users_card_against_the_one_asked_about(scorer_engine, turns):
+    *_, reply = _chat(scorer_engine, turns)
+    assert reply.intent == "compare" and "GeForce RTX 3060 12GB" in reply.title, plain(reply)
+    assert "4060 Ti 16GB" in reply.title or "4070 Ti Super" in reply.title
