@@ -3015,6 +3015,10 @@ def training_setups_verdict(engine: Engine, setups: list[tuple[str, int]], need:
 _SMALL_EN = ("Small models still train with small batches, mixed precision (FP16) and gradient checkpointing; bigger "
              "ones will not fit.")
 _SMALL_ZH = "小模型用小 batch、混合精度（FP16）和梯度检查点还能训练；大一点的模型就装不下了。"
+# a card whose FP16 runs at a fraction of FP32 (Pascal GeForce): mixed precision gains nothing on it
+_SMALL_FP32_EN = ("Small models still train in FP32 with small batches and gradient checkpointing (it has no tensor "
+                  "cores and runs FP16 slowly, so mixed precision gains nothing); bigger ones will not fit.")
+_SMALL_FP32_ZH = "小模型用 FP32、小 batch 和梯度检查点还能训练（它没有张量核心，FP16 很慢，混合精度没有收益）；大一点的模型就装不下了。"
 # A memory verdict by tier, said of a setup ("the 4060 Laptop has 8 GB") or of the memory itself ("is 8 GB enough?")
 _TIER_TEXT = {
     ("comfortable", True): ("Yes: {setup} has {have} GB, comfortable for {en} ({hi} GB is comfortable, {lo} GB the "
@@ -3035,14 +3039,17 @@ _TIER_TEXT = {
 }
 
 
-def workload_verdict(spec, setup: str | None, have: float, lang: str) -> str:
+def workload_verdict(spec, setup: str | None, have: float, lang: str, fp32_only: bool = False) -> str:
     """Is this much memory enough for the workload: comfortable, tight, or not enough (the guide's memory tiers).
-    `setup` None: the memory itself is the subject ("is 8 GB enough?")."""
+    `setup` None: the memory itself is the subject ("is 8 GB enough?"); `fp32_only`: a card whose FP16 is slow (no
+    mixed precision advised)."""
     lo, hi = spec.min_vram_gb, spec.comfortable_vram_gb
     # under the minimum is a rule of thumb, not a wall: small models (a YOLO nano, BERT-base) still train
     tier = "comfortable" if have >= hi else "tight" if have >= lo else \
         "small" if spec.small_models_fit and have >= SMALL_MODELS_SHARE * lo else "no"
     en, zh = _TIER_TEXT[(tier, setup is not None)]
+    if fp32_only:
+        en, zh = en.replace(_SMALL_EN, _SMALL_FP32_EN), zh.replace(_SMALL_ZH, _SMALL_FP32_ZH)
     values = {"setup": setup, "have": f"{have:g}", "lo": f"{lo:g}", "hi": f"{hi:g}", "en": spec.label.en,
               "zh": spec.label.zh}
     return _t(lang, en.format(**values), zh.format(**values))
@@ -3080,7 +3087,8 @@ def gpu_card_for(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     if g is None or not need.workloads or need.model_size_b:
         return card
     spec = workload_spec(engine.knowledge_dir, need.workload, need.as_of or engine.today or date.today())
-    lead = workload_verdict(spec, g.name, g.vram_gb, lang) + _roomier_twin_note(engine, g, spec, lang)
+    lead = workload_verdict(spec, g.name, g.vram_gb, lang, fp32_only=g.crippled_fp16) + \
+        _roomier_twin_note(engine, g, spec, lang)
     caveat = (spec.caveat.get(lang),) if spec.caveat and spec.name != "general" else ()  # "general" explains a pick
     return replace(card, paragraphs=(lead,) + card.paragraphs + caveat)
 
@@ -3135,7 +3143,8 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Budget |
                f"我没有 {g.name} 的当前价格，没法判断同样的钱花在它身上值不值。")
         return replace(card, paragraphs=card.paragraphs[:1] + (note,) + card.paragraphs[1:])
     job = replace(need, budget=Budget(price.amount, price.currency), used=True if price.market == "used" else None,
-                  gpu_count=None, min_perf=None, vendor=None, min_vram_gb=None, psu_w=None, max_power_w=None)
+                  gpu_count=None, min_perf=None, vendor=None, min_vram_gb=None, psu_w=None, max_power_w=None,
+                  also_vendor=g.vendor)  # "7900xtx值得吗": an AMD card weighed beside what the default vendors offer
     r = rank(engine.catalog, job, engine.knowledge_dir, need.as_of or engine.today, lang=lang)
     mine = next((c for c in r.candidates if c.gpu.name == g.name and c.count == 1), None)
     if offered is not None and r.budget is not None and g.vram_gb >= r.required_vram_gb and \
@@ -3866,7 +3875,8 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
     else:
         spec = workload_spec(engine.knowledge_dir, need.workload, need.as_of or engine.today or date.today())
         pooled = count == 1 or spec.name in SPLITTABLE_WORKLOADS
-        verdict = workload_verdict(spec, setup if pooled else g.name, have if pooled else g.vram_gb, lang)
+        verdict = workload_verdict(spec, setup if pooled else g.name, have if pooled else g.vram_gb, lang,
+                                   fp32_only=g.crippled_fp16)
         if count == 1:
             verdict += _roomier_twin_note(engine, g, spec, lang)
         if not pooled:  # an image pipeline or a CNN's data-parallel copies need the whole model on each card
