@@ -24,3 +24,9 @@ def test_a_card_with_slow_fp16_is_not_told_to_use_mixed_precision(scorer_engine,
     said = plain(Conversation(scorer_engine).turn(text))
     assert "mixed precision (FP16)" not in said and "混合精度（FP16）和" not in said, said
     assert "FP32" in said, said
+
+
+@pytest.mark.parametrize("text", ["is 8gb vram dead for ai", "8G显存是不是已经淘汰了", "12gb obsolete for local llms?"])
+def test_whether_a_memory_size_is_dead_is_whether_it_is_enough(scorer_engine, text):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "memory" and reply.query["rule"] == "memory-enough", plain(reply)
