@@ -1174,8 +1174,8 @@ class Conversation:
                 not _mentions_vendor(reply.paragraphs[:1], vendor):
             # "intel显卡能训练模型吗": a question about a maker whose words the search matched elsewhere (laptops):
             # the guide's paragraphs about that maker answer it (asked again in the maker's name if none came)
-            asked = Text(f"is {vendor} usable for deep learning, PyTorch software support",
-                         f"{vendor} 显卡能跑深度学习吗 PyTorch 软件支持").get(t.lang)
+            asked = Text(f"{vendor} GPUs for deep learning: PyTorch software support",
+                         f"{vendor} 显卡做深度学习：PyTorch 软件支持").get(t.lang)
             about = answers.question(self.engine, asked, t.lang, kinds=("guide",))
             if about.intent == "question" and _mentions_vendor(about.paragraphs[:1], vendor):
                 reply = about  # (its title and sources are that section's)
