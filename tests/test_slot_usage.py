@@ -125,3 +125,9 @@ def test_the_session_keeps_usage_across_turns_and_a_new_need():
     assert fresh.usage == Usage(10, "week")
     restored = Session.from_dict(Session(need=need).to_dict())
     assert restored.need.usage == Usage(10, "week")
+
+
+@pytest.mark.parametrize("text", ["how much per month at 8h/day on runpod", "per month 8h/day", "monthly cost at 8 hours a day"])
+def test_an_english_period_right_after_the_hours_is_their_rate(text):
+    found, _ = usage(text)
+    assert found is not None and found.hours == 8 and found.per == "day", found

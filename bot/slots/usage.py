@@ -41,11 +41,16 @@ def _grammar() -> dict:
     hours = _alternation(lex["hours"])
     per = {p: _alternation(ws) for p, ws in lex["per"].items()}
     any_per = "(?:" + "|".join(f"(?P<{p}>{rx})" for p, rx in per.items()) + ")"
+    # an English period right after the hours ("8h/day", "8 hours a day") is their rate, whatever period came before
+    # ("per month at 8h/day": the month is what the question is about)
+    ascii_per = "(?:" + "|".join(f"(?P<{p}>{_alternation([w for w in ws if w.isascii()])})"
+                                 for p, ws in lex["per"].items()) + ")"
     between = r"(?:\s+(?:[a-z]+\s+){0,3}?|\s*)"  # "10 hours of training a week", "10 hours or so a week"
     days = _alternation(lex["days"])
     return {
         "numbers": {k: float(v) for k, v in words.items()},
         "rates": (
+            re.compile(rng + r"\s*-?\s*" + hours + r"\s*" + ascii_per),
             # "每周10小时", "一周大概用20小时", "every day for 8 hours" (first: in "一天跑10小时一个月多少钱" the period
             # before the hours is the rate, the one after is what the question is about)
             re.compile(any_per + _STOP + "{0,8}?" + rng + r"\s*" + hours),
