@@ -1353,14 +1353,20 @@ def _no_local_platforms(engine: Engine, need: Need | None, region: Text | None, 
               f"我手上没有{region.zh}本地 GPU 租用平台的记录：下面是国际平台的美元价格（中国大陆的平台面向大陆用户，这里不列出）。")
 
 
-def _any_holds(engine: Engine, gpus: list, need: Need, count: int, today: date) -> bool:
-    """Whether `count` of any of these cards hold the need's model (or memory floor)."""
-    from bot.fit import usable_memory_gb
+def _each_card_holds(engine: Engine, need: Need, count: int, today: date) -> float:
+    """The memory each of `count` cards must hold for the need's model (or its memory floor, shared by the cards)."""
     from bot.scorer import memory_needed
 
     spec = workload_spec(engine.knowledge_dir, need.workload, today)
-    each = max(memory_needed(replace(need, gpu_count=count), spec, engine.knowledge_dir, today)[0],
+    return max(memory_needed(replace(need, gpu_count=count), spec, engine.knowledge_dir, today)[0],
                (need.min_vram_gb or 0.0) / count)
+
+
+def _any_holds(engine: Engine, gpus: list, need: Need, count: int, today: date) -> bool:
+    """Whether `count` of any of these cards hold the need's model (or memory floor)."""
+    from bot.fit import usable_memory_gb
+
+    each = _each_card_holds(engine, need, count, today)
     return any(usable_memory_gb(g, engine.knowledge_dir) >= each for g in gpus)
 
 
@@ -1421,20 +1427,16 @@ def _rentable_cards_that_hold(engine: Engine, need: Need, today: date, china: bo
     platform. None when the job states no memory or nothing rented holds it."""
     from bot.fit import usable_memory_gb
     from bot.rentals import load_rentals
-    from bot.scorer import memory_needed
 
     if not (need.model_size_b or need.min_vram_gb):
         return None
-    spec = workload_spec(engine.knowledge_dir, need.workload, today)
     rented = _cheapest_rented(engine, [o for o in load_rentals(engine.knowledge_dir)
                                        if o.quotable(today) and (not china or o.region == "china")], today)
     for count in ((need.gpu_count,) if need.gpu_count else (1, 2, 4, 8)):
-        each = max(memory_needed(replace(need, gpu_count=count), spec, engine.knowledge_dir, today)[0],
-                   need.min_vram_gb / count if need.min_vram_gb else 0.0)
+        each = _each_card_holds(engine, need, count, today)
         holding = [g for _, g in rented if usable_memory_gb(g, engine.knowledge_dir) >= each]
         if holding:
-            total = memory_needed(replace(need, gpu_count=1), spec, engine.knowledge_dir, today)[0]
-            return round(max(total, need.min_vram_gb or 0.0), 1), count, _one_a_family(holding)[:3], \
+            return round(_each_card_holds(engine, need, 1, today), 1), count, _one_a_family(holding)[:3], \
                 {g.name for g in holding}
     return None
 
@@ -1443,19 +1445,14 @@ def cards_to_hold(engine: Engine, name: str, need: Need) -> tuple[int, float] | 
     """"How many H100s would I rent": the fewest of one card (1, 2, 4 or 8, as machines come) that hold the need's
     model or memory floor, and the memory the job needs in all; None when the job states no memory or eight do not."""
     from bot.fit import usable_memory_gb
-    from bot.scorer import memory_needed
 
     g = engine.catalog.get(name)
     if g is None or not (need.model_size_b or need.min_vram_gb):
         return None
     today = engine.today or date.today()
-    spec = workload_spec(engine.knowledge_dir, need.workload, today)
-    total = max(memory_needed(replace(need, gpu_count=1), spec, engine.knowledge_dir, today)[0], need.min_vram_gb or 0.0)
     for count in (1, 2, 4, 8):
-        each = max(memory_needed(replace(need, gpu_count=count), spec, engine.knowledge_dir, today)[0],
-                   (need.min_vram_gb or 0.0) / count)
-        if usable_memory_gb(g, engine.knowledge_dir) >= each:
-            return count, round(total, 1)
+        if usable_memory_gb(g, engine.knowledge_dir) >= _each_card_holds(engine, need, count, today):
+            return count, round(_each_card_holds(engine, need, 1, today), 1)
     return None
 
 

@@ -26,7 +26,7 @@ from bot.reply import Reply
 from bot.scorer import (
     candidate_for,
     default_vendors,
-    fine_tuning_floor_gb,
+    fine_tuning_floor,
     load_workloads,
     low_power_w,
     rank_or_used,
@@ -1046,8 +1046,9 @@ class Conversation:
         # "or should I just rent?" after 2× 3090 for 70B: that many of the card, as the setup on screen had
         shown = s.pick_counts.get(names[0]) if names and not t.q.gpus and names[0] in s.last_picks else None
         count = t.q.need.gpu_count or (s.need.gpu_count if s.last_act == "rent" else None) or shown or 1
-        held = answers.cards_to_hold(self.engine, names[0], s.need.merge(t.need)) if names and \
-            not t.q.need.gpu_count and _asks_how_many(t.q) else None
+        need = s.need.merge(t.need)
+        held = answers.cards_to_hold(self.engine, names[0], need) if names and not t.q.need.gpu_count and \
+            _asks_how_many(t.q) else None
         if held:  # "how many H100s would I rent" after the memory a job needs: as many as hold it, priced
             count = held[0]
         cheaper = t.q.direction == "cheaper" and s.last_act == "rent"
@@ -1055,7 +1056,6 @@ class Conversation:
         if not named and s.last_act == "rent" and not (t.q.gpus or t.q.direction or abroad or t.q.need.region):
             named = s.rent_platforms  # "AutoDL 上 4090" then "那8张呢": still on AutoDL
         s.rent_platforms = named
-        need = s.need.merge(t.need)
         # a region whose shops price in a currency of their own (Taiwan, Hong Kong): its name, for what the reply says
         region = load_regions(self.engine.knowledge_dir).get(need.region) if need.region else None
         local = region.name if region is not None and region.currency != region.price_list else None
@@ -1555,12 +1555,11 @@ class Conversation:
             # "and for fine-tuning whisper?" after picks, "€2,500 for SDXL fine-tuning": training the kind of model
             # the job runs takes the memory that is comfortable, not the minimum for running it
             spec = workload_spec(e.knowledge_dir, need.workload, need.as_of or e.today or date.today())
-            floor = fine_tuning_floor_gb(need, spec, e.knowledge_dir)
+            floor, model = fine_tuning_floor(need, spec, e.knowledge_dir)
             if floor > (need.min_vram_gb or spec.min_vram_gb):
                 need = replace(need, min_vram_gb=floor)
-                what = Text(f" {need.model}", f" {need.model} ") if floor != spec.comfortable_vram_gb else Text("", "")
-                notes.append(Text(f"For fine-tuning{what.en}: cards with at least {floor:g} GB.",
-                                  f"按微调{what.zh}来选：显存至少 {floor:g} GB。"))
+                notes.append(Text(f"For fine-tuning{f' {model}' if model else ''}: cards with at least {floor:g} GB.",
+                                  f"按微调{f' {model} ' if model else ''}来选：显存至少 {floor:g} GB。"))
         if need.size_names_an_llm:  # "cheapest card for 70B", "a card for a 14B model"
             need = replace(need, workloads=("llm_finetune" if need.finetune_method else "llm_inference",))
         s.need = need

@@ -216,17 +216,17 @@ def _with_named_model(spec: WorkloadSpec, need: Need, knowledge_dir: Path) -> Wo
     return replace(spec, comfortable_vram_gb=max(spec.comfortable_vram_gb, m.image_infer_gb))
 
 
-def fine_tuning_floor_gb(need: Need, spec: WorkloadSpec, knowledge_dir: Path) -> float:
-    """The memory fine-tuning the job's kind of model takes: the named image or video model's LoRA figure
-    (knowledge/models.csv `image_lora_gb`, "Flux LoRA: 24 GB minimum") when there is one, else what the job is
-    comfortable with."""
+def fine_tuning_floor(need: Need, spec: WorkloadSpec, knowledge_dir: Path) -> tuple[float, str | None]:
+    """The memory fine-tuning the job's kind of model takes, and the model it is for: the named image or video model's
+    LoRA figure (knowledge/models.csv `image_lora_gb`, "Flux LoRA: 24 GB minimum") when there is one, else what the job
+    is comfortable with (no model)."""
     if need.model and spec.name in ("diffusion", "video"):
         from bot.models import load_models
 
         m = load_models(knowledge_dir).get(need.model)
         if m is not None and m.kind in ("image", "video") and m.image_lora_gb:
-            return float(m.image_lora_gb)
-    return spec.comfortable_vram_gb
+            return float(m.image_lora_gb), m.name
+    return spec.comfortable_vram_gb, None
 
 
 def whole_pc_share(need: Need, model: PerfModel) -> float:
