@@ -71,8 +71,7 @@ class _Grammar:
     scales: dict[str, float]
     currency_only_scales: frozenset[str]
     money_scales: frozenset[str]
-    cny_scales: frozenset[str]
-    inr_scales: frozenset[str]
+    scale_currency: dict[str, str]  # a scale that names its currency when none is written ("2万": CNY, "1 lakh": INR)
     watts_scale: str
     number_words: dict[str, float]
     cues: re.Pattern[str]
@@ -147,7 +146,7 @@ def _grammar() -> _Grammar:
         generic=frozenset(lex["generic_units"]),
         unit_guards={k: tuple(v) for k, v in lex.get("unit_guards", {}).items()}, scales=scales,
         currency_only_scales=frozenset(lex["currency_only_scales"]), money_scales=frozenset(lex["money_scales"]),
-        cny_scales=frozenset(lex["cny_scales"]), inr_scales=frozenset(lex["inr_scales"]),
+        scale_currency={**{w: "INR" for w in lex["inr_scales"]}, **{w: "CNY" for w in lex["cny_scales"]}},
         watts_scale=str(lex["watts_scale"]), number_words=number_words,
         cues=words_pattern(cues), cue_start=re.compile(_alternation(cues)),
         cue_end=re.compile("(?:" + _alternation(cues, lead=r"(?<![a-z])", trail="") + ")$"),
@@ -454,7 +453,7 @@ def _single(a: _Amount, text: str, lang: str, g: _Grammar, named: str | None) ->
 
 def _scale_currency(scale: str | None, g: _Grammar) -> str | None:
     """'1.5w', '2万' with no currency written mean yuan, in any language; '1 lakh' means rupees."""
-    return "CNY" if scale in g.cny_scales else "INR" if scale in g.inr_scales else None
+    return g.scale_currency.get(scale) if scale else None
 
 
 def _named_currency(text: str, amounts: list[_Amount], g: _Grammar) -> str | None:
