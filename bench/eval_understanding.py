@@ -192,7 +192,9 @@ def play_story(engine: Engine, story: dict) -> list[str]:
         if prev_top is not None and recs:
             if turn.get("cheaper") and not all(r.price < prev_top.price for r in recs):
                 problems.append(f"{where}: not all picks cheaper than {prev_top.gpu}")
-            if turn.get("more_memory") and not all(r.vram_gb > prev_top.vram_gb for r in recs):
+            # a setup's memory is all its cards' ("more memory?" may be answered with two cards that hold more)
+            if turn.get("more_memory") and not all(r.vram_gb * r.count > prev_top.vram_gb * prev_top.count
+                                                   for r in recs):
                 problems.append(f"{where}: not all picks have more memory than {prev_top.gpu}")
             if turn.get("faster") and not recs[0].score > prev_top.score:
                 problems.append(f"{where}: top pick not faster than {prev_top.gpu}")

@@ -113,6 +113,8 @@ class GPU:
     # A card outside the curated catalog, from knowledge/reference-gpus.csv: found by name and answered from its
     # specs (fit, memory, spec sheet, comparison), never ranked or priced.
     reference: bool = False
+    # prices already looked up, by (currency, market, date): a ranking asks each card's price a hundred times
+    _price_memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def not_sold_in(self, market: str, on: date) -> Availability | None:
         """The record that says this card is not sold new in `market` on `on` (None when it is, or nothing says)."""
@@ -148,11 +150,16 @@ class GPU:
         per-GPU price (market "system") stands in, and says so;
         a price in the other currency is converted at the exchange rate of its date."""
         when = as_of or date.today()
+        key = (currency, market, when)
+        memo = self._price_memo.get(key)
+        if memo is not None and memo[0] is fx:
+            return memo[1]
         found = self._price(currency, market, when, fx)
         if found is None and market == "new":  # no shop price: a builder's per-GPU price, labelled as such
             found = self._price(currency, "system", when, fx)
         if found is not None and months_between(found.on, when) > STALE_PRICE_MONTHS:
             found = replace(found, stale=True)
+        self._price_memo[key] = (fx, found)
         return found
 
     def _price(self, currency: str, market: str, when: date, fx: FxTable | None) -> Price | None:

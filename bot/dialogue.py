@@ -714,9 +714,12 @@ class Conversation:
         if s.last_act == "power" and s.focus and q.need.psu_w and act in ("power", "recommend", "refine") and not (
                 q.gpus or q.ordinals or need.budget or need.workloads or "pick_request" in q.cues):
             return "power"  # "我电源只有750w 不想换" after "3090要多大电源": is that PSU enough for it
-        if act == "power" and s.last_picks and (q.need.psu_w or q.need.max_power_w) and not (q.gpus or q.ordinals) \
-                and not _asks(q.text):
-            return "refine"  # "我电源只有650W", "功耗别超过300W", "keep it under 200 watts": the picks again
+        if act == "power" and s.last_picks and (q.need.psu_w or q.need.max_power_w or
+                                               (q.direction == "less_power" and "quiet" not in q.cues)) \
+                and not (q.gpus or q.ordinals) and not _asks(q.text):
+            # "我电源只有650W", "功耗别超过300W", "keep it under 200 watts", "lower power please, my breaker trips":
+            # the picks again
+            return "refine"
         if "add_card" in q.cues and (need.owned_gpus or (s.focus and q.gpus and q.gpus[0] != s.focus)) and \
                 (need.model_size_b or s.need.model_size_b):
             # a card joins the one(s) on the table; "i have a 3090. if i add a second one can i run 70b?" asks of two
@@ -741,13 +744,17 @@ class Conversation:
         """A need message starts a new recommendation or refines the one on screen: that is the conversation's
         state, not the classifier's call."""
         s = self.session
-        if need.budget and (need.workloads or "pick_request" in q.cues):
-            return "recommend"  # a whole new need
         if s.awaiting:
             return "refine"  # the answer to the question we asked
-        if s.need.is_empty() and not s.last_picks:
-            return "recommend"
-        return act
+        if need.budget and need.workloads and not (s.last_picks and set(need.workloads) == set(s.need.workloads)):
+            return "recommend"  # a whole new need (the same job with another budget changes the picks on the table)
+        # picks on the table: the message changes them ("back to the ml stuff, 80gb at least", "ok, for two cards",
+        # "what if I buy in the US with $2000"); none yet (after a fit, a comparison, a question), a message with a
+        # budget or asking for a card is the first recommendation ("what should I replace it with, $700"), one that
+        # only changes the job is a refinement of it ("what about with QLoRA", "便宜一點的呢")
+        if s.last_picks or not (need.budget or "pick_request" in q.cues or s.need.is_empty()):
+            return "refine"
+        return "recommend"
 
     def _need_in_context(self, q: Query, lang: str) -> Need:
         """The message's need, with a bare number read as a budget when it can only be one: the answer to our

@@ -97,6 +97,7 @@ class ModelTable:
         self.quants = quants
         self._by_name = {m.name: m for m in models}
         self._quant_by_code = {q.code: q for q in quants}
+        self._nearest: dict[tuple[float, str, bool], ModelSpec | None] = {}  # a ranking sizes every card's model
 
     def __iter__(self):
         return iter(self.models)
@@ -159,6 +160,12 @@ class ModelTable:
 
     def nearest(self, params_b: float, kind: str = "llm", dense: bool = True) -> ModelSpec | None:
         """The known model of `kind` closest in size (by ratio), for a bare size such as '8b'."""
+        key = (params_b, kind, dense)
+        if key not in self._nearest:
+            self._nearest[key] = self._find_nearest(params_b, kind, dense)
+        return self._nearest[key]
+
+    def _find_nearest(self, params_b: float, kind: str, dense: bool) -> ModelSpec | None:
         import math
 
         pool = [m for m in self.models if m.kind == kind and m.has_shape and (not dense or not m.is_moe)]

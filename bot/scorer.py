@@ -569,9 +569,9 @@ def _alternatives(need: Need):
         for n in MULTI_CARD_COUNTS:
             for used in markets:
                 yield replace(need, gpu_count=n, used=used), (_split_note(n),)
-    # running LLMs with more memory than any card in budget ("more VRAM?" after 24 GB picks): layers split over
-    # cards with no setup, so the memory asked for may be the sum of two or four cards'
-    if need.gpu_count is None and need.workload == "llm_inference" and need.min_vram_gb and not need.model_size_b:
+    # running LLMs with more memory than any card in budget ("more VRAM?" after 24 GB picks, with a model named or
+    # not): layers split over cards with no setup, so the memory asked for may be the sum of two or four cards'
+    if need.gpu_count is None and need.workload == "llm_inference" and need.min_vram_gb:
         for n in MULTI_CARD_COUNTS:
             for used in markets:
                 yield replace(need, gpu_count=n, min_vram_gb=need.min_vram_gb / n, used=used), \

@@ -26,6 +26,7 @@ def model_size(text: str) -> tuple[float | None, Spans]:
         if m:
             size = float(m[1]) if rx is _MOE_ACTIVE else float(m[1]) * float(m[2])
             return (size if 0.05 <= size <= 5000 else None), [m.span()]
+    found = []
     for m in _MODEL_SIZE.finditer(text):
         before = text[max(0, m.start() - 3):m.start()]
         if re.search(r"[$¥€£]\s*$", before) or re.match(r"\s*(?:dollars|usd|美元|rmb|元|euros?)", text[m.end():]):
@@ -34,9 +35,23 @@ def model_size(text: str) -> tuple[float | None, Spans]:
                 re.search(r"预算|块|元|钱|花", text[max(0, m.start() - 6):m.end() + 3]):
             continue  # "预算一亿": money; "70亿参数" is a model
         v = float(m[1])
-        size = v / 10 if m[2] == "亿" else v
-        return (size if 0.05 <= size <= 5000 else None), [m.span()]
-    return None, []
+        found.append((v / 10 if m[2] == "亿" else v, m.span()))
+    if not found:
+        return None, []
+    # "13B换成32B", "from 13b to 32b", "32B instead of 13B": the size it changes to, not the one it leaves
+    kept = [f for f in found if len(found) > 1 and not _left_behind(text, *f[1])]
+    size, span = kept[-1] if kept and len(kept) < len(found) else found[0]
+    return (size if 0.05 <= size <= 5000 else None), [span]
+
+
+def _left_behind(text: str, start: int, end: int) -> bool:
+    """A size the message moves away from: followed by a word of change ("13B换成…", "13b to …") or after a word
+    that turns it down ("instead of 13B", "不要13B")."""
+    rest = text[end:].lstrip()
+    rest = re.sub(r"^(?:的|models?|模型)\s*", "", rest)
+    return bool(words_pattern(tuple(words("slots", "size_change"))).match(rest) or
+                re.search(f"(?:{words_pattern(tuple(words('slots', 'turned_down'))).pattern})\\s*$",
+                          text[max(0, start - 14):start]))
 
 
 def precision(text: str) -> int | None:
@@ -209,7 +224,7 @@ def _quant_matches(text: str) -> list[tuple[int, int, str]]:
     found = []
     for q in _table().quants:
         for a in sorted((q.code.lower(),) + q.aliases, key=len, reverse=True):
-            m = re.search(r"(?<![a-z0-9])" + re.escape(a) + r"(?![a-z0-9])", text)
+            m = re.search(r"(?<![a-z0-9])" + re.escape(a) + r"(?![a-z0-9])", text) if a in text else None
             if m:
                 found.append((m.start(), len(a), q.code))
                 break

@@ -99,6 +99,7 @@ def without_markup(text: str) -> str:
     return html.unescape(out) if "&" in out else out
 
 
+@lru_cache(maxsize=1024)
 def normalise(text: str) -> str:
     """Full-width to half-width, Traditional to Simplified, control characters to spaces, lower-case."""
     text = unicodedata.normalize("NFKC", text)
@@ -126,7 +127,7 @@ def search_any(text: str, words) -> re.Match[str] | None:
     list none of whose words occurs is answered without compiling its regex (most lists, for most messages: a cold
     start compiles a tenth of them)."""
     words = tuple(words)
-    if not any(w in text for w in words):
+    if not any(map(text.__contains__, words)):
         return None
     return words_pattern(words).search(text)
 
@@ -137,7 +138,7 @@ def has_any(text: str, words) -> bool:
 
 def find_any(text: str, words) -> list[tuple[int, int]]:
     words = tuple(words)
-    if not any(w in text for w in words):
+    if not any(map(text.__contains__, words)):
         return []
     return [m.span() for m in words_pattern(words).finditer(text)]
 
