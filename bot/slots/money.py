@@ -306,9 +306,12 @@ def _counts_something(a: _Amount, text: str, lang: str, g: _Grammar, before: boo
         number = a.m["n"] or ""
         # a budget word before it, or right after it ("预算100w", "100w预算"), not one further on: "750w带得动的 预算六千"
         cue = bool(g.cues.search(_before(text, a.start)) or g.cues.match(_after(text, a.end).lstrip(" 的")))
-        if (float(number.replace(",", "") or 0) >= 100 and not (lang == "zh" and cue)) or \
-                (lang != "zh" and "." not in number and not a.m["tail"] and not cue):
-            return True  # "300w", "850w psu", "65w": watts ("1.5w", "预算2w", "预算100w": 15,000 … 1,000,000 yuan)
+        value = float(number.replace(",", "") or 0)
+        if (value >= 100 and not (lang == "zh" and cue)) or \
+                (lang != "zh" and "." not in number and not a.m["tail"] and not cue and value >= 10):
+            # "300w", "850w psu", "65w": watts ("1.5w", "1w?", "预算2w", "预算100w": 15,000 … 1,000,000 yuan; no
+            # graphics card draws under 10 W)
+            return True
     if after and (g.not_money_after.match(text, a.num_end) or re.match(r"[a-z]", text[a.num_end:a.num_end + 1])):
         return True
     if a.scale is None and a.value in g.image_sizes and re.search(r"(?:\bat|\bin|@)\s*$", text[:a.start]):
