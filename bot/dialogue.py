@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 __all__ = ["POLICY", "Conversation", "Engine", "Rule", "Session", "Turn", "rule_act"]
 
 # Below this the classifier's act is not trusted on its own: the word rules decide.
+MIN_GUESS_OVER_STATED_CHANGE = 0.5  # a "question" guess over a message that changes the need of the picks shown
 MIN_ACT_CONFIDENCE = 0.35  # over a rule that only guessed from what is stated ("refine" when slots appear)
 MIN_GUESS_OVER_DEFAULT = 0.25  # over the rules' catch-all "question"
 MIN_GUESS_OVER_CUE = 0.7  # over a rule that found a word naming the act ("psu", "why not", "compare", "rent")
@@ -65,6 +66,7 @@ SURE_SMALL_TALK = 0.5  # a greeting/help/reset guess on a message with no such w
 SURE_OUT_OF_SCOPE = 0.8
 SHORT = 40  # characters: a message this short that carries a command word is that command
 SHORT_FOLLOW_UP = 12  # characters: a message this short with a GPU word ("Windows 下呢", "PSU?") follows the card on screen
+SHORT_TOPIC_FOLLOW_UP = 48  # characters: a message this short that points back ("do they…", "那pro呢") asks on the topic
 COMMANDS = ("language", "reset", "help", "greeting")
 DECLINED_MESSAGE_SLOTS = ("gpus", "budget", "gpu_count", "psu_w")
 _SMALL_CUES = context.SMALL_TALK_CUES
@@ -200,6 +202,21 @@ def _about_the_focus(q: Query, s: Session) -> bool:
         return bool(q.cues & (_GPU_CUES | {"price", "worth", "operating_system"}))
     # ("domain" alone is not enough: "剪片用邊張卡好" names cards, but for another job)
     return len(q.text.strip()) <= SHORT_FOLLOW_UP and bool(q.cues & (_GPU_CUES - {"domain", "dl"} | {"operating_system"}))
+
+
+def _follows_the_topic(q: Query, s: Session) -> bool:
+    """A short follow-up to an answer from the guide or about a platform, by pronoun or ellipsis ("how many hours do
+    they give" after Kaggle's free GPUs, "那pro呢" after Colab): a question on the same topic, never out of scope."""
+    if not s.last_topic or s.last_act not in ("question", "rent") or "offtopic" in q.cues or q.gpus or \
+            not q.need.is_empty():
+        return False
+    return len(q.text.strip()) <= SHORT_TOPIC_FOLLOW_UP and _says(q.text, "topic_follow_up")
+
+
+def _topic_words(topic: str) -> str:
+    """The words a topic id stands for, to ask the guide again: 'platform:Kaggle Notebooks' -> 'Kaggle Notebooks',
+    'rent-vs-buy' -> 'rent vs buy'."""
+    return topic.split(":", 1)[-1].replace("-", " ")
 
 
 def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool:
@@ -343,7 +360,11 @@ def _asks_about_another_part(text: str) -> bool:
     ("小机箱，电源550W，买什么卡", "itx case") is a form factor, not the question."""
     t = normalise(text)
     t = mask(t, find_any(t, [w for ws in words("slots", "form_factor").values() for w in ws]))
+    t = _CARD_VARIANT.sub(" ", t)  # "the h100 pcie", "V100 32G PCIe版": a card's version, not a slot
     return has_any(t, words("slots", "other_parts"))
+
+
+_CARD_VARIANT = re.compile(r"(?<=\d)(?:\s*\d{2,3}\s*g(?:b)?)?\s*(?:pcie|pci-e)(?![a-z0-9])")
 
 
 def _words_besides(text: str, word_lists) -> bool:
@@ -500,6 +521,9 @@ class Conversation:
             needed = max(needed, SURE_SMALL_TALK)  # "梅西拿过几次金球奖": a weak "help" guess is no reason to answer with help
         if guess and guess.read_the_sentence and strength == "cue":
             needed = NEVER  # a word naming the act ("psu", "rent", "it" with a job) over n-grams that were unsure
+        if guess and guess.act == "question" and act == "refine" and strength == "default" and s.last_picks and \
+                not q.need.is_empty():
+            needed = max(needed, MIN_GUESS_OVER_STATED_CHANGE)  # "返嚟講張卡 二手得唔得": a change to the picks on screen
         if guess and guess.act == "power" and not q.cues & {"power", "cooling", "quiet"} and strength == "default":
             needed = max(needed, SURE_SMALL_TALK)  # "what about two 3090s?": no word of power, heat or noise in it
         if guess and ((guess.act == "rent" and "rent" not in q.cues and s.follow_up != "rent" and
@@ -512,10 +536,11 @@ class Conversation:
             if guess.act != "out_of_scope" or not (_states_a_need(q, guess.confidence, bool(s.last_picks)) or
                                                    (q.gpus and _ml_evidence(q)) or  # "3090 for gaming and pytorch"
                                                    q.unknown_products or  # "jetson thor for robotics": hardware
-                                                   _about_the_focus(q, s)):  # "how much should I pay for it?"
+                                                   _about_the_focus(q, s) or  # "how much should I pay for it?"
+                                                   _follows_the_topic(q, s)):  # "how many hours do they give"
                 act = guess.act  # an out-of-scope guess never refuses a message that states a GPU need
         if guess is not None and guess.act == "out_of_scope" and act not in COMMANDS and _about_something_else(q) \
-                and not _about_the_focus(q, s):
+                and not _about_the_focus(q, s) and not _follows_the_topic(q, s):
             act = "out_of_scope"  # "best running shoes under $100", "推荐几部好看的美剧": nothing of GPUs or ML in it
         if guess is not None and guess.act == "out_of_scope" and guess.confidence >= SURE_OUT_OF_SCOPE and \
                 (strength != "command" or len(text.strip()) > SHORT) and not _strong_evidence_of_ours(q):
@@ -556,6 +581,14 @@ class Conversation:
         question about a named card is about that card, a bare modifier after a fit or memory answer continues
         it, and a need message starts or refines a recommendation."""
         s = self.session
+        if act in ("rent", "refine", "recommend") and (s.last_topic or "").startswith("platform:") and \
+                _follows_the_topic(q, s) and not q.direction:
+            return "question"  # "那pro呢", "国内能用吗" after Colab's free tier: that platform again, not a price list
+        if act == "question" and len(q.gpus) == 1 and not (q.need.model_size_b or q.need.model or q.need.budget or
+                                                            q.need.workloads or q.ordinals or q.need.gpu_count) and \
+                (context.specs_asked(normalise(q.text)) or (self._features_in(q.text) and (
+                    _says(q.text, "has_feature") or not _says(q.text, "how_cards_connect")))):
+            return "gpu_info"  # "memory bandwidth of the h100 pcie?", "A6000有NVLink嗎": a fact about that card
         if act == "recommend" and len(q.gpus) == 1 and not (q.need.budget or q.direction or q.need.gpu_count or
                                                             q.need.owned_gpus) and "pick_request" not in q.cues \
                 and _asks(q.text) and not s.last_picks:
@@ -690,9 +723,13 @@ class Conversation:
             return "gpu_info"  # "闲鱼 3090 卖3500 靠谱吗": the price asked about, not where to buy
         if act == "fit" and not referred:
             act = "recommend"  # "I want to run Llama 3 70B at home": what to buy for it
-        if act in ("power", "fit", "memory", "gpu_info") and _says(q.text, "power_limit", "words") and \
-                _says(q.text, "power_limit", "cost"):
-            return "question"  # "功耗限制到300W会慢多少": the guide's advice on power limiting
+        if act in ("power", "fit", "memory", "gpu_info", "refine", "recommend") and \
+                _says(q.text, "power_limit", "words") and not (need.budget or need.workloads or need.model_size_b) and \
+                (_says(q.text, "power_limit", "cost") or (_asks(q.text) and act not in ("recommend", "refine")) or
+                 (_asks(q.text) and "pick_request" not in q.cues and (s.last_picks or s.focus))):
+            # "功耗限制到300W会慢多少", "and the power limit thing, can I cap them at 250W each": a power question the
+            # guide's advice on power limiting answers (rule power-limit), not picks under that many watts
+            return "power"
         if act == "memory" and referred and not need.model_size_b:
             act = "gpu_info"  # "how much memory does it have?"
         if act == "where_to_buy" and "what_fits" in q.cues and q.gpus and not need.budget:
@@ -746,13 +783,16 @@ class Conversation:
         s = self.session
         if s.awaiting:
             return "refine"  # the answer to the question we asked
-        if need.budget and need.workloads and not (s.last_picks and set(need.workloads) == set(s.need.workloads)):
+        if need.budget and (need.workloads or "pick_request" in q.cues) and \
+                not (s.last_picks and need.workloads and set(need.workloads) == set(s.need.workloads)):
             return "recommend"  # a whole new need (the same job with another budget changes the picks on the table)
-        # picks on the table: the message changes them ("back to the ml stuff, 80gb at least", "ok, for two cards",
-        # "what if I buy in the US with $2000"); none yet (after a fit, a comparison, a question), a message with a
-        # budget or asking for a card is the first recommendation ("what should I replace it with, $700"), one that
-        # only changes the job is a refinement of it ("what about with QLoRA", "便宜一點的呢")
-        if s.last_picks or not (need.budget or "pick_request" in q.cues or s.need.is_empty()):
+        if s.last_picks:
+            return act  # picks on the table: the classifier tells a new request ("what gpu for video generation")
+            # from a change to them ("what about 32b", "ok, for two cards")
+        # none yet (after a fit, a comparison, a question): a message with a budget or asking for a card is the first
+        # recommendation ("what should I replace it with, $700"), one that only changes the job is a refinement of
+        # the need on the table ("what about with QLoRA", "便宜一點的呢")
+        if not (need.budget or "pick_request" in q.cues or s.need.is_empty()):
             return "refine"
         return "recommend"
 
@@ -952,9 +992,12 @@ class Conversation:
         return answers.reset_done(t.lang)
 
     def _features_asked(self, t: Turn):
+        return self._features_in(t.q.text)
+
+    def _features_in(self, text: str):
         from bot.features import asked
 
-        return asked(self.engine.knowledge_dir, t.q.text)
+        return asked(self.engine.knowledge_dir, text)
 
     def _rents_in_china(self, t: Turn) -> bool:
         """A mainland-China user's rental market: said so, or a Chinese speaker who named no place; "国外呢",
@@ -1101,9 +1144,21 @@ class Conversation:
         return answers.compare(self.engine, need, names[:4], t.lang, counts=counts or None)
 
     def _compare_again_for(self, t: Turn) -> Reply:
-        """The cards just compared, weighed again for the job this message names."""
-        self.session.need = self.session.need.merge(t.need)
+        """The cards just compared, weighed again for the job, market or currency this message names ("in euros?"
+        after mainland-China prices: the place that pays in euros, not China priced in euros)."""
+        s = self.session
+        need = s.need.merge(t.need)
+        if t.need.price_currency and not t.need.region and need.region and \
+                region_of_currency(self.engine.knowledge_dir, t.need.price_currency) != need.region:
+            need = replace(need, region=region_of_currency(self.engine.knowledge_dir, t.need.price_currency))
+        s.need = need
         return self._compare_the_compared(t, {})
+
+    def _why_the_verdict(self, t: Turn) -> Reply:
+        """The comparison just made, again, under a title that says it answers "why": its verdict leads with the
+        speed, price and memory it rests on."""
+        reply = self._compare_the_compared(t, dict(self.session.compared_counts))
+        return replace(reply, title=Text("Why that verdict: the numbers behind it", "为什么这么判断：依据的数字").get(t.lang))
 
     def _price_gap(self, t: Turn) -> Reply:
         """The cards just compared, again, led by what separates them in price."""
@@ -1171,7 +1226,9 @@ class Conversation:
         text, s = t.q.text, self.session
         card = self.engine.catalog.get(s.focus) if s.focus else None
         several = max(s.focus_count or 1, s.need.gpu_count or 1) >= 2
-        if card is not None and not t.q.gpus and len(text.strip()) <= SHORT_FOLLOW_UP and \
+        if _follows_the_topic(t.q, s):
+            text = f"{_topic_words(s.last_topic)} {text}"  # "how many hours do they give": of the topic just answered
+        elif card is not None and not t.q.gpus and len(text.strip()) <= SHORT_FOLLOW_UP and \
                 _about_the_focus(t.q, s) and not several and \
                 not answers.platforms_named(self.engine, text):  # "能用 colab 吗": about the platform
             text = f"{card.vendor} {card.name} {text}"
@@ -1480,6 +1537,11 @@ class Conversation:
         previous = self._previous_top(lang) if s.last_picks else None
         quiet_cap = None
         need = s.need.merge(turn_need)
+        if turn_need.gpu_count and turn_need.gpu_count > 1 and not turn_need.min_vram_gb and s.need.min_vram_gb and \
+                need.workload == "llm_inference" and not s.need.gpu_count:
+            # "what about two 3090s then" after "more vram?": an LLM split over the cards, so the memory asked for
+            # is what they hold together
+            need = replace(need, min_vram_gb=round(s.need.min_vram_gb / turn_need.gpu_count, 1))
         notes: list[Text] = []
         d = q.direction
         if d == "cheaper" and turn_need.region and turn_need.budget is None:
@@ -2013,6 +2075,9 @@ POLICY: tuple[Rule, ...] = (
     Rule("why", _acts("why"), lambda c, t: _has_picks(c, t) and t.q.need.is_empty(),
          lambda c, t: answers.why(c.engine, c._ranking(c.session.need, t.lang), t.lang,
                                   name=t.referred[0] if t.q.ordinals and t.referred else None)),
+    Rule("why-comparison", _acts("why"), lambda c, t: c.session.last_act == "compare" and
+         len(c.session.compared) >= 2 and t.q.need.is_empty() and not t.q.gpus,
+         lambda c, t: c._why_the_verdict(t)),  # "why?" after "3090 vs 4090 vs 5090 for SD": the verdict's reasons
     Rule("why-from-guide", _acts("why"), lambda c, t: t.q.need.is_empty(), lambda c, t: c._guide_question(t)),
     Rule("why-about-cards", _acts("compare", "gpu_info", "why"), lambda c, t: t.cue("why") and not c.session.last_picks,
          lambda c, t: c._guide_question(t)),
@@ -2032,6 +2097,9 @@ POLICY: tuple[Rule, ...] = (
     Rule("where-to-buy", _acts("where_to_buy"), lambda c, t: bool(t.referred), lambda c, t: c._where_to_buy(t)),
     Rule("running-cost", _acts(), lambda c, t: _says(t.text, "electricity_cost") and not t.q.need.budget and
          bool(t.referred or c.session.focus or c.session.last_picks), lambda c, t: c._running_cost(t)),
+    Rule("power-limit", _acts("power"), lambda c, t: _says(t.text, "power_limit", "words") and
+         (_says(t.text, "power_limit", "cost") or _asks(t.text)) and not t.q.need.psu_w,
+         lambda c, t: c._guide_question(t)),  # "功耗限制到300W会慢多少", "can I cap them at 250W each"
     Rule("power", _acts("power"), lambda c, t: bool(t.referred or c.session.last_picks),
          lambda c, t: c._power(t)),
     # "显卡功耗450w 电源要多大的", "my gpu pulls 320w, what psu": the PSU for the card's stated draw, no card named
@@ -2120,6 +2188,11 @@ POLICY: tuple[Rule, ...] = (
          not t.q.ordinals and t.need.used is not None and replace(t.need, used=None).is_empty() and
          len(t.text) <= SHORT and _says(t.text, "price_or_buy"),
          lambda c, t: c._compare_again_for(t)),  # "ok and used prices?" after "3090 vs 4080" (its prices)
+    Rule("place-after-a-comparison", _acts("recommend", "refine", "question", "gpu_info", "where_to_buy"),
+         lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
+         not t.q.ordinals and bool(t.need.region or t.need.price_currency) and
+         replace(t.need, region=None, price_currency=None).is_empty() and not t.cue("rent"),
+         lambda c, t: c._compare_again_for(t)),  # "what about in china, prices in rmb", "欧元呢": the same cards there
     Rule("card-after-a-comparison", _acts("refine", "recommend", "gpu_info"), lambda c, t: len(t.q.gpus) == 1 and
          t.need.is_empty() and c.session.last_act == "compare" and bool(c.session.compared),
          lambda c, t: c._compare(t)),  # "那5090呢", "and the 5090?" after "3090 vs 4090": it joins the comparison

@@ -13,7 +13,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from bot.need import Budget, Need
-from bot.slots import context, hardware, model, money, spelling, usage
+from bot.slots import context, hardware, model, money, pinyin, spelling, usage
 from bot.slots.text import chinese_numerals_to_digits, chinese_script, detect_language, is_traditional, mask, normalise
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def parse(text: str, catalog: Catalog | None = None, today: date | None = None) 
     except Exception:  # pragma: no cover - detect_language is plain regex work
         lang = "en"
     try:
-        return _parse(raw, lang, catalog, today or date.today())
+        return _parse(pinyin.as_characters(raw), lang, catalog, today or date.today())
     except Exception:  # a bug must not take the conversation down: the message is then simply not understood
         log.exception("nlu.parse failed on %r", raw[:200])
         return Query(text=raw, lang=lang)

@@ -368,9 +368,11 @@ def _mentions(text: str, table: str) -> list[tuple[str, bool]]:
     no further."""
     turned_down = words_pattern(words("slots", "turned_down"))
     dropped_after = words_pattern(words("slots", "turned_down_after"))
+    clause_end = re.compile(f"(?:{words_pattern(words('slots', 'turned_down_clause_end')).pattern})\\s*(?:$|[,，。.;；!！?？])")
     at = sorted((a, b, name) for name, ws in words("slots", table).items() for a, b in find_any(text, ws))
     return [(name, bool(turned_down.search(text[max(0, a - 8, at[i - 1][1] if i else 0):a]) or
-                        dropped_after.match(text[b:].lstrip()))) for i, (a, b, name) in enumerate(at)]
+                        dropped_after.match(text[b:].lstrip()) or clause_end.match(text[b:].lstrip())))
+            for i, (a, b, name) in enumerate(at)]
 
 
 @lru_cache(maxsize=1)
