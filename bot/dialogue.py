@@ -210,7 +210,8 @@ def _follows_the_topic(q: Query, s: Session) -> bool:
     if not s.last_topic or s.last_act not in ("question", "rent") or "offtopic" in q.cues or q.gpus or \
             not q.need.is_empty():
         return False
-    return len(q.text.strip()) <= SHORT_TOPIC_FOLLOW_UP and _says(q.text, "topic_follow_up")
+    return len(q.text.strip()) <= SHORT_TOPIC_FOLLOW_UP and _says(q.text, "topic_follow_up") and \
+        not _says(q.text, "topic_elsewhere")
 
 
 def _topic_words(topic: str) -> str:
