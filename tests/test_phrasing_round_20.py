@@ -117,3 +117,15 @@ def test_two_cards_after_more_memory_hold_that_memory_together(scorer_engine):
 def test_a_spec_of_one_card_is_a_question_about_that_card(engine, text):
     t = Conversation(engine).understand(text)
     assert t.act == "gpu_info", (text, t.act)
+
+
+@pytest.mark.parametrize("text, workload", [("wat gpu shud i get for fine tuning mistral 7b, got like 1.2k", "llm_finetune"),
+                                            ("fine tuning bert on a 3060?", "transformer")])
+def test_fine_tuning_written_apart_is_fine_tuning(catalog, text, workload):
+    assert parse(text, catalog).need.workloads == (workload,)
+
+
+@pytest.mark.parametrize("text, count", [("want to build a 4x gpu rig for training, budget 10k usd", 4),
+                                         ("8 x GPUs for pretraining", 8)])
+def test_a_count_written_with_x_before_gpu_is_the_count(catalog, text, count):
+    assert parse(text, catalog).need.gpu_count == count

@@ -207,7 +207,7 @@ _MEMORY_WITH = re.compile(r"(?:\s*(?:with|w/|and|带|配|,|，)){1,2}\s*(?:unifi
 
 # "2张", "4 gpus", "@ x2" (a card name reads "@"), "4卡", "8-gpu"
 _COUNT = re.compile(r"(?<![\d.第])(\d{1,3})\s*(?:(?=@)|张(?!\s*(?:图|照|片|纸|表|票|脸|画|样本))|块(?=\s*(?:@|卡|显卡))|块卡|卡|"
-                    r"x\s*(?=@)|×\s*(?=@)|\*\s*(?=@)|-?gpus?(?![a-z0-9])|cards?(?![a-z0-9])|graphics cards(?![a-z0-9])|块显卡|路|"
+                    r"x\s*(?=@)|×\s*(?=@)|\*\s*(?=@)|(?:\s*[x×]\s*|-)?gpus?(?![a-z0-9])|cards?(?![a-z0-9])|graphics cards(?![a-z0-9])|块显卡|路|"
                     r"台(?=\s*@))")  # not \b after "gpus": "4 GPUs的话呢" has a Chinese letter there
 _COUNT_AFTER = re.compile(r"@\s*(?:[x×*]\s*(\d{1,2})(?![\d.])|\s*(?:,|，)?\s*(\d{1,2})\s*(?:张|块|片))")
 _COUNT_NUMBER_WORDS = re.compile(r"\b(one|two|three|four|five|six|seven|eight|single)\s+(?:@|(?:[a-z\-]+\s+){0,2}"
