@@ -2374,8 +2374,14 @@ def memory_question(engine: Engine, q: Need, lang: str) -> Reply:
         rows.append((label, f"~{e.total_gb:g} GB", e.assumption_en if lang == "en" else e.assumption_zh))
     need = min(float(r[1].strip("~ GB")) for r in rows)
     on = q.as_of or engine.today or date.today()
+    home = "CNY" if q.region == "cn" or (q.region is None and lang == "zh") else "USD"
+
+    def cheapest_here(g: GPU) -> float | None:
+        prices = [p.amount for market in ("new", "used") if (p := g.price(home, market, on, engine.catalog.fx))
+                  and not (market == "new" and g.not_sold_in(buyer_market(Need(region=q.region), home), on))]
+        return min(prices, default=None)
     smallest = _smallest_card(engine, need, lambda g: any(g.price(cur, market, on) for cur in ("USD", "CNY")
-                                                          for market in ("new", "used")))
+                                                          for market in ("new", "used")), cheapest_here)
     fitting = [smallest.name] if smallest else []  # the smallest card still sold (new or used), not a long-gone TITAN
     header = tuple(_t(lang, *h) for h in (("Job", "任务"), ("Memory", "显存"), ("Assumption", "假设")))
     para = _t(lang, f"Memory for a {q.model_size_b:g}B-parameter model:", f"{q.model_size_b:g}B 参数模型需要的显存：")
@@ -2497,9 +2503,14 @@ def routes_to_a_big_model(engine: Engine, need: Need, lang: str, today: date, ch
     return tuple(out)
 
 
-def _smallest_card(engine: Engine, gb: float, on_sale: Callable[[GPU], bool]) -> GPU | None:
-    """The consumer NVIDIA card with the least memory that still has `gb`, the newest of equals, among those on sale."""
-    return next((g for g in sorted(engine.catalog, key=lambda g: (g.vram_gb, -(g.release_date or date.min).toordinal()))
+def _smallest_card(engine: Engine, gb: float, on_sale: Callable[[GPU], bool],
+                   cost: Callable[[GPU], float | None] | None = None) -> GPU | None:
+    """The consumer NVIDIA card with the least memory that still has `gb`, among those on sale: of equals, the
+    cheapest by `cost` (a used 3090 before a China-only 24 GB flagship), else the newest."""
+    def key(g: GPU):
+        price = cost(g) if cost else None
+        return g.vram_gb, price if price is not None else float("inf"), -(g.release_date or date.min).toordinal()
+    return next((g for g in sorted(engine.catalog, key=key)
                  if g.vram_gb >= gb and g.vendor == "NVIDIA" and g.segment == "consumer" and on_sale(g)), None)
 
 

@@ -582,6 +582,14 @@ class Conversation:
         question about a named card is about that card, a bare modifier after a fit or memory answer continues
         it, and a need message starts or refines a recommendation."""
         s = self.session
+        if act in ("refine", "recommend", "question") and "what_fits" in q.cues and s.focus and not q.gpus and \
+                not q.ordinals and not (need.budget or need.model_size_b or need.model or q.direction) and \
+                "pick_request" not in q.cues:
+            return "fit"  # "能跑多大的模型" after what the user's card runs, or after picks: the card in focus
+        if act == "gpu_info" and len(q.gpus) == 1 and "software" in q.cues and _asks(q.text) and \
+                not (need.budget or q.ordinals or context.specs_asked(normalise(q.text))) and \
+                (_says(q.text, "run_words") or re.search(r"(?<![a-z])(?:ok|okay|work|works)(?![a-z])", q.text.lower())):
+            return "fit"  # "6800xt pytorch ok?", "A770能跑pytorch训练吗": whether the framework runs on that card
         if act in ("rent", "refine", "recommend") and (s.last_topic or "").startswith("platform:") and \
                 _follows_the_topic(q, s) and not q.direction:
             return "question"  # "那pro呢", "国内能用吗" after Colab's free tier: that platform again, not a price list
@@ -2143,6 +2151,13 @@ POLICY: tuple[Rule, ...] = (
          c.session.need.workload in (None, "llm_inference", "inference"),
          # "what if I upgrade to a 3060 12GB?" after "can my 2060 run Mistral 7B?": both cards on that model
          lambda c, t: c._compare_setups(t, [c.session.need.owned_gpus[0], t.q.gpus[0]], c.session.need)),
+    Rule("own-card-for-llms", _acts("recommend", "refine", "gpu_info", "question"),
+         lambda c, t: len(t.q.gpus) == 1 and t.q.need.owned_gpus == t.q.gpus and bool(t.referred) and
+         bool(set(t.need.workloads) & set(LLM_WORKLOADS)) and not (
+             t.need.budget or t.need.model_size_b or t.need.model or t.need.gpu_count or t.q.direction or
+             t.q.cues & {"pick_request", "upgrade", "add_card"}),
+         # "想跑本地大模型，现在用的是4060ti 16g": what the card they have runs, before anything to buy
+         lambda c, t: c._what_fits(t)),
     Rule("what-fits", _acts("fit", "memory", "gpu_info", "question", "recommend", "refine"),
          lambda c, t: bool(t.referred) and (t.cue("what_fits") or _counts_a_setup_for_llms(c, t) or
                                             # (a job named is that job on the card: "跑SD出图大概多快")

@@ -129,3 +129,25 @@ def test_fine_tuning_written_apart_is_fine_tuning(catalog, text, workload):
                                          ("8 x GPUs for pretraining", 8)])
 def test_a_count_written_with_x_before_gpu_is_the_count(catalog, text, count):
     assert parse(text, catalog).need.gpu_count == count
+
+
+@pytest.mark.parametrize("turns, card", [
+    (["想跑本地大模型，现在用的是4060ti 16g", "能跑多大的模型"], "GeForce RTX 4060 Ti 16GB"),
+    (["I'm using a 3060 12gb and want to run local llms", "what's the biggest model?"], "GeForce RTX 3060 12GB"),
+])
+def test_the_card_a_user_has_is_what_a_local_llm_question_is_about(scorer_engine, turns, card):
+    _, replies = _chat(scorer_engine, turns)
+    for reply in replies:
+        assert reply.intent == "fit" and reply.focus == card and not reply.recommendations, plain(reply)
+
+
+@pytest.mark.parametrize("text", ["how much vram do i need to run deepseek r1 distill 32b", "我想本地跑deepseek 32b，需要多大显存"])
+def test_the_smallest_card_for_a_model_is_the_cheapest_of_its_size_not_a_china_only_flagship(scorer_engine, text):
+    reply = Conversation(scorer_engine).turn(text)
+    assert "5090 D" not in plain(reply) and "3090" in plain(reply), plain(reply)
+
+
+@pytest.mark.parametrize("text, slot", [("预算两万，搞个双卡机器训练模型", "whole_pc"),
+                                        ("rent or buy, I need to train a 1B model for a month straight", "usage")])
+def test_a_machine_and_a_month_straight_are_read(catalog, text, slot):
+    assert getattr(parse(text, catalog).need, slot)
