@@ -588,7 +588,7 @@ class Conversation:
             return "fit"  # "能跑多大的模型" after what the user's card runs, or after picks: the card in focus
         if act == "gpu_info" and len(q.gpus) == 1 and "software" in q.cues and _asks(q.text) and \
                 not (need.budget or q.ordinals or context.specs_asked(normalise(q.text))) and \
-                (_says(q.text, "run_words") or re.search(r"(?<![a-z])(?:ok|okay|work|works)(?![a-z])", q.text.lower())):
+                (_says(q.text, "run_words") or _says(q.text, "works_on_it")):
             return "fit"  # "6800xt pytorch ok?", "A770能跑pytorch训练吗": whether the framework runs on that card
         if act in ("rent", "refine", "recommend") and (s.last_topic or "").startswith("platform:") and \
                 _follows_the_topic(q, s) and not q.direction:
@@ -1157,9 +1157,9 @@ class Conversation:
         after mainland-China prices: the place that pays in euros, not China priced in euros)."""
         s = self.session
         need = s.need.merge(t.need)
-        if t.need.price_currency and not t.need.region and need.region and \
-                region_of_currency(self.engine.knowledge_dir, t.need.price_currency) != need.region:
-            need = replace(need, region=region_of_currency(self.engine.knowledge_dir, t.need.price_currency))
+        paid_in = region_of_currency(self.engine.knowledge_dir, t.need.price_currency) if t.need.price_currency else None
+        if paid_in != need.region and t.need.price_currency and not t.need.region and need.region:
+            need = replace(need, region=paid_in)
         s.need = need
         return self._compare_the_compared(t, {})
 
