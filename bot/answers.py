@@ -1967,6 +1967,7 @@ def _break_even_verdict(be, g: GPU, usage: Usage | None, a, cur: str, lang: str)
         hours = usage.hours_per_month * usage.months
         rent, own = money(be.renting(hours), cur), money(be.owning(hours), cur)
         span = _span(usage.months, lang)
+        span = "a month" if span == "month" else span  # "over a month", not "over month"
         pays = be.months(usage)
         back = _t(lang, f" Buying pays back only after {_duration(pays, lang)}." if pays else "",
                   f"买的话要{_duration(pays, lang)}才回本。" if pays else "")

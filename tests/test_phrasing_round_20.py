@@ -151,3 +151,10 @@ def test_the_smallest_card_for_a_model_is_the_cheapest_of_its_size_not_a_china_o
                                         ("rent or buy, I need to train a 1B model for a month straight", "usage")])
 def test_a_machine_and_a_month_straight_are_read(catalog, text, slot):
     assert getattr(parse(text, catalog).need, slot)
+
+
+@pytest.mark.parametrize("text, verdict", [("rent or buy, I need to train a 1B model for a month straight", "Rent:"),
+                                           ("租还是买 连续跑一个月训练1B模型", "租：")])
+def test_a_job_of_a_month_around_the_clock_is_rented(scorer_engine, text, verdict):
+    reply = Conversation(scorer_engine).turn(text)
+    assert reply.intent == "rent" and plain(reply).split("\n", 2)[2].startswith(verdict), plain(reply)

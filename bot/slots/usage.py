@@ -118,10 +118,12 @@ def usage(text: str) -> tuple[Usage | None, Spans]:
             spans.append(m.span())
             if 0 < hours <= _MOST[per]:
                 found.append((m.start(), Usage(hours, per, approx)))
+    vague: Spans = []  # ("a month straight": around the clock, and for how long)
     for rx, hours, per, approx in g["vague"]:
         for m in rx.finditer(mask(text, spans)):
             found.append((m.start(), Usage(hours, per, approx)))
             spans.append(m.span())
+            vague.append(m.span())
     if found:
         said = max(found, key=lambda x: x[0])[1]
         if said.per == "day":  # "8 hours a day, 5 days a week", "工作日每天8小时": hours a week
@@ -136,7 +138,7 @@ def usage(text: str) -> tuple[Usage | None, Spans]:
             elif week is not None:
                 said = Usage(said.hours * working, "week", said.approximate)
                 spans.append(week.span())
-        months, horizon_spans = _horizon(mask(text, spans), g)
+        months, horizon_spans = _horizon(mask(text, [sp for sp in spans if sp not in vague]), g)
         if months:
             said = replace(said, months=months)
         return said, spans + horizon_spans
