@@ -214,6 +214,11 @@ def _follows_the_topic(q: Query, s: Session) -> bool:
         not _says(q.text, "topic_elsewhere")
 
 
+def _asks_about_power_limiting(text: str) -> bool:
+    """"功耗限制到300W会慢多少", "can I cap them at 250W each": a question about power limiting a card."""
+    return _says(text, "power_limit", "words") and (_says(text, "power_limit", "cost") or _asks(text))
+
+
 def _topic_words(topic: str) -> str:
     """The words a topic id stands for, to ask the guide again: 'platform:Kaggle Notebooks' -> 'Kaggle Notebooks',
     'rent-vs-buy' -> 'rent vs buy'."""
@@ -732,10 +737,10 @@ class Conversation:
             return "gpu_info"  # "闲鱼 3090 卖3500 靠谱吗": the price asked about, not where to buy
         if act == "fit" and not referred:
             act = "recommend"  # "I want to run Llama 3 70B at home": what to buy for it
-        if act in ("power", "fit", "memory", "gpu_info", "refine", "recommend") and \
-                _says(q.text, "power_limit", "words") and not (need.budget or need.workloads or need.model_size_b) and \
-                (_says(q.text, "power_limit", "cost") or (_asks(q.text) and act not in ("recommend", "refine")) or
-                 (_asks(q.text) and "pick_request" not in q.cues and (s.last_picks or s.focus))):
+        if act in ("power", "fit", "memory", "gpu_info", "refine", "recommend") and _asks_about_power_limiting(q.text) \
+                and not (need.budget or need.workloads or need.model_size_b) and \
+                (_says(q.text, "power_limit", "cost") or act not in ("recommend", "refine") or
+                 ("pick_request" not in q.cues and (s.last_picks or s.focus))):
             # "功耗限制到300W会慢多少", "and the power limit thing, can I cap them at 250W each": a power question the
             # guide's advice on power limiting answers (rule power-limit), not picks under that many watts
             return "power"
@@ -2106,8 +2111,7 @@ POLICY: tuple[Rule, ...] = (
     Rule("where-to-buy", _acts("where_to_buy"), lambda c, t: bool(t.referred), lambda c, t: c._where_to_buy(t)),
     Rule("running-cost", _acts(), lambda c, t: _says(t.text, "electricity_cost") and not t.q.need.budget and
          bool(t.referred or c.session.focus or c.session.last_picks), lambda c, t: c._running_cost(t)),
-    Rule("power-limit", _acts("power"), lambda c, t: _says(t.text, "power_limit", "words") and
-         (_says(t.text, "power_limit", "cost") or _asks(t.text)) and not t.q.need.psu_w,
+    Rule("power-limit", _acts("power"), lambda c, t: _asks_about_power_limiting(t.text) and not t.q.need.psu_w,
          lambda c, t: c._guide_question(t)),  # "功耗限制到300W会慢多少", "can I cap them at 250W each"
     Rule("power", _acts("power"), lambda c, t: bool(t.referred or c.session.last_picks),
          lambda c, t: c._power(t)),

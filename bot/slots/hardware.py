@@ -368,11 +368,17 @@ def _mentions(text: str, table: str) -> list[tuple[str, bool]]:
     no further."""
     turned_down = words_pattern(words("slots", "turned_down"))
     dropped_after = words_pattern(words("slots", "turned_down_after"))
-    clause_end = re.compile(f"(?:{words_pattern(words('slots', 'turned_down_clause_end')).pattern})\\s*(?:$|[,，。.;；!！?？])")
+    clause_end = _turned_down_at_clause_end()
     at = sorted((a, b, name) for name, ws in words("slots", table).items() for a, b in find_any(text, ws))
     return [(name, bool(turned_down.search(text[max(0, a - 8, at[i - 1][1] if i else 0):a]) or
                         dropped_after.match(text[b:].lstrip()) or clause_end.match(text[b:].lstrip())))
             for i, (a, b, name) in enumerate(at)]
+
+
+@lru_cache(maxsize=1)
+def _turned_down_at_clause_end() -> re.Pattern[str]:
+    """A word that turns down the mention before it when it ends the clause ("A卡不要", "AMD no thanks,")."""
+    return re.compile(f"(?:{words_pattern(words('slots', 'turned_down_clause_end')).pattern})\\s*(?:$|[,，。.;；!！?？])")
 
 
 @lru_cache(maxsize=1)
