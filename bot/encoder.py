@@ -10,6 +10,7 @@ sentence-transformers config (mean of the token vectors, L2-normalised, 256 toke
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
@@ -106,10 +107,17 @@ def export(model_path: str, out_dir: Path) -> dict:
               "weights_sha256": file_hash(out_dir / WEIGHTS_FILE),
               "tokenizer_sha256": file_hash(out_dir / TOKENIZER_FILE), "exported_with": f"torch {torch.__version__}"}
     (out_dir / CONFIG_FILE).write_text(json.dumps(config, indent=2), encoding="utf-8")
-    keep = Path(tempfile.mkdtemp(prefix="gpu-advisor-encoder-"))
-    shutil.copytree(out_dir, keep, dirs_exist_ok=True)  # the index folder is swapped; keep a copy to reuse
-    _EXPORTED[str(model_path)] = keep
+    _EXPORTED[str(model_path)] = _keep_copy(out_dir)  # the index folder is swapped; keep a copy to reuse
     return config
+
+
+def _keep_copy(folder: Path) -> Path:
+    """A copy of an exported encoder for the rest of this process, removed when it exits (it is ~90 MB; every
+    index build used to leave one in the temp folder)."""
+    keep = Path(tempfile.mkdtemp(prefix="gpu-advisor-encoder-"))
+    atexit.register(shutil.rmtree, keep, ignore_errors=True)
+    shutil.copytree(folder, keep, dirs_exist_ok=True)
+    return keep
 
 
 def _optimise(path: Path) -> None:

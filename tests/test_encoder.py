@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -12,7 +13,7 @@ import pytest
 import yaml
 
 from bot import index
-from bot.encoder import ENCODER_DIR, MODEL_FILE, WEIGHTS_FILE, OnnxEncoder
+from bot.encoder import CONFIG_FILE, ENCODER_DIR, MODEL_FILE, WEIGHTS_FILE, OnnxEncoder
 from tests.conftest import KNOWLEDGE, ROOT
 
 
@@ -95,3 +96,19 @@ def test_a_langchain_consumer_gets_the_onnx_encoder_as_embeddings(engine):
     text = engine.index.passages[0].search_text
     assert np.allclose(store.embeddings.embed_query(text), engine.index.embedder.embed_query(text))
     assert store.similarity_search(text, k=1)[0].id == engine.index.passages[0].id
+
+
+def test_the_copy_kept_of_an_export_goes_when_the_process_ends(tmp_path):
+    """Each index build keeps its exported encoder (~90 MB) for a second build in the same process; it must not be
+    left in the temp folder afterwards."""
+    (tmp_path / "export").mkdir()
+    (tmp_path / "export" / CONFIG_FILE).write_text("{}", encoding="utf-8")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    code = ("import sys; from pathlib import Path; from bot.encoder import _keep_copy; "
+            f"kept = _keep_copy(Path({str(tmp_path / 'export')!r})); print(kept.exists(), kept.parent)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60,
+                         env={**os.environ, "TMPDIR": str(temp)})
+    assert out.returncode == 0, out.stderr[-500:]
+    assert out.stdout.split() == ["True", str(temp)]
+    assert list(temp.iterdir()) == []
