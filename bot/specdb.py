@@ -226,8 +226,12 @@ _SUFFIX = r"(?:[\s\-]*(?:ti|super|xtx|xt|gre|max[\s\-]?q|mobile|laptop(?:\s+gpu)
 # what it runs ('1650能训练yolo吗', 'can my 970 run…'). Not 'enough' or 'for deep learning': '6500够不够' and '750 for
 # deep learning' are budgets as often as cards.
 _CARD_AFTER = re.compile(r"\s*(?:显卡|顯卡|卡(?!路里)|gpu|card|graphics|能跑|能不能跑|能训|能訓|能不能训|可以跑|可以训|跑得|"
-                         r"跑不|can (?:it |i |you )?(?:run|train|handle)|runs?\b)", re.IGNORECASE)
-_CARD_BEFORE = re.compile(r"(?:\bmy|\ban?|我的|我这张|我那张|手上的|手里的|家里的|一张|一块|张|块)\s*$", re.IGNORECASE)
+                         r"跑不|can (?:it |i |you )?(?:run|train|handle)|runs?\b|"
+                         # a laptop named by its card: '1650笔记本', '1650 laptop', '1650的游戏本'
+                         r"的?(?:笔记本|筆記本|笔电|筆電|游戏本|遊戲本|laptop|notebook)|mobile\b|max-?q\b)", re.IGNORECASE)
+_CARD_BEFORE = re.compile(r"(?:\bmy|\ban?|我的|我这张|我那张|手上的|手里的|家里的|一张|一块|张|块|"
+                          r"(?:笔记本|筆記本|笔电|筆電|游戏本|遊戲本|laptop|notebook)(?:是|用的是|用的|with an?|has an?)?)\s*$",
+                          re.IGNORECASE)
 
 
 def find(knowledge_dir: Path, text: str) -> list[tuple[int, int, SpecSheet]]:
@@ -239,7 +243,9 @@ def find(knowledge_dir: Path, text: str) -> list[tuple[int, int, SpecSheet]]:
     for m in _candidates(*_signature(knowledge_dir)).finditer(text):
         span = m.group(0)
         bare = not m.group(1).strip() and not re.match(r"[a-z]", span, re.IGNORECASE)
-        if bare and not (_CARD_AFTER.match(text, m.end()) or _CARD_BEFORE.search(text[:m.start()])
+        number_end = m.start() + re.match(r"\s*[\d\s]*", span).end()  # '1650 laptop': the words after the number
+        if bare and not (_CARD_AFTER.match(text, m.end()) or _CARD_AFTER.match(text, number_end)
+                         or _CARD_BEFORE.search(text[:m.start()])
                          # a variant word ('1660 super 6g', '1660s': a Super) makes a bare number a card's name
                          or re.search(r"(?:ti|super|xtx?|gre|(?<=\d)s)(?:[\s\-]*\d{1,3}\s*g(?:i?b)?)?\s*$", span,
                                       re.IGNORECASE)):

@@ -52,7 +52,7 @@ def gpus(text: str, catalog: Catalog | None) -> tuple[tuple[str, ...], Spans]:
     return tuple(names), spans
 
 
-_HOURS_AFTER = re.compile(r"\s*(?:gpu[- ]?hours?|gpu[- ]?hrs?|hours?(?!ly)|hrs?|h(?![a-z0-9])|个?小时|gpu时)")  # "500 GPU-hours"
+_HOURS_AFTER = re.compile(r"\s*(?:gpu[- ]?hours?|gpu[- ]?hrs?|hours?(?!ly)|hrs?|h(?![a-z0-9])|个?小时|gpu时|个?卡时|机时)")  # "500 GPU-hours"
 _BUDGET_BEFORE = re.compile(r"(?:预算|budget|budget is|budget of)\s*(?:是|有|大概|大约|只有|就|才|约|"
                             r"差不多|around|about|~|of|is|:|：)?\s*$")
 # "A100 40G 和 80G", "4060 Ti 8GB or 16GB": a second memory size right after a card names the same card with it

@@ -317,9 +317,12 @@ def _counts_something(a: _Amount, text: str, lang: str, g: _Grammar, before: boo
     if a.scale is None and a.value in g.image_sizes and re.search(r"(?:\bat|\bin|@)\s*$", text[:a.start]):
         return True  # "can it do SDXL at 1024", "flux @ 2048": an image size in pixels
     if a.scale == "k" and a.currency is None:
-        if re.fullmatch(r"\d{4,5}k", text[a.m.start("n"):a.num_end] if a.m["n"] is not None else "") and \
-                g.processor_words.search(text):
-            return True  # "7800x3d or 14700k", "i9 13900k": a processor, not 14.7 million
+        written = text[a.m.start("n"):a.num_end] if a.m["n"] is not None else ""
+        if (re.fullmatch(r"\d{3,5}\s?k", written) and g.processor_words.search(text)) or \
+                (re.fullmatch(r"\d{4,5}k", written) and not g.cue_end.search(_before(text, a.start).rstrip())):
+            # "7800x3d or 265k", "i9 13900k", "4070ti super加13900k": a processor, not 13.9 million (nobody writes a
+            # budget as thousands of thousands)
+            return True
         if a.value / 1000 in g.resolutions and (g.resolution_near.match(text, a.num_end) or
                                                 g.resolution_before.search(text[:a.start])):
             return True  # "4k 144hz gaming", "8k video", "gaming at 4k": a resolution

@@ -66,10 +66,12 @@ def _grammar() -> dict:
         "totals": (
             # "need 200 hours", "总共100小时", "跑200小时"
             re.compile(_alternation(lex["total_before"]) + r"\s*(?:about|around|roughly|approximately|like|maybe|say|"
-                       r"大概|大约|约|差不多)?\s*" + rng + r"\s*-?\s*" + hours),
+                       r"大概|大约|约|差不多|~|～)?\s*" + rng + r"\s*-?\s*" + hours),
             # "200 hours of A100 time", "500 hours in total", "a 300-hour project"
             re.compile(rng + r"\s*-?\s*" + hours + r"\s*(?:of\s+(?:[a-z0-9@]+\s+){0,2}?)?" +
                        _alternation(lex["total_after"])),
+            # "~500 GPU hours", "2000卡时": compute counted in card-hours is a total
+            re.compile(r"(?<![\d.])" + rng + r"\s*-?\s*" + _alternation(lex["total_units"])),
         ),
         # "a 3-month project", "for 6 weeks", "三个月": how long the rate runs (a number right before the unit)
         "horizon": {p: re.compile(r"(?<![\d.])(?P<lo>" + num + r")\s*-?\s*" + _alternation(ws))

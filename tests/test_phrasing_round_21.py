@@ -1,0 +1,53 @@
+"""Phrasings a stranger used that were misread (stranger round 21 and the train split's slot failures): a laptop
+named by its card's number, processors and phone chips that look like money, compute counted in GPU-hours."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.dialogue import Conversation
+from bot.nlu import parse
+from bot.render import plain
+
+
+def _chat(engine, turns):
+    conv = Conversation(engine)
+    return conv, [conv.turn(t) for t in turns]
+
+
+@pytest.mark.parametrize("text", ["1650笔记本能跑深度学习吗", "笔记本是1650的，能训练个resnet吗",
+                                  "1650 laptop, can i even run llama 3.2 3b on it lol", "laptop with a 1650, good for pytorch?",
+                                  "我這台1650的筆電能學深度學習嗎"])
+def test_a_laptop_named_by_its_cards_number_is_that_card_not_a_budget(catalog, text):
+    q = parse(text, catalog)
+    assert q.need.budget is None
+    assert [g for g in q.gpus if "1650" in g], q.gpus
+
+
+def test_a_budget_for_a_laptop_is_still_a_budget(catalog):
+    q = parse("预算1650 笔记本", catalog)
+    assert q.need.budget is not None and q.need.budget.amount == 1650 and not q.gpus
+
+
+@pytest.mark.parametrize("text", ["PSU 750W够不够 一张4070ti super加13900k", "9800X3D和265K选哪个",
+                                  "my rig: 4090 + 14700kf, 1000w psu enough?", "骁龙8gen3和天玑9300哪个GPU强",
+                                  "天璣9400同驍龍8 Elite邊個強"])
+def test_processors_and_phone_chips_are_not_money(catalog, text):
+    assert parse(text, catalog).need.budget is None
+
+
+@pytest.mark.parametrize("text, amount", [("budget 3k, cpu will be a 7800x3d", 3000), ("预算1.5w 跑cnn", 15000)])
+def test_a_budget_beside_a_processor_is_still_read(catalog, text, amount):
+    q = parse(text, catalog)
+    assert q.need.budget is not None and q.need.budget.amount == amount
+
+
+@pytest.mark.parametrize("text, hours, verdict", [
+    ("is renting actually cheaper than buying if my thesis needs ~500 GPU hours?", "500 GPU-hours in total", "rent"),
+    ("租还是买 我一共要跑大概2000卡时", "总共 2,000 小时", "租"),
+])
+def test_compute_counted_in_gpu_hours_is_the_total_rent_or_buy_turns_on(engine, text, hours, verdict):
+    _, (reply,) = _chat(engine, [text])
+    said = plain(reply)
+    assert hours in said and f": {verdict}." in said.replace("：", ": ").replace("。", "."), said[:600]
+    assert "PRO 2000" not in said  # "2000卡时" is hours, not the RTX PRO 2000
