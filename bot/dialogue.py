@@ -33,7 +33,7 @@ from bot.scorer import (
     workload_spec,
 )
 from bot.session import Session
-from bot.slots import context
+from bot.slots import context, money
 from bot.slots.lexicon import load, words
 from bot.slots.text import (
     CJK,
@@ -816,11 +816,13 @@ class Conversation:
         s, need = self.session, q.need
         if need.region is None and q.market and s.need.region is None:
             need = replace(need, region=q.market)  # "NT$30000", Hong Kong Cantonese: that market, unless one was named
-        chat_currency = s.need.budget.currency if s.need.budget else None
+        # the chat's currency, else that of the place the user said they are in ("我在台灣" then "預算3萬")
+        chat_currency = s.need.budget.currency if s.need.budget else context.local_currency(s.need.region)
         if need.budget is None and q.bare_number and not q.gpus and (
                 s.awaiting == "budget" or len(q.text.strip()) <= 16 or not s.need.is_empty()):
             need = replace(need, budget=Budget(q.bare_number, chat_currency or ("CNY" if lang == "zh" else "USD")))
-        elif need.budget and not q.currency_written and chat_currency and chat_currency != need.budget.currency:
+        elif need.budget and not q.currency_written and chat_currency and chat_currency != need.budget.currency and \
+                not context.local_currency(q.need.region) and not money.too_small(need.budget.amount, chat_currency):
             need = replace(need, budget=replace(need.budget, currency=chat_currency))  # "what about 1500?" after €
         need = self._relative_budget(q, need)
         if "add_card" in q.cues and not (q.gpus or need.gpu_count or need.owned_gpus) and s.last_picks and \
@@ -1757,6 +1759,11 @@ class Conversation:
             family = answers.family_note(e, q.model_family, top.gpu.vram_gb * top.count, lang)
             if family:
                 notes.append(family)
+        if q.traditional and turn_need.budget and turn_need.budget.currency == "CNY" and not q.currency_written and \
+                need.region is None:
+            # "預算兩萬以內": written in Traditional characters, so perhaps NT$ or HK$; say how it was read
+            notes.append(Text(f"I read {turn_need.budget} as yuan; in Taiwan or Hong Kong write NT$ or HK$ (\"NT$30000\").",
+                              f"這筆預算按人民幣（{turn_need.budget}）理解；如果是新台幣或港幣，寫上 NT$ 或 HK$（例如「NT$3萬」）。"))
         if need.form_factor == "laptop":
             notes.append(Text("My catalog has desktop cards; a laptop GPU of the same name draws less power and often "
                               "has less memory, so take these as an upper bound.",

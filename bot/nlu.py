@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING
 
@@ -164,7 +164,12 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     market = None if region else context.region_of(
         found.budget.currency if found.budget else None,
         chinese_script(raw) if is_traditional(raw) and (gpus or found.budget or workloads) else None)
-    need = Need(budget=found.budget, workloads=workloads, model_size_b=size, finetune_method=method,
+    budget = found.budget
+    local = context.local_currency(region)
+    if budget and local and not found.currency_written and budget.currency != local and \
+            not money.too_small(budget.amount, local):
+        budget = replace(budget, currency=local)  # "我在台灣 預算3萬", "im in germany, budget 1500": the place's money
+    need = Need(budget=budget, workloads=workloads, model_size_b=size, finetune_method=method,
                 precision_bits=model.precision(masked), gpu_count=count, used=used,
                 vendor=vendor, also_vendor=also_vendor, as_of=as_of, min_vram_gb=min_vram, max_power_w=cap_w,
                 psu_w=psu_w, region=region, form_factor=hardware.form_factor(t), model=model_name,

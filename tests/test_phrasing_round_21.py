@@ -51,3 +51,24 @@ def test_compute_counted_in_gpu_hours_is_the_total_rent_or_buy_turns_on(engine, 
     said = plain(reply)
     assert hours in said and f": {verdict}." in said.replace("：", ": ").replace("。", "."), said[:600]
     assert "PRO 2000" not in said  # "2000卡时" is hours, not the RTX PRO 2000
+
+
+@pytest.mark.parametrize("turns, currency", [
+    (["我在台灣 預算3萬 想玩SD"], "TWD"),
+    (["我在台灣", "預算3萬 想玩SD"], "TWD"),
+    (["im in germany, budget 1500 for training CNNs"], "EUR"),
+    (["uk based, budget 900, a card to run 14b models"], "GBP"),
+    (["best GPU for DL under 1.2k in japan"], "USD"),  # ¥1,200 buys no GPU: dollars
+    (["预算¥6000 打算在香港买 深度学习入门用"], "CNY"),  # the currency written wins over the place
+])
+def test_a_bare_amount_is_in_the_money_of_the_place_the_user_named(engine, turns, currency):
+    conv, replies = _chat(engine, turns)
+    assert conv.session.need.budget is not None and conv.session.need.budget.currency == currency, plain(replies[-1])
+    assert replies[-1].recommendations
+
+
+def test_a_bare_amount_in_traditional_characters_read_as_yuan_says_so(engine):
+    _, (reply,) = _chat(engine, ["想用Stable Diffusion畫圖 預算兩萬以內"])
+    assert "NT$" in plain(reply) and "人民幣" in plain(reply)
+    _, (reply,) = _chat(engine, ["预算两万以内 sd画图"])
+    assert "NT$" not in plain(reply)

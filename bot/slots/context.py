@@ -83,6 +83,12 @@ def region_of(currency: str | None, script: str | None) -> str | None:
     return "hk" if script == "zh-hk" else None
 
 
+def local_currency(region_code: str | None) -> str | None:
+    """The currency people of a region price in, when it is not the mainland's or the US's ("我在台灣 預算3萬": NT$)."""
+    by_currency = load("slots").get("region_of_currency", {})
+    return next((c for c, r in by_currency.items() if r == region_code), None) if region_code else None
+
+
 def direction(text: str) -> str | None:
     """cheaper / pricier / faster / more_memory / less_power, when the message asks to move that way (the first one said:
     '凉快一点' is cooler, not '快一点')."""
