@@ -316,6 +316,8 @@ def _market_word(price, lang: str) -> str:
     """' used', or what a system builder's per-GPU price is; nothing for a shop's new price."""
     if price.market == "used":
         return _t(lang, " used", " 二手")
+    if price.market == "abroad":
+        return _t(lang, " converted from its price where it is sold (not sold new there)", " 按外地售价换算、这里不卖新卡")
     if price.market == "system":
         return _t(lang, " (a system builder's per-GPU price, not retail)", "（整机厂商的单卡折算价，非零售价）")
     return ""
@@ -383,6 +385,15 @@ def _elsewhere(engine: Engine, need: Need, g: GPU, lang: str) -> str | None:
     """A card not sold new in the user's market, priced where it is sold (and converted), or None."""
     e = price_elsewhere(g, _price_currency(need, lang), need.as_of or engine.today or date.today(), engine.catalog)
     return e.text().get(lang) if e else None
+
+
+def _imported_price(engine: Engine, need: Need, g: GPU, lang: str, count: int = 1) -> Price | None:
+    """What `count` of a card not sold new in the user's market cost where it is sold, converted to the user's
+    currency (market "abroad": a verdict says it weighed that), or None."""
+    e = price_elsewhere(g, _price_currency(need, lang), need.as_of or engine.today or date.today(), engine.catalog)
+    if e is None:
+        return None
+    return Price(e.converted * count, e.currency, e.price.on, "abroad", e.price.source, converted_from=e.price.currency)
 
 
 def _current_price(engine: Engine, need: Need, g: GPU, lang: str):
@@ -601,8 +612,11 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                                        "decides which models fit at all.",
                                  f"{big.name} 显存更大（{big.vram_gb:g} 对 {small.vram_gb:g} GB），这决定了能不能装下模型。"))
             said_by_verdict.append(paragraphs[-1])
-        # "二手的呢" after a comparison: weighed on used prices where a card has one
-        weighed = [(used, new) if need.used and used else (new, used) for new, used in prices]
+        # "二手的呢" after a comparison: weighed on used prices where a card has one; a card not sold new here and
+        # never seen used, on its price where it is sold, converted (said so in the verdict)
+        weighed = [(used, new) if need.used and used else (new, used) if new or used else
+                   (_imported_price(engine, need, g, lang, n), None)
+                   for (new, used), g, n in zip(prices, gpus, n_of, strict=True)]
         verdict = _compare_verdict(perfs[spec.family], label, weighed, lang,
                                    roomy=[g.vram_gb * n >= spec.comfortable_vram_gb for g, n in zip(gpus, n_of,
                                                                                                   strict=True)],

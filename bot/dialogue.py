@@ -214,6 +214,13 @@ def _follows_the_topic(q: Query, s: Session) -> bool:
         not _says(q.text, "topic_elsewhere")
 
 
+def _chooses_among_the_shown(q: Query, s: Session) -> bool:
+    """"which is best per dollar", "which would you pick" right after a comparison: a choice among the cards on
+    screen, never out of scope and never a question for the guide."""
+    return s.last_act == "compare" and len(s.compared) >= 2 and not (q.gpus or q.ordinals or "offtopic" in q.cues) \
+        and replace(q.need, used=None).is_empty() and _says(q.text, "which_of_them")
+
+
 def _asks_about_power_limiting(text: str) -> bool:
     """"功耗限制到300W会慢多少", "can I cap them at 250W each": a question about power limiting a card."""
     return _says(text, "power_limit", "words") and (_says(text, "power_limit", "cost") or _asks(text))
@@ -543,10 +550,11 @@ class Conversation:
                                                    (q.gpus and _ml_evidence(q)) or  # "3090 for gaming and pytorch"
                                                    q.unknown_products or  # "jetson thor for robotics": hardware
                                                    _about_the_focus(q, s) or  # "how much should I pay for it?"
-                                                   _follows_the_topic(q, s)):  # "how many hours do they give"
+                                                   _follows_the_topic(q, s) or  # "how many hours do they give"
+                                                   _chooses_among_the_shown(q, s)):  # "which is best per dollar"
                 act = guess.act  # an out-of-scope guess never refuses a message that states a GPU need
         if guess is not None and guess.act == "out_of_scope" and act not in COMMANDS and _about_something_else(q) \
-                and not _about_the_focus(q, s) and not _follows_the_topic(q, s):
+                and not _about_the_focus(q, s) and not _follows_the_topic(q, s) and not _chooses_among_the_shown(q, s):
             act = "out_of_scope"  # "best running shoes under $100", "推荐几部好看的美剧": nothing of GPUs or ML in it
         if guess is not None and guess.act == "out_of_scope" and guess.confidence >= SURE_OUT_OF_SCOPE and \
                 (strength != "command" or len(text.strip()) > SHORT) and not _strong_evidence_of_ours(q):
@@ -595,6 +603,9 @@ class Conversation:
                 not (need.budget or q.ordinals or context.specs_asked(normalise(q.text))) and \
                 (_says(q.text, "run_words") or _says(q.text, "works_on_it")):
             return "fit"  # "6800xt pytorch ok?", "A770能跑pytorch训练吗": whether the framework runs on that card
+        if act not in ("reset", "language") and _chooses_among_the_shown(q, s):
+            return "question"  # "which would you pick", "what would you get" after a comparison: its verdict (not the
+            # guide's "why", not help)
         if act in ("rent", "refine", "recommend") and (s.last_topic or "").startswith("platform:") and \
                 _follows_the_topic(q, s) and not q.direction:
             return "question"  # "那pro呢", "国内能用吗" after Colab's free tier: that platform again, not a price list

@@ -72,3 +72,24 @@ def test_a_bare_amount_in_traditional_characters_read_as_yuan_says_so(engine):
     assert "NT$" in plain(reply) and "人民幣" in plain(reply)
     _, (reply,) = _chat(engine, ["预算两万以内 sd画图"])
     assert "NT$" not in plain(reply)
+
+
+@pytest.mark.parametrize("turns", [
+    ["3090 vs 4090 for fine tuning", "and the 5090?", "which is best per dollar"],
+    ["3090 vs 4090 for fine tuning", "which would you pick"],
+    ["4090 vs 5090", "你会选哪个"],
+    ["4070 super or 3090 for sd", "what would you get"],
+])
+def test_a_choice_asked_after_a_comparison_gets_its_verdict(engine, turns):
+    conv, replies = _chat(engine, turns)
+    said = plain(replies[-1])
+    assert replies[-1].intent == "compare" and conv.session.last_rule == "choose-from-comparison", said[:300]
+    assert "Verdict" in said or "结论" in said
+
+
+def test_a_card_not_sold_new_where_the_user_buys_is_weighed_on_its_converted_price(engine):
+    """In mainland China the 5090 is not sold new: the verdict weighs its US price converted (said so), instead of
+    saying it has no prices while the table shows both."""
+    _, (reply,) = _chat(engine, ["4090和5090差多少 值得多花钱吗"])
+    verdict = reply.paragraphs[0]
+    assert verdict.startswith("结论") and "¥" in verdict and "换算" in verdict and "没有两张卡的当前价格" not in verdict
