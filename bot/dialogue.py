@@ -214,6 +214,13 @@ def _follows_the_topic(q: Query, s: Session) -> bool:
         not _says(q.text, "topic_elsewhere")
 
 
+def _t_step(c, lang: str) -> Text:
+    """' The next step up: 2× RTX 5090 at $5,398.' for a setup faster than the picks, over the budget."""
+    setup = f"{c.count}× {c.gpu.name}" if c.count > 1 else c.gpu.name
+    paid = format_money(c.total, c.price.currency)
+    return Text(f" The next step up: {setup} at {paid}.", f"再往上一档：{setup}，{paid}。")
+
+
 def _chooses_among_the_shown(q: Query, s: Session) -> bool:
     """"which is best per dollar", "which would you pick" right after a comparison: a choice among the cards on
     screen, never out of scope and never a question for the guide."""
@@ -1193,6 +1200,17 @@ class Conversation:
         gap = answers.price_difference(self.engine, self.session.need, list(self.session.compared), t.lang)
         return replace(reply, paragraphs=((gap,) if gap else ()) + reply.paragraphs)
 
+    def _setup_instead_of_the_pick(self, t: Turn) -> Reply:
+        """"a pair of 3090s instead?", "两张3090呢" after picks: that setup against the top pick, for the job on the
+        table (not a new ranking that drops the card named)."""
+        s = self.session
+        top, named = s.last_picks[0], t.q.gpus[0]
+        counts = {named: t.q.need.gpu_count, top: s.pick_counts.get(top, 1)}
+        need = s.need.merge(replace(t.q.need, gpu_count=None)) if t.q.need.used else s.need
+        if need.model_size_b and need.workload in (None, "llm_inference", "general"):
+            return self._compare_setups(t, [named, top], need, counts)
+        return answers.compare(self.engine, need, [named, top], t.lang, counts=counts)
+
     def _compare_the_compared(self, t: Turn, counts: dict[str, int]) -> Reply:
         """The cards of the last comparison again (as setups of `counts`), for the job on the table."""
         s = self.session
@@ -1670,6 +1688,16 @@ class Conversation:
             s.awaiting = "workload"
             return answers.ask_workload(lang, need)
         r = rank(need)  # (no job named: general deep learning, whose caveat says so and asks for the job)
+        if d == "pricier" and previous is not None and not r.picks and need.min_perf:
+            # "what if I double the budget" when nothing faster costs that much: the top pick stays, and what the
+            # next step up would cost, rather than "nothing fits"
+            faster = rank(replace(need, budget=None))
+            step = min(faster.candidates, key=lambda c: c.total, default=None)
+            r = rank(replace(need, min_perf=None))
+            s.need = need = replace(need, min_perf=None)
+            up = _t_step(step, lang) if step is not None else Text("", "")
+            notes.append(Text(f"Nothing faster than {previous.gpu.name} costs up to {need.budget}, so it stays the "
+                              f"pick.{up.en}", f"{need.budget} 以内没有比 {previous.gpu.name} 更快的卡，所以它还是首选。{up.zh}"))
         if quiet_cap is not None and previous is not None:
             # quieter is less power in all (four 170 W cards are no quieter than two 250 W ones), from cards with fans
             def drawn(c):
@@ -2204,6 +2232,11 @@ POLICY: tuple[Rule, ...] = (
     Rule("workload-memory", _acts("memory"), lambda c, t: bool(t.q.need.workloads) and not t.q.gpus and
          not t.need.budget and t.need.workload not in LLM_WORKLOADS and t.need.workload != "general",
          lambda c, t: answers.workload_memory(c.engine, c.session.need, t.lang)),  # "视频生成显存要多大才够"
+    Rule("setup-instead-of-the-pick", _acts("refine", "recommend", "compare", "gpu_info"),
+         lambda c, t: len(t.q.gpus) == 1 and bool(c.session.last_picks) and bool(t.q.need.gpu_count) and
+         t.q.gpus[0] != c.session.last_picks[0] and not t.q.ordinals and
+         replace(t.q.need, gpu_count=None, used=None).is_empty() and len(t.text) <= SHORT,
+         lambda c, t: c._setup_instead_of_the_pick(t)),  # "a pair of 3090s instead?" after picks: against the top one
     Rule("card-in-context", _acts("refine", "recommend"), lambda c, t: len(t.q.gpus) == 1 and t.need.is_empty() and
          bool(c.session.last_picks) and bool(c.session.need.workload) and not t.cue("compare"),
          lambda c, t: c._why_not(t, asked="what_about")),  # "4090呢？" after picks: that card against this need

@@ -93,3 +93,23 @@ def test_a_card_not_sold_new_where_the_user_buys_is_weighed_on_its_converted_pri
     _, (reply,) = _chat(engine, ["4090和5090差多少 值得多花钱吗"])
     verdict = reply.paragraphs[0]
     assert verdict.startswith("结论") and "¥" in verdict and "换算" in verdict and "没有两张卡的当前价格" not in verdict
+
+
+def test_a_bigger_budget_that_buys_nothing_faster_keeps_the_pick_and_names_the_next_step(engine):
+    _, replies = _chat(engine, ["i want to do video generation locally, budget 3000 usd", "what if i double the budget"])
+    first, doubled = replies
+    said = plain(doubled)
+    assert doubled.recommendations, said[:500]
+    assert doubled.recommendations[0].gpu == first.recommendations[0].gpu
+    assert "stays the pick" in said and "next step up" in said
+
+
+@pytest.mark.parametrize("turns, setup", [
+    (["i want to do video generation locally, budget 3000 usd", "a pair of 3090s instead?"], "2× GeForce RTX 3090"),
+    (["预算1.5万 跑大模型", "两张3090呢"], "2× GeForce RTX 3090"),
+])
+def test_a_setup_named_instead_of_the_pick_is_weighed_against_it(engine, turns, setup):
+    conv, replies = _chat(engine, turns)
+    top = replies[0].recommendations[0].gpu
+    said = plain(replies[-1])
+    assert replies[-1].intent == "compare" and setup in replies[-1].title and top in replies[-1].title, said[:300]
