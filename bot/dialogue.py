@@ -793,6 +793,9 @@ class Conversation:
                 (need.model_size_b or s.need.model_size_b):
             # a card joins the one(s) on the table; "i have a 3090. if i add a second one can i run 70b?" asks of two
             return "recommend" if need.owned_gpus and ("pick_request" in q.cues or not _asks(q.text)) else "fit"
+        if "add_card" in q.cues and s.last_act == "fit" and s.focus and set(q.gpus) <= {s.focus} and \
+                not (need.budget or q.ordinals) and act not in COMMANDS:
+            return "fit"  # "再加一张4070有用吗" after a fit answer about the 4070: two of it, the same question
         if "price" in q.cues and "rent" not in q.cues and not q.gpus and s.focus and not need.budget and \
                 (len(q.text) <= 30 or "pronoun" in q.cues):
             return "where_to_buy"  # "价格多少" about the card on the table (not "租卡一小时多少钱": a rental price)
@@ -2234,7 +2237,7 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: answers.workload_memory(c.engine, c.session.need, t.lang)),  # "视频生成显存要多大才够"
     Rule("setup-instead-of-the-pick", _acts("refine", "recommend", "compare", "gpu_info"),
          lambda c, t: len(t.q.gpus) == 1 and bool(c.session.last_picks) and bool(t.q.need.gpu_count) and
-         t.q.gpus[0] != c.session.last_picks[0] and not t.q.ordinals and
+         t.q.gpus[0] != c.session.last_picks[0] and not t.q.ordinals and "offtopic" not in t.q.cues and
          replace(t.q.need, gpu_count=None, used=None).is_empty() and len(t.text) <= SHORT,
          lambda c, t: c._setup_instead_of_the_pick(t)),  # "a pair of 3090s instead?" after picks: against the top one
     Rule("card-in-context", _acts("refine", "recommend"), lambda c, t: len(t.q.gpus) == 1 and t.need.is_empty() and

@@ -113,3 +113,10 @@ def test_a_setup_named_instead_of_the_pick_is_weighed_against_it(engine, turns, 
     top = replies[0].recommendations[0].gpu
     said = plain(replies[-1])
     assert replies[-1].intent == "compare" and setup in replies[-1].title and top in replies[-1].title, said[:300]
+
+
+@pytest.mark.parametrize("turns", [["预算8000训练CNN", "礦機六張 3060Ti 一日賺幾多"],
+                                   ["$1500 for training CNNs", "can you summarize the attention is all you need paper for me"]])
+def test_mining_income_and_paper_summaries_after_picks_are_declined(engine, turns):
+    _, replies = _chat(engine, turns)
+    assert replies[-1].intent == "out_of_scope", plain(replies[-1])[:300]
