@@ -610,6 +610,11 @@ class Conversation:
                 not (need.budget or q.ordinals or context.specs_asked(normalise(q.text))) and \
                 (_says(q.text, "run_words") or _says(q.text, "works_on_it")):
             return "fit"  # "6800xt pytorch ok?", "A770能跑pytorch训练吗": whether the framework runs on that card
+        if act in ("why", "why_not") and not s.last_picks and not (need.budget or q.ordinals):
+            if len(q.gpus) == 1 and "worth" in q.cues:
+                return "gpu_info"  # "为啥大家都说别买4060", "4060为什么不适合深度学习": the verdict on that card
+            if len(q.gpus) >= 2:
+                return "compare"  # "why not just buy a 4090 instead of 5090 for training": the two weighed
         if act not in ("reset", "language") and _chooses_among_the_shown(q, s):
             return "question"  # "which would you pick", "what would you get" after a comparison: its verdict (not the
             # guide's "why", not help)
@@ -2142,7 +2147,9 @@ POLICY: tuple[Rule, ...] = (
          len(c.session.compared) >= 2 and t.q.need.is_empty() and not t.q.gpus,
          lambda c, t: c._why_the_verdict(t)),  # "why?" after "3090 vs 4090 vs 5090 for SD": the verdict's reasons
     Rule("why-from-guide", _acts("why"), lambda c, t: t.q.need.is_empty(), lambda c, t: c._guide_question(t)),
-    Rule("why-about-cards", _acts("compare", "gpu_info", "why"), lambda c, t: t.cue("why") and not c.session.last_picks,
+    Rule("why-about-cards", _acts("compare", "gpu_info", "why"), lambda c, t: t.cue("why") and not c.session.last_picks
+         and not (len(t.q.gpus) == 1 and t.cue("worth"))  # "为啥大家都说别买4060": the verdict on it (rule worth)
+         and not (len(t.q.gpus) >= 2 and t.cue("why_not")),  # "why not a 4090 instead of the 5090": the two weighed
          lambda c, t: c._guide_question(t)),
     Rule("compare", _acts("compare"), lambda c, t: len(t.referred) >= 1 or len(c.session.last_picks) >= 2,
          lambda c, t: c._compare(t)),

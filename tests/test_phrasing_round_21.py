@@ -120,3 +120,18 @@ def test_a_setup_named_instead_of_the_pick_is_weighed_against_it(engine, turns, 
 def test_mining_income_and_paper_summaries_after_picks_are_declined(engine, turns):
     _, replies = _chat(engine, turns)
     assert replies[-1].intent == "out_of_scope", plain(replies[-1])[:300]
+
+
+@pytest.mark.parametrize("text, lang", [("为啥大家都说别买4060", "zh"), ("is the 4060 bad for deep learning? why", "en"),
+                                        ("4060为什么不适合深度学习", "zh")])
+def test_why_a_card_is_judged_badly_gets_the_verdict_on_that_card(engine, text, lang):
+    _, (reply,) = _chat(engine, [text])
+    assert reply.intent == "gpu" and reply.focus == "GeForce RTX 4060", plain(reply)[:300]
+    assert ("Worth it only used" if lang == "en" else "只有二手") in plain(reply)
+
+
+@pytest.mark.parametrize("text", ["why not just buy a 4090 instead of 5090 for training", "为什么不买3090而买4090"])
+def test_why_not_one_card_instead_of_another_weighs_the_two(engine, text):
+    _, (reply,) = _chat(engine, [text])
+    assert reply.intent == "compare" and len(reply.chart_gpus) == 2, plain(reply)[:300]
+    assert reply.paragraphs[0].startswith(("Verdict", "结论")), reply.paragraphs
