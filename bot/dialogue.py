@@ -610,6 +610,9 @@ class Conversation:
                 not (need.budget or q.ordinals or context.specs_asked(normalise(q.text))) and \
                 (_says(q.text, "run_words") or _says(q.text, "works_on_it")):
             return "fit"  # "6800xt pytorch ok?", "A770能跑pytorch训练吗": whether the framework runs on that card
+        if "alternative" in q.cues and len(q.gpus) == 1 and act in ("gpu_info", "question", "compare") and \
+                not q.ordinals:
+            return "recommend"  # "4090平替 24g": cards that stand in for it
         if act in ("why", "why_not") and not s.last_picks and not (need.budget or q.ordinals):
             if len(q.gpus) == 1 and "worth" in q.cues:
                 return "gpu_info"  # "为啥大家都说别买4060", "4060为什么不适合深度学习": the verdict on that card
@@ -1597,6 +1600,9 @@ class Conversation:
             need = replace(need, min_vram_gb=round(s.need.min_vram_gb / turn_need.gpu_count, 1))
         notes: list[Text] = []
         d = q.direction
+        if "alternative" in q.cues and len(q.gpus) == 1 and turn_need.budget is None and previous is None:
+            need = self._cheaper_than_the_card(q.gpus[0], need, lang, notes)
+            d = None if need.budget else d
         if d == "cheaper" and turn_need.region and turn_need.budget is None:
             d = None  # "would it be cheaper to buy in China?": the same need priced there, not a lower ceiling
         if d and d != "cheaper":  # "more memory?" after "cheaper?": the ceiling was for that list
@@ -1835,6 +1841,23 @@ class Conversation:
         reply = answers.recommend(e, r, lang, notes)
         s.awaiting = "budget" if need.budget is None and need.min_perf is None else None
         return reply
+
+    def _cheaper_than_the_card(self, name: str, need: Need, lang: str, notes: list[Text]) -> Need:
+        """"cheaper alternative to 4090 with 24gb?", "4090平替": cards with at least its memory for less than it costs
+        where the user buys (new, else used), used ones included."""
+        e = self.engine
+        g = e.catalog.get(name)
+        cur = "CNY" if need.region == "cn" or (need.region is None and lang == "zh") else "USD"
+        on = need.as_of or e.today or date.today()
+        price = g and (g.price(cur, "new", on, e.catalog.fx) or g.price(cur, "used", on, e.catalog.fx))
+        if g is None or price is None:
+            return need
+        notes.append(Text(f"Cheaper than {g.name} ({price}{' used' if price.market == 'used' else ''}) with at least "
+                          f"its {g.vram_gb:g} GB, used cards included:",
+                          f"比 {g.name}（{price}{' 二手' if price.market == 'used' else ''}）便宜、显存不少于它的 "
+                          f"{g.vram_gb:g} GB（含二手）："))
+        return replace(need, budget=Budget(round(price.amount * 0.95), price.currency, cheapest=True),
+                       min_vram_gb=max(need.min_vram_gb or 0, g.vram_gb), used=need.used if need.used is not None else True)
 
     def _priced_abroad(self, need: Need, turn_need: Need, notes: list[Text]) -> Need:
         """"在台湾买的话呢", "I'm in Germany": a region served by the US price list. A budget in yuan from earlier in

@@ -135,3 +135,12 @@ def test_why_not_one_card_instead_of_another_weighs_the_two(engine, text):
     _, (reply,) = _chat(engine, [text])
     assert reply.intent == "compare" and len(reply.chart_gpus) == 2, plain(reply)[:300]
     assert reply.paragraphs[0].startswith(("Verdict", "结论")), reply.paragraphs
+
+
+@pytest.mark.parametrize("text, lang", [("cheaper alternative to 4090 with 24gb?", "en"), ("4090平替 24g", "zh")])
+def test_a_cheaper_alternative_to_a_card_keeps_its_memory_and_costs_less(engine, text, lang):
+    _, (reply,) = _chat(engine, [text])
+    assert reply.intent == "recommend" and reply.recommendations, plain(reply)[:300]
+    top = reply.recommendations[0]
+    assert top.gpu != "GeForce RTX 4090" and "24 GB" in plain(reply)
+    assert engine.catalog.get(top.gpu).vram_gb >= 24
