@@ -740,7 +740,9 @@ class Conversation:
         if act in ("compare", "gpu_info", "fit", "memory") and not need.budget and \
                 _says(q.text, "how_cards_connect") and not (len(q.gpus) == 1 and not q.need.gpu_count and
                                                             _says(q.text, "has_feature")) and \
-                not (len(q.gpus) == 1 and (q.need.model_size_b or q.need.model)):  # a setup and a model: the fit
+                not (len(q.gpus) == 1 and (q.need.model_size_b or q.need.model)) and \
+                not (len(q.gpus) >= 2 and "compare" in q.cues and (q.need.model_size_b or q.need.model)):
+            # a setup and a model: the fit ("a pair of 3090s with nvlink vs one 4090 for fine tuning 13b": the setups)
             # leads, the guide's word on the link follows ("两张4090能跑70b吗 要nvlink吗")
             # (but "does the 3090 have nvlink" asks the card's sheet)
             return "question"  # "does NVLink matter for 2x 3090 fine-tuning", "PCIe x8 够不够": the guide's answer

@@ -144,3 +144,15 @@ def test_a_cheaper_alternative_to_a_card_keeps_its_memory_and_costs_less(engine,
     top = reply.recommendations[0]
     assert top.gpu != "GeForce RTX 4090" and "24 GB" in plain(reply)
     assert engine.catalog.get(top.gpu).vram_gb >= 24
+
+
+def test_setups_compared_for_a_model_with_nvlink_mentioned_are_weighed_for_that_job(engine):
+    _, (reply,) = _chat(engine, ["a pair of 3090s with nvlink vs one 4090 for fine tuning 13b"])
+    assert reply.intent == "compare" and "2× GeForce RTX 3090" in reply.title, plain(reply)[:300]
+    assert reply.paragraphs[0].startswith("Verdict: 2× GeForce RTX 3090")
+
+
+@pytest.mark.parametrize("text", ["my lab has 10k for gpus, want to do LLM pretraining research on small models",
+                                  "预训练小型LLM 预算5万"])
+def test_pretraining_a_language_model_is_training_not_running_one(catalog, text):
+    assert parse(text, catalog).need.workloads == ("transformer",)
