@@ -2068,14 +2068,29 @@ def rent_or_buy_guide(engine: Engine, text: str, lang: str) -> Reply:
     section = load_assumptions(engine.knowledge_dir).guide_section
     reply = question(engine, text, lang, kinds=("guide",))
     if reply.topic != section:
-        passages = sorted((p for p in engine.index.passages if p.section == section and p.lang == lang),
-                          key=lambda p: p.position)[:2]
-        if passages:
-            reply = Reply("question", lang, title=passages[0].title,
-                          paragraphs=tuple(_titled_refs(engine, p.text, lang) for p in passages),
-                          sources=tuple(Source(x.title, x.url) for x in passages[0].sources), topic=section,
-                          follow_up=_follow_up(engine, section))
+        reply = _rent_or_buy_section(engine, lang, 2) or reply
     return ask_for_hours(reply, lang)
+
+
+def rent_or_buy_rule(engine: Engine, lang: str) -> Reply | None:
+    """The guide's rule of thumb on renting or buying (its section's first passage), and the question of the hours:
+    what goes with picks when the user asked to rent or buy with a budget."""
+    reply = _rent_or_buy_section(engine, lang, 1)
+    return ask_for_hours(reply, lang) if reply else None
+
+
+def _rent_or_buy_section(engine: Engine, lang: str, n: int) -> Reply | None:
+    from bot.ownership import load_assumptions
+
+    section = load_assumptions(engine.knowledge_dir).guide_section
+    passages = sorted((p for p in engine.index.passages if p.section == section and p.lang == lang),
+                      key=lambda p: p.position)[:n]
+    if not passages:
+        return None
+    return Reply("question", lang, title=passages[0].title,
+                 paragraphs=tuple(_titled_refs(engine, p.text, lang) for p in passages),
+                 sources=tuple(Source(x.title, x.url) for x in passages[0].sources), topic=section,
+                 follow_up=_follow_up(engine, section))
 
 
 def ask_for_hours(reply: Reply, lang: str) -> Reply:

@@ -1106,6 +1106,19 @@ class Conversation:
             return guide
         return replace(rent, paragraphs=rent.paragraphs + guide.paragraphs[-1:])
 
+    def _picks_then_rent_or_buy(self, t: Turn) -> Reply:
+        """Rent or buy asked with a budget and a job: the picks the budget buys, led by the guide's rule of thumb and
+        followed by its question of the hours (with them, the next turn works out the top pick bought against
+        rented)."""
+        picks = self._recommend(t)
+        if not picks.recommendations:
+            return picks
+        guide = answers.rent_or_buy_rule(self.engine, t.lang)
+        if guide is None:
+            return picks
+        return replace(picks, paragraphs=guide.paragraphs[:1] + picks.paragraphs + guide.paragraphs[-1:],
+                       sources=picks.sources + tuple(x for x in guide.sources if x not in picks.sources))
+
     def _training_time(self, t: Turn) -> Reply:
         s = self.session
         need = s.need.merge(replace(t.q.need, budget=None))
@@ -1971,7 +1984,7 @@ def _always(c: Conversation, t: Turn) -> bool:
 _CARD_RULES = frozenset({"worth-for-llm", "worth", "gpu-card", "card-advice", "fit", "what-fits", "power", "where-to-buy",
                          "rent", "rent-vs-buy"})
 # rules whose answer is about renting against buying: hours said next ("what if 40 hours a week?") work it out again
-_RENT_BUY_RULES = frozenset({"rent-vs-buy", "rent-or-buy"})
+_RENT_BUY_RULES = frozenset({"rent-vs-buy", "rent-or-buy", "rent-or-buy-with-a-need"})
 
 _CONTEXT_SIZES = {float(k * 1000) for k in (4, 8, 16, 32, 64, 128, 256, 512)}
 
@@ -2160,6 +2173,9 @@ POLICY: tuple[Rule, ...] = (
     Rule("rent-vs-buy", _acts(), _works_out_rent_or_buy, lambda c, t: c._rent_vs_buy(t)),
     Rule("rent-or-buy", _acts(), lambda c, t: _asks_rent_or_buy(t) and not (t.need.budget and t.need.workloads),
          lambda c, t: c._rent_or_buy_without_hours(t)),  # no hours yet: the guide (or the card's rentals), and ask
+    Rule("rent-or-buy-with-a-need", _acts(), lambda c, t: _asks_rent_or_buy(t) and bool(t.need.budget and t.need.workloads),
+         lambda c, t: c._picks_then_rent_or_buy(t)),  # "doing RL, rent or buy? ~£1000": what the money buys, and how
+    # to weigh renting it
     Rule("rental-value", _acts(), _weighs_rentals, lambda c, t: c._rental_value(t)),
     Rule("why-not", _acts("why_not"), lambda c, t: bool(t.referred) and bool(c.session.need.workload
                                                                                or c.session.last_picks),

@@ -156,3 +156,16 @@ def test_setups_compared_for_a_model_with_nvlink_mentioned_are_weighed_for_that_
                                   "预训练小型LLM 预算5万"])
 def test_pretraining_a_language_model_is_training_not_running_one(catalog, text):
     assert parse(text, catalog).need.workloads == ("transformer",)
+
+
+@pytest.mark.parametrize("turns, rule_words, hours_words", [
+    (["whats better for a phd student doing RL, rent or buy? ~£1000", "about 10 hours a week"], "The broad rule",
+     "At 10 hours a week"),
+    (["预算8000 训练CNN 租卡还是买卡划算", "一周大概20小时"], "大原则", "按每周 20 小时"),
+])
+def test_rent_or_buy_asked_with_a_budget_and_a_job_gives_the_picks_and_then_the_sum(engine, turns, rule_words,
+                                                                                  hours_words):
+    _, (picks, verdict) = _chat(engine, turns)
+    assert picks.recommendations and rule_words in plain(picks), plain(picks)[:400]
+    top = picks.recommendations[0].gpu
+    assert verdict.intent == "rent" and top in verdict.title and hours_words in plain(verdict), plain(verdict)[:400]
