@@ -169,3 +169,13 @@ def test_rent_or_buy_asked_with_a_budget_and_a_job_gives_the_picks_and_then_the_
     assert picks.recommendations and rule_words in plain(picks), plain(picks)[:400]
     top = picks.recommendations[0].gpu
     assert verdict.intent == "rent" and top in verdict.title and hours_words in plain(verdict), plain(verdict)[:400]
+
+
+def test_a_platform_weighed_against_buying_a_card_is_rent_or_buy(engine):
+    _, (reply,) = _chat(engine, ["Colab Pro跟自己買顯卡 哪個划算"])
+    assert reply.query["rule"] == "rent-or-buy" and "Colab" in plain(reply), plain(reply)[:300]
+    assert "跑多少小時" in plain(reply)  # the hours the sum needs are asked for
+
+
+def test_full_parameter_fine_tuning_is_the_full_method(catalog):
+    assert parse("A100 40gb vs 80gb rental, which for fine tuning 13b full param", catalog).need.finetune_method == "full"
