@@ -179,3 +179,14 @@ def test_a_platform_weighed_against_buying_a_card_is_rent_or_buy(engine):
 
 def test_full_parameter_fine_tuning_is_the_full_method(catalog):
     assert parse("A100 40gb vs 80gb rental, which for fine tuning 13b full param", catalog).need.finetune_method == "full"
+
+
+@pytest.mark.parametrize("text", ["need to do inference for a 7b model in production, low latency, 100 req/s",
+                                  "生产环境部署qwen 14b 高并发 预算10万"])
+def test_a_production_service_is_serving_many_users(engine, text):
+    q = parse(text, engine.catalog)
+    assert q.need.serving
+    _, (reply,) = _chat(engine, [text])
+    names = [r.gpu for r in reply.recommendations]
+    assert names and not any("P40" in n or "Mac" in n for n in names), names
+    assert "vLLM" in plain(reply)
