@@ -190,3 +190,11 @@ def test_a_production_service_is_serving_many_users(engine, text):
     names = [r.gpu for r in reply.recommendations]
     assert names and not any("P40" in n or "Mac" in n for n in names), names
     assert "vLLM" in plain(reply)
+
+
+@pytest.mark.parametrize("text, intent", [("how many watts does a space heater actually use", "out_of_scope"),
+                                          ("is the 3090 Ti a space heater?", "power"),
+                                          ("4090跑起来跟电暖器一样吗 功耗多少", "power")])
+def test_household_appliances_are_another_topic_unless_a_card_is_compared_to_one(engine, text, intent):
+    _, (reply,) = _chat(engine, [text])
+    assert reply.intent == intent, plain(reply)[:300]
