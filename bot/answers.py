@@ -3831,6 +3831,9 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
     setup = f"{count}× {g.name}" if count > 1 else g.name
     rows, bullets = [], []
     extra_sources: tuple[Source, ...] = ()
+    footer = _t(lang, "Memory: weights + KV cache / optimizer states + ~20% overhead (formula only; long contexts and "
+                      "bigger batches need more).",
+                "显存：权重 + KV 缓存/优化器状态 + 约 20% 额外开销（仅公式估算；长上下文和大 batch 需要更多）。")
     if need.model_size_b:
         options = _model_memory_rows(engine, need, lang)
         fitting = [o for o in options if o[2] <= have]
@@ -3945,12 +3948,16 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                                   f"显存不够（要靠卸载或量化权重）：{'、'.join(more[:4])}。"))
         if spec.caveat:
             bullets.append(spec.caveat.get(lang))
+        # what the verdict rests on: the job's rule of thumb, not a model's weights and KV cache
+        footer = _t(lang, f"Memory: the usual rule of thumb for {spec.label.en} (at least {spec.min_vram_gb:g} GB, "
+                          f"{spec.comfortable_vram_gb:g} GB comfortable), not a measurement of your model; bigger "
+                          "models, images and batches need more.",
+                    f"显存：按{spec.label.zh}的常用经验值（至少 {spec.min_vram_gb:g} GB，{spec.comfortable_vram_gb:g} GB "
+                    "比较从容）判断，不是按你的模型实测；模型、图片尺寸或 batch 更大就需要更多。")
     header = (_t(lang, "Option", "方案"), _t(lang, "Memory", "显存"), _t(lang, "Verdict", "结论"))
     return Reply("fit", lang, title=_t(lang, f"{setup}: will it fit?", f"{setup} 装得下吗？"), paragraphs=(verdict,),
                  table=Table(header, tuple(rows)) if rows else None, bullets=tuple(bullets),
-                 footer=(_t(lang, "Memory: weights + KV cache / optimizer states + ~20% overhead (formula only; long "
-                                  "contexts and bigger batches need more).",
-                            "显存：权重 + KV 缓存/优化器状态 + 约 20% 额外开销（仅公式估算；长上下文和大 batch 需要更多）。"),),
+                 footer=(footer,),
                  sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1])
                  + extra_sources, focus=g.name,
                  focus_count=count if count > 1 else None)

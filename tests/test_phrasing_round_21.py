@@ -198,3 +198,12 @@ def test_a_production_service_is_serving_many_users(engine, text):
 def test_household_appliances_are_another_topic_unless_a_card_is_compared_to_one(engine, text, intent):
     _, (reply,) = _chat(engine, [text])
     assert reply.intent == intent, plain(reply)[:300]
+
+
+@pytest.mark.parametrize("text, said, not_said", [
+    ("I want to train a yolov8 model on like 50k images. is a 4060 8gb enough", "rule of thumb", "KV cache"),
+    ("4070 12g 能微调 8b 模型吗", "KV 缓存", "经验值"),
+])
+def test_a_fit_answer_says_what_its_memory_verdict_rests_on(engine, text, said, not_said):
+    _, (reply,) = _chat(engine, [text])
+    assert reply.intent == "fit" and said in " ".join(reply.footer) and not_said not in " ".join(reply.footer)
