@@ -207,3 +207,15 @@ def test_household_appliances_are_another_topic_unless_a_card_is_compared_to_one
 def test_a_fit_answer_says_what_its_memory_verdict_rests_on(engine, text, said, not_said):
     _, (reply,) = _chat(engine, [text])
     assert reply.intent == "fit" and said in " ".join(reply.footer) and not_said not in " ".join(reply.footer)
+
+
+@pytest.mark.parametrize("turns, advice", [(["budget 1200 for running llms", "used ok?"], "GPU-Z"),
+                                           (["预算5000 跑cnn", "二手的可以吗"], "GPU-Z")])
+def test_asking_whether_used_is_ok_after_picks_gets_the_used_picks_and_how_to_buy_used(engine, turns, advice):
+    _, (_, reply) = _chat(engine, turns)
+    assert reply.recommendations and advice in " ".join(reply.paragraphs), plain(reply)[:500]
+
+
+def test_saying_used_is_fine_gets_the_picks_without_the_lecture(engine):
+    _, (_, reply) = _chat(engine, ["预算5000 跑cnn", "二手也行"])
+    assert reply.recommendations and "GPU-Z" not in plain(reply)
