@@ -1579,9 +1579,14 @@ class Conversation:
             if total:
                 reply = replace(reply, paragraphs=(total,) + reply.paragraphs)
         if t.q.need.used:  # "哪里买二手3090靠谱", "is a used 3090 safe on ebay?": the guide's used-market advice too
-            guide = answers.question(self.engine, t.q.text, t.lang)
+            guide = answers.question(self.engine, _asked_as("used_market_query", t.q.text), t.lang, kinds=("guide",))
             if guide.intent == "question" and not guide.focus and guide.topic == USED_MARKET_TOPIC:
-                return answers.with_advice(reply, guide)  # (not another section the words drew: 2020's picks)
+                reply = answers.with_advice(reply, guide)  # (not another section the words drew: 2020's picks)
+        if t.cue("worth") and len(t.referred) == 1:
+            # "二手3090喺香港幾錢 抵唔抵買": where and for how much, led by the verdict on buying it
+            worth = self._worth(t)
+            if worth.intent == "gpu" and worth.paragraphs:
+                reply = replace(reply, paragraphs=worth.paragraphs[:1] + reply.paragraphs)
         return reply
 
     def _ranking(self, need: Need, lang: str):

@@ -219,3 +219,14 @@ def test_asking_whether_used_is_ok_after_picks_gets_the_used_picks_and_how_to_bu
 def test_saying_used_is_fine_gets_the_picks_without_the_lecture(engine):
     _, (_, reply) = _chat(engine, ["预算5000 跑cnn", "二手也行"])
     assert reply.recommendations and "GPU-Z" not in plain(reply)
+
+
+@pytest.mark.parametrize("text, verdict", [("二手3090喺香港幾錢 抵唔抵買", "值"), ("where to buy a 4090, is it worth it", "Yes")])
+def test_where_to_buy_asked_with_worth_it_leads_with_the_verdict(engine, text, verdict):
+    _, (reply,) = _chat(engine, [text])
+    assert reply.intent == "where_to_buy" and reply.paragraphs[0].startswith(verdict), reply.paragraphs[:2]
+
+
+def test_what_to_watch_for_buying_a_used_card_somewhere_gets_the_used_market_advice(engine):
+    _, (reply,) = _chat(engine, ["台灣買二手3090要注意什麼"])
+    assert reply.intent == "where_to_buy" and "GPU-Z" in plain(reply) and "PTT" in plain(reply)
