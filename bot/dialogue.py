@@ -554,7 +554,9 @@ class Conversation:
         if guess and guess.confidence >= needed and not content:
             # "hi", "start over", "help", "in English" (a short message with only that word) are never overruled
             if guess.act != "out_of_scope" or not (_states_a_need(q, guess.confidence, bool(s.last_picks)) or
-                                                   (q.gpus and _ml_evidence(q)) or  # "3090 for gaming and pytorch"
+                                                   ((q.gpus or q.need.budget) and _ml_evidence(q)) or
+                                                   # "3090 for gaming and pytorch", "a laptop for school that can also
+                                                   # run pytorch, budget 1500"
                                                    q.unknown_products or  # "jetson thor for robotics": hardware
                                                    _about_the_focus(q, s) or  # "how much should I pay for it?"
                                                    _follows_the_topic(q, s) or  # "how many hours do they give"

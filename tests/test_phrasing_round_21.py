@@ -230,3 +230,18 @@ def test_where_to_buy_asked_with_worth_it_leads_with_the_verdict(engine, text, v
 def test_what_to_watch_for_buying_a_used_card_somewhere_gets_the_used_market_advice(engine):
     _, (reply,) = _chat(engine, ["台灣買二手3090要注意什麼"])
     assert reply.intent == "where_to_buy" and "GPU-Z" in plain(reply) and "PTT" in plain(reply)
+
+
+@pytest.mark.parametrize("text", ["苹果a18芯片性能咋样", "點樣煲老火湯", "how much vram do i need for 4k texture mods in skyrim",
+                                  "can i use my old rx 580 in a hackintosh", "點樣喺 Steam 退款", "百度网盘会员一年多少钱 值不值",
+                                  "what laptop should i buy for college, budget 900"])
+def test_everyday_and_other_computing_questions_are_declined(engine, text):
+    _, (reply,) = _chat(engine, [text])
+    assert reply.intent == "out_of_scope", plain(reply)[:300]
+
+
+@pytest.mark.parametrize("text", ["a laptop for school that can also run pytorch, budget 1500",
+                                  "预算5000配个电脑 打游戏 偶尔跑跑AI"])
+def test_a_budget_with_words_of_machine_learning_is_never_declined(engine, text):
+    _, (reply,) = _chat(engine, [text])
+    assert reply.intent == "recommend", plain(reply)[:300]
