@@ -245,3 +245,14 @@ def test_everyday_and_other_computing_questions_are_declined(engine, text):
 def test_a_budget_with_words_of_machine_learning_is_never_declined(engine, text):
     _, (reply,) = _chat(engine, [text])
     assert reply.intent == "recommend", plain(reply)[:300]
+
+
+@pytest.mark.parametrize("turns, intent", [
+    (["gaming gpu budget 700 what do i get"], "out_of_scope"),
+    (["游戏卡跑深度学习行吗"], "question"),
+    (["预算8000训练CNN", "功耗能再低点吗，机房空调顶不住"], "recommend"),  # the server room's air conditioning
+    (["are those chinese 48gb 4090 mods legit or a scam"], "question"),
+])
+def test_gaming_cards_are_ours_only_beside_machine_learning(engine, turns, intent):
+    _, replies = _chat(engine, turns)
+    assert replies[-1].intent == intent, plain(replies[-1])[:300]
