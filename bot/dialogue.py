@@ -1580,7 +1580,8 @@ class Conversation:
             total = answers.setup_price(self.engine, self._ranking(s.need, t.lang), t.referred[0], count, t.lang)
             if total:
                 reply = replace(reply, paragraphs=(total,) + reply.paragraphs)
-        if t.q.need.used:  # "哪里买二手3090靠谱", "is a used 3090 safe on ebay?": the guide's used-market advice too
+        if t.q.need.used and _says(t.text, "used_precautions"):
+            # "哪里买二手3090靠谱", "is a used 3090 safe on ebay?": the guide's used-market advice too
             guide = answers.question(self.engine, _asked_as("used_market_query", t.q.text), t.lang, kinds=("guide",))
             if guide.intent == "question" and not guide.focus and guide.topic == USED_MARKET_TOPIC:
                 reply = answers.with_advice(reply, guide)  # (not another section the words drew: 2020's picks)
