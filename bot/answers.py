@@ -372,7 +372,7 @@ def _perf_of(engine: Engine, g: GPU, family: str) -> float | None:
     return model.relative(g, family, ref) if ref else None
 
 
-def _price_currency(need: Need, lang: str) -> str:
+def price_list_currency(need: Need, lang: str) -> str:
     """The price list a card's price is shown from: the budget's, else the user's market's (CNY in mainland China)."""
     if need.budget and need.budget.currency in ("CNY", "USD"):
         return need.budget.currency
@@ -383,21 +383,21 @@ def _price_currency(need: Need, lang: str) -> str:
 
 def _elsewhere(engine: Engine, need: Need, g: GPU, lang: str) -> str | None:
     """A card not sold new in the user's market, priced where it is sold (and converted), or None."""
-    e = price_elsewhere(g, _price_currency(need, lang), need.as_of or engine.today or date.today(), engine.catalog)
+    e = price_elsewhere(g, price_list_currency(need, lang), need.as_of or engine.today or date.today(), engine.catalog)
     return e.text().get(lang) if e else None
 
 
 def _imported_price(engine: Engine, need: Need, g: GPU, lang: str, count: int = 1) -> Price | None:
     """What `count` of a card not sold new in the user's market cost where it is sold, converted to the user's
     currency (market "abroad": a verdict says it weighed that), or None."""
-    e = price_elsewhere(g, _price_currency(need, lang), need.as_of or engine.today or date.today(), engine.catalog)
+    e = price_elsewhere(g, price_list_currency(need, lang), need.as_of or engine.today or date.today(), engine.catalog)
     if e is None:
         return None
     return Price(e.converted * count, e.currency, e.price.on, "abroad", e.price.source, converted_from=e.price.currency)
 
 
 def _current_price(engine: Engine, need: Need, g: GPU, lang: str):
-    cur = _price_currency(need, lang)
+    cur = price_list_currency(need, lang)
     when = need.as_of or engine.today or date.today()
     new = g.price(cur, "new", when, engine.catalog.fx)
     if new is not None and new.converted_from and g.not_sold_in("cn" if cur == "CNY" else "global", when):
@@ -409,9 +409,9 @@ def _worth_of_the_card_sold_instead(engine: Engine, need: Need, g: GPU, sold: GP
     """Asked whether a card not sold new in the user's market is worth it: the verdict on the card sold there in its
     place, which is what the money would buy, saying so first."""
     on = need.as_of or engine.today or date.today()
-    block = g.not_sold_in(buyer_market(need, _price_currency(need, lang)), on)
+    block = g.not_sold_in(buyer_market(need, price_list_currency(need, lang)), on)
     verdict = worth_it(engine, need, sold.name, lang)
-    there = price_elsewhere(g, _price_currency(need, lang), on, engine.catalog)
+    there = price_elsewhere(g, price_list_currency(need, lang), on, engine.catalog)
     there = _t(lang, f" It is {there.text().en}.", f"{g.name} {there.text().zh}。") if there else ""
     note = _t(lang, f"{g.name} is not sold new where you buy ({block.note.en.rstrip('.')}).{there} {sold.name} is "
                     "sold in its place, so this is the verdict on that card.",
@@ -488,7 +488,7 @@ def price_difference(engine: Engine, need: Need, names: list[str], lang: str) ->
 def _sold_instead(engine: Engine, need: Need, g: GPU, lang: str) -> GPU | None:
     """The card sold new in the user's market in place of one that is not (markets.csv `instead`), if it has a price
     there."""
-    block = g.not_sold_in(buyer_market(need, _price_currency(need, lang)), need.as_of or engine.today or date.today())
+    block = g.not_sold_in(buyer_market(need, price_list_currency(need, lang)), need.as_of or engine.today or date.today())
     sold = engine.catalog.get(block.instead) if block is not None and block.instead else None
     return sold if sold is not None and sold.name != g.name and _current_price(engine, need, sold, lang)[0] else None
 
@@ -1804,7 +1804,7 @@ def rent_vs_buy(engine: Engine, names: list[str], need: Need, lang: str, china: 
     kd, fx = engine.knowledge_dir, engine.catalog.fx
     today = need.as_of or engine.today or date.today()
     a = load_assumptions(kd)
-    cur = "CNY" if china else _price_currency(need, lang)
+    cur = "CNY" if china else price_list_currency(need, lang)
     tariff = tariff_for(kd, need.region, china)
     if need.kwh_price is not None:  # "电费每度0.6": the user's own tariff
         from bot.ownership import Tariff
@@ -3167,7 +3167,7 @@ def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Budget |
     if price is None and offered is None and (sold := _sold_instead(engine, need, g, lang)) is not None:
         return _worth_of_the_card_sold_instead(engine, need, g, sold, lang)  # "5090值得买吗" in mainland China
     if price is None:  # what can be said (memory for the job) first, then why the price verdict is missing
-        there = price_elsewhere(g, _price_currency(need, lang), need.as_of or engine.today or date.today(),
+        there = price_elsewhere(g, price_list_currency(need, lang), need.as_of or engine.today or date.today(),
                                 engine.catalog)
         # (not for a card the user has: "our old Quadro at work, still good?" is not a purchase)
         successor = None if there or owned else _sold_in_its_place(engine, need, g, lang)

@@ -214,7 +214,7 @@ def _follows_the_topic(q: Query, s: Session) -> bool:
         not _says(q.text, "topic_elsewhere")
 
 
-def _t_step(c, lang: str) -> Text:
+def _next_step_up(c, lang: str) -> Text:
     """' The next step up: 2× RTX 5090 at $5,398.' for a setup faster than the picks, over the budget."""
     setup = f"{c.count}× {c.gpu.name}" if c.count > 1 else c.gpu.name
     paid = format_money(c.total, c.price.currency)
@@ -1732,7 +1732,7 @@ class Conversation:
             step = min(faster.candidates, key=lambda c: c.total, default=None)
             r = rank(replace(need, min_perf=None))
             s.need = need = replace(need, min_perf=None)
-            up = _t_step(step, lang) if step is not None else Text("", "")
+            up = _next_step_up(step, lang) if step is not None else Text("", "")
             notes.append(Text(f"Nothing faster than {previous.gpu.name} costs up to {need.budget}, so it stays the "
                               f"pick.{up.en}", f"{need.budget} 以内没有比 {previous.gpu.name} 更快的卡，所以它还是首选。{up.zh}"))
         if quiet_cap is not None and previous is not None:
@@ -1876,7 +1876,7 @@ class Conversation:
         where the user buys (new, else used), used ones included."""
         e = self.engine
         g = e.catalog.get(name)
-        cur = "CNY" if need.region == "cn" or (need.region is None and lang == "zh") else "USD"
+        cur = answers.price_list_currency(need, lang)
         on = need.as_of or e.today or date.today()
         price = g and (g.price(cur, "new", on, e.catalog.fx) or g.price(cur, "used", on, e.catalog.fx))
         if g is None or price is None:
