@@ -4076,8 +4076,20 @@ def _power_paragraphs(tdp_w: float, count: int, setup: str, psu_w: float | None,
                 f"并为瞬时尖峰留 {HEADROOM_PCT}% 余量）。")]
     if psu_w:
         ok = psu_w >= psu
-        paras.append(_t(lang, f"{psu_w:.0f} W is {'enough' if ok else 'not enough'} for that.",
-                        f"{psu_w:.0f} W 的电源{'够用' if ok else '不够'}。"))
+        # short of it: the power limit at which that PSU keeps the same headroom, when the card still works well there
+        limit = int((psu_w / PSU_HEADROOM - SYSTEM_POWER_W) / count // 10 * 10)
+        if not ok and limit >= MIN_POWER_LIMIT_SHARE * tdp_w:
+            each = _t(lang, " each" if count > 1 else "", "每张" if count > 1 else "")
+            paras.append(_t(lang, f"{psu_w:.0f} W is not enough at full power, but a good {psu_w:.0f} W unit runs it "
+                                  f"with the card{'s' if count > 1 else ''} power-limited to about {limit} W{each} "
+                                  f"(nvidia-smi -pl {limit}): a moderate limit costs proportionally less speed than the "
+                                  "power it saves (measure it on your job). Otherwise get a bigger PSU.",
+                            f"{psu_w:.0f} W 的电源满功率不够，但质量好的 {psu_w:.0f} W 电源可以带：把显卡{each}限功耗到约 "
+                            f"{limit} W（nvidia-smi -pl {limit}）；适度限功耗损失的速度比省下的功耗比例小（请在自己的任务上"
+                            "实测）。不想限功耗就换个更大的电源。"))
+        else:
+            paras.append(_t(lang, f"{psu_w:.0f} W is {'enough' if ok else 'not enough'} for that.",
+                            f"{psu_w:.0f} W 的电源{'够用' if ok else '不够'}。"))
     if count > 1 and psu > LARGEST_PSU_W:  # "4x 4090": no single ATX PSU is that big
         limit = int((LARGEST_PSU_W / PSU_HEADROOM - SYSTEM_POWER_W) / count // 10 * 10)
         if limit >= MIN_POWER_LIMIT_SHARE * tdp_w:

@@ -256,3 +256,16 @@ def test_a_budget_with_words_of_machine_learning_is_never_declined(engine, text)
 def test_gaming_cards_are_ours_only_beside_machine_learning(engine, turns, intent):
     _, replies = _chat(engine, turns)
     assert replies[-1].intent == intent, plain(replies[-1])[:300]
+
+
+@pytest.mark.parametrize("text, limit", [("PSU is 550W, can i put a 4070s in there", "nvidia-smi -pl 200"),
+                                         ("two 3090s on a 1000w psu?", "nvidia-smi -pl 290"),
+                                         ("我电源650w 能带4080吗", "nvidia-smi -pl 290")])
+def test_a_psu_a_little_short_is_offered_a_power_limit_that_fits(engine, text, limit):
+    _, (reply,) = _chat(engine, [text])
+    assert reply.intent == "power" and limit in plain(reply), plain(reply)
+
+
+def test_a_psu_far_too_small_is_not_offered_a_crippling_limit(engine):
+    _, (reply,) = _chat(engine, ["my psu is 450w, 4090 ok?"])
+    assert "not enough" in plain(reply) and "nvidia-smi" not in plain(reply)
