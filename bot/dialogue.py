@@ -222,10 +222,13 @@ def _next_step_up(c, lang: str) -> Text:
 
 
 def _chooses_among_the_shown(q: Query, s: Session) -> bool:
-    """"which is best per dollar", "which would you pick" right after a comparison: a choice among the cards on
-    screen, never out of scope and never a question for the guide."""
-    return s.last_act == "compare" and len(s.compared) >= 2 and not (q.gpus or q.ordinals or "offtopic" in q.cues) \
-        and replace(q.need, used=None).is_empty() and _says(q.text, "which_of_them")
+    """"which is best per dollar", "which would you pick" right after a comparison or a list of picks: a choice among
+    the cards on screen, never out of scope and never a question for the guide."""
+    shown = (s.last_act == "compare" and len(s.compared) >= 2) or \
+        (s.last_act in ("recommend", "refine") and len(s.last_picks) >= 2 and
+         not q.cues - {"pronoun", "domain", "dl", "pick_request", "greeting"})
+    return shown and not (q.gpus or q.ordinals or "offtopic" in q.cues) and replace(q.need, used=None).is_empty() \
+        and _says(q.text, "which_of_them")
 
 
 def _asks_about_power_limiting(text: str) -> bool:
@@ -621,8 +624,9 @@ class Conversation:
             if len(q.gpus) >= 2:
                 return "compare"  # "why not just buy a 4090 instead of 5090 for training": the two weighed
         if act not in ("reset", "language") and _chooses_among_the_shown(q, s):
-            return "question"  # "which would you pick", "what would you get" after a comparison: its verdict (not the
-            # guide's "why", not help)
+            # "which would you pick", "你會揀邊張" after a comparison: its verdict (not the guide's "why", not help);
+            # after picks: the top pick and why
+            return "question" if s.last_act == "compare" else "why"
         if act in ("rent", "refine", "recommend") and (s.last_topic or "").startswith("platform:") and \
                 _follows_the_topic(q, s) and not q.direction:
             return "question"  # "那pro呢", "国内能用吗" after Colab's free tier: that platform again, not a price list
@@ -923,6 +927,9 @@ class Conversation:
             note = Text(f"(Your message was longer than {self.engine.max_input_chars:,} characters; I read the "
                         "beginning.)", f"（消息超过 {self.engine.max_input_chars:,} 个字符，我只读了开头部分。）").get(t.lang)
             reply = replace(reply, footer=(note,) + reply.footer)
+        if t.act in ("language", "greeting") and rule.name in ("language", "small-talk"):
+            # "换成中文说", "thanks" say nothing of the cards: the comparison or picks on the table stay the context
+            return replace(reply, query=self._query_json(t, rule.name))
         self.session.last_act = "compare" if reply.intent == "compare" else t.act  # a verdict shown is a comparison
         if reply.recommendations or reply.intent == "compare" or reply.focus:
             self.session.cards_act = self.session.last_act

@@ -355,6 +355,7 @@ def about_something_else(query: str) -> bool:
     not do (writing a CUDA kernel, fixing a driver install), cards not released yet (leaks, rumours), or words of
     another topic (stocks, phones, games, CPU overclocking) with no word of machine learning. The word lists are the
     dialogue's (knowledge/lexicon/slots.yaml)."""
+    from bot.slots.context import cues
     from bot.slots.lexicon import words
     from bot.slots.text import find_any, has_any, mask, normalise
 
@@ -362,8 +363,8 @@ def about_something_else(query: str) -> bool:
     text = mask(text, find_any(text, words("slots", "form_factor", "laptop")))  # 游戏本 is a laptop, not a game
     if has_any(text, words("slots", "support_we_do_not_give")) or has_any(text, words("slots", "cues", "speculation")):
         return True
-    return has_any(text, words("slots", "cues", "offtopic")) and not has_any(text, words("slots", "cues", "dl")) \
-        and not has_any(text, words("slots", "offtopic_in_domain"))
+    found = cues(text)  # the dialogue's reading: a mining card or a gaming card for ML is ours
+    return "offtopic" in found and "dl" not in found
 
 
 def _relevance(query: str, lang: str, mode: str, sections: tuple[SectionScore, ...], judge_scores: np.ndarray,

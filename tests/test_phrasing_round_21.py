@@ -269,3 +269,24 @@ def test_a_psu_a_little_short_is_offered_a_power_limit_that_fits(engine, text, l
 def test_a_psu_far_too_small_is_not_offered_a_crippling_limit(engine):
     _, (reply,) = _chat(engine, ["my psu is 450w, 4090 ok?"])
     assert "not enough" in plain(reply) and "nvidia-smi" not in plain(reply)
+
+
+@pytest.mark.parametrize("turns, top_word", [
+    (["预算6000，想跑sd和flux", "你会选哪个"], "为什么是"),
+    (["預算NT$40000，想做LLM微調", "你會揀邊張"], "為什麼是"),
+    (["recommend me a gpu for NLP under 2000 usd", "ok pick one for me"], "Why "),
+])
+def test_which_would_you_pick_after_picks_names_the_top_pick_and_why(engine, turns, top_word):
+    conv, (picks, reply) = _chat(engine, turns)
+    assert conv.session.last_rule == "why" and picks.recommendations[0].gpu in plain(reply), plain(reply)[:300]
+    assert top_word in plain(reply)
+
+
+@pytest.mark.parametrize("turns, rule", [
+    (["compare 3090 and 4090 for training", "换成中文说", "那5090呢"], "card-after-a-comparison"),
+    (["3090 vs 4090", "thanks!", "which would you pick"], "choose-from-comparison"),
+    (["compare the 4070 ti super and the 3090 for deep learning", "and for image gen?"], "job-after-a-comparison"),
+])
+def test_small_talk_and_a_language_switch_leave_the_comparison_on_the_table(engine, turns, rule):
+    conv, replies = _chat(engine, turns)
+    assert conv.session.last_rule == rule and replies[-1].intent == "compare", plain(replies[-1])[:300]
