@@ -799,6 +799,9 @@ class Conversation:
         if s.last_act == "power" and s.focus and q.need.psu_w and act in ("power", "recommend", "refine") and not (
                 q.gpus or q.ordinals or need.budget or need.workloads or "pick_request" in q.cues):
             return "power"  # "我电源只有750w 不想换" after "3090要多大电源": is that PSU enough for it
+        if act == "power" and (need.psu_w or s.need.psu_w) and not (q.gpus or q.ordinals) and \
+                _says(q.text, "best_that_works"):
+            return "recommend"  # "ok what's the best that works with my current psu then": cards that PSU runs
         if act == "power" and s.last_picks and (q.need.psu_w or q.need.max_power_w or
                                                (q.direction == "less_power" and "quiet" not in q.cues)) \
                 and not (q.gpus or q.ordinals) and not _asks(q.text):
@@ -1481,6 +1484,11 @@ class Conversation:
             reply = self._with_card_software(t, reply, card)
         if t.cue("serving"):
             reply = replace(reply, paragraphs=reply.paragraphs + (_SERVING_NOTE.get(t.lang),))
+        if need.psu_w and card is not None and card.tdp_w and card.vendor != "Apple":
+            # "my psu is 750w" earlier, "would a 5090 work?" now: the job and the power supply the user has
+            psu = answers.power(self.engine, card.name, count, need.psu_w, t.lang)
+            if psu.intent == "power":
+                reply = replace(reply, paragraphs=reply.paragraphs + psu.paragraphs[1:2])
         if _says(t.q.text, "how_cards_connect"):  # "…要nvlink吗": the guide's word on the link after the fit
             asked = Text("several GPUs without NVLink: PCIe, splitting a model by layers for inference",
                          "多卡没有 NVLink：PCIe，推理按层把模型分到几张卡上").get(t.lang)
@@ -1807,6 +1815,15 @@ class Conversation:
                                   f"显存 {need.min_vram_gb:g} GB 的卡里没有更便宜的：{top.gpu.name}（{paid}）已经是最便宜的。"
                                   "如果能接受更小的显存，更便宜的选择："))
                 r = lower
+        elif _says(q.text, "best_that_works") and need.budget is None and r.candidates:
+            # "what's the best that works with my current psu": the fastest cards within the limits said, price aside
+            top = max(r.candidates, key=lambda c: c.perf)
+            need = replace(need, budget=Budget(round(top.total), top.price.currency, approximate=True))
+            s.need = need
+            r = rank(need)
+            limit = Text(f" with your {need.psu_w:.0f} W PSU", f"（电源 {need.psu_w:.0f} W）") if need.psu_w else Text("", "")
+            notes.append(Text(f"The fastest cards that work{limit.en}, price aside (up to about {need.budget}).",
+                              f"能用的最快的卡{limit.zh}，不考虑价格（约 {need.budget} 以内）。"))
         elif d == "faster" and previous is None and need.budget is None and r.candidates:
             # "不差钱", "money is no object", "the fastest card for SD": the fastest that does the job, whatever it costs
             top = max(r.candidates, key=lambda c: c.perf)

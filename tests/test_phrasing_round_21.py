@@ -290,3 +290,13 @@ def test_which_would_you_pick_after_picks_names_the_top_pick_and_why(engine, tur
 def test_small_talk_and_a_language_switch_leave_the_comparison_on_the_table(engine, turns, rule):
     conv, replies = _chat(engine, turns)
     assert conv.session.last_rule == rule and replies[-1].intent == "compare", plain(replies[-1])[:300]
+
+
+def test_a_psu_said_earlier_is_checked_in_a_fit_answer_and_bounds_the_best_card_asked_for(engine):
+    conv, (_, fit, best) = _chat(engine, ["my psu is 750w, want a card for llm inference", "would a 5090 work?",
+                                          "ok what's the best that works with my current psu then"])
+    assert fit.intent == "fit" and "750 W is not enough at full power" in plain(fit), plain(fit)
+    assert best.intent == "recommend" and best.recommendations, plain(best)[:400]
+    for r in best.recommendations:
+        g = engine.catalog.get(r.gpu)
+        assert g.tdp_w * r.count <= 750, r.gpu
