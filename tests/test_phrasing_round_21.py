@@ -300,3 +300,11 @@ def test_a_psu_said_earlier_is_checked_in_a_fit_answer_and_bounds_the_best_card_
     for r in best.recommendations:
         g = engine.catalog.get(r.gpu)
         assert g.tdp_w * r.count <= 750, r.gpu
+
+
+@pytest.mark.parametrize("text, count", [("给我推荐3张卡 从便宜到贵 用于LLM微调", None),
+                                         ("recommend me 3 gpus for deep learning under 2000 usd", None),
+                                         ("推荐4卡服务器 跑70b", 4), ("show me 2x 3090 builds", 2),
+                                         ("预算5万 推荐两张卡的方案", 2), ("recommend 2 cards to run together for 70b", 2)])
+def test_a_number_of_cards_asked_as_suggestions_is_not_a_rig(catalog, text, count):
+    assert parse(text, catalog).need.gpu_count == count

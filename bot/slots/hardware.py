@@ -216,10 +216,23 @@ _COUNT_NUMBER_WORDS = re.compile(r"\b(one|two|three|four|five|six|seven|eight|si
 _NUMBER_WORDS = {"one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 
 
+def _options_asked(text: str, m: re.Match) -> bool:
+    """"给我推荐3张卡", "recommend me 3 gpus": a count of cards right after a word that asks for suggestions, with no
+    word of one machine after it ("推荐4卡服务器", "推荐两张卡的方案", "show me 2x 3090 builds" are setups)."""
+    if not re.search(r"张|gpus?|cards?", m.group(0)) or re.search(r"[x×*]", m.group(0)):
+        return False
+    head = text[max(0, m.start() - 16):m.start()].rstrip()
+    tail = text[m.end():m.end() + 24]
+    return any(head.endswith(w) for w in words("slots", "options_asked_before")) and \
+        not has_any(tail, words("slots", "setup_words"))
+
+
 def gpu_count(text: str) -> tuple[int | None, Spans]:
     """How many cards: '双卡', 'a pair of 3090s', '4x @', '8-GPU node' (card names read '@' here)."""
     for m in _COUNT.finditer(text):
         n = int(m[1])
+        if _options_asked(text, m):
+            continue  # "给我推荐3张卡", "recommend me 3 gpus": three options to choose from, not a three-card rig
         if 2 <= n <= 64:  # "一张卡" / "a card" is an article, not a count: only 单卡 / "a single card" say 1
             return n, [m.span()]
     for m in _COUNT_AFTER.finditer(text):
