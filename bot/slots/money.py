@@ -319,7 +319,8 @@ def _counts_something(a: _Amount, text: str, lang: str, g: _Grammar, before: boo
     if a.scale == "k" and a.currency is None:
         written = text[a.m.start("n"):a.num_end] if a.m["n"] is not None else ""
         if (re.fullmatch(r"\d{3,5}\s?k", written) and g.processor_words.search(text)) or \
-                (re.fullmatch(r"\d{4,5}k", written) and not g.cue_end.search(_before(text, a.start).rstrip())):
+                (re.fullmatch(r"\d{4,5}k", written) and not a.negative and
+                 not g.cue_end.search(_before(text, a.start).rstrip())):  # ("-1010k" is a negative amount)
             # "7800x3d or 265k", "i9 13900k", "4070ti super加13900k": a processor, not 13.9 million (nobody writes a
             # budget as thousands of thousands)
             return True
