@@ -308,3 +308,12 @@ def test_a_psu_said_earlier_is_checked_in_a_fit_answer_and_bounds_the_best_card_
                                          ("预算5万 推荐两张卡的方案", 2), ("recommend 2 cards to run together for 70b", 2)])
 def test_a_number_of_cards_asked_as_suggestions_is_not_a_rig(catalog, text, count):
     assert parse(text, catalog).need.gpu_count == count
+
+
+@pytest.mark.parametrize("text", ["-1010k", "负1010k", "minus 2500k"])
+def test_a_negative_amount_in_thousands_is_still_rejected_as_negative(text):
+    from bot.slots.money import extract_money
+    from bot.slots.text import normalise
+
+    f = extract_money(normalise(text), "zh")
+    assert f.budget is None and f.rejected is not None and f.rejected[0] == "negative"
