@@ -1066,6 +1066,12 @@ class Conversation:
             return False
         return t.q.need.region == "cn" or s.need.region == "cn" or (t.lang == "zh" and s.need.region is None)
 
+    def _platform_choice(self, t: Turn) -> Reply:
+        """"which platform would you use", "你推荐哪个平台" after a rental list: the guide's section on the platforms of
+        the user's market (mainland China's, else the international ones), which says which suits what."""
+        topic = "platform_choice_query_cn" if self._rents_in_china(t) else "platform_choice_query_global"
+        return answers.question(self.engine, _asked_as(topic, t.q.text), t.lang, kinds=("guide",))
+
     def _rent_vs_buy(self, t: Turn) -> Reply:
         """The cards in question, bought against rented at the user's hours (which the session keeps for the next
         "what if 40 hours a week?"): the cards named (or meant: "it", "the second one"); else the ones the last
@@ -2215,6 +2221,11 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._picks_then_rent_or_buy(t)),  # "doing RL, rent or buy? ~£1000": what the money buys, and how
     # to weigh renting it
     Rule("rental-value", _acts(), _weighs_rentals, lambda c, t: c._rental_value(t)),
+    Rule("platform-choice", _acts("question", "recommend", "refine", "rent", "why", "compare", "greeting", "help"),
+         lambda c, t: (c.session.last_act == "rent" or c.session.follow_up == "rent") and
+         _says(t.text, "which_platform") and not t.q.gpus and not t.need.budget and
+         not answers.platforms_named(c.engine, t.q.text),
+         lambda c, t: c._platform_choice(t)),  # "which platform would you use" after a rental list: the guide's word
     Rule("why-not", _acts("why_not"), lambda c, t: bool(t.referred) and bool(c.session.need.workload
                                                                                or c.session.last_picks),
          lambda c, t: c._why_not(t)),

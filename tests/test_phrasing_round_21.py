@@ -317,3 +317,13 @@ def test_a_negative_amount_in_thousands_is_still_rejected_as_negative(text):
 
     f = extract_money(normalise(text), "zh")
     assert f.budget is None and f.rejected is not None and f.rejected[0] == "negative"
+
+
+@pytest.mark.parametrize("turns, topic", [
+    (["I want to train yolo models for a robotics project, budget $600", "actually should I just rent instead?",
+      "which platform would you use"], "international-cloud-platforms"),
+    (["预算6000 训练CNN", "租的话呢", "你推荐哪个平台"], "china-cloud-platforms"),
+])
+def test_which_platform_after_a_rental_list_is_the_guides_word_on_the_users_market(engine, turns, topic):
+    conv, replies = _chat(engine, turns)
+    assert conv.session.last_rule == "platform-choice" and replies[-1].topic == topic, plain(replies[-1])[:300]
