@@ -256,6 +256,10 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
                                    "with smaller batches, not for the big ones.",
                              f"显存：{label.zh}通常至少要 {spec.min_vram_gb:g} GB（{spec.comfortable_vram_gb:g} GB 比较从容），"
                              "这次没有这么大显存又合适的卡。下面的卡显存小一些：够学习、用小一点的 batch 训练小模型，跑不了大模型。"))
+    elif r.count > 1 and r.need.gpu_count and r.need.min_vram_gb:  # a split: what each card holds, and in all
+        each, total = round(r.required_vram_gb, 1), round(r.required_vram_gb * r.count, 1)
+        paragraphs.append(_t(lang, f"Memory: at least {each:g} GB per card, {total:g} GB in all, for {label.en}.",
+                             f"显存：{label.zh}每张卡至少 {each:g} GB，合计 {total:g} GB。"))
     elif r.required_vram_gb >= spec.comfortable_vram_gb:
         paragraphs.append(_t(lang, f"Memory: at least {round(r.required_vram_gb, 1):g} GB for {label.en}.",
                              f"显存：{label.zh}至少 {round(r.required_vram_gb, 1):g} GB。"))

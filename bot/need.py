@@ -98,6 +98,7 @@ class Need:
     price_currency: str | None = None  # prices shown in this currency, asked with no amount ("same but in euros")
     quiet: bool | None = None  # noise matters ("it sits in my bedroom"): no passive server cards, advice on noise
     multi_gpu: bool | None = None  # several cards, how many not said ("多卡训练"): setups of 2 and 4 cards
+    shared: bool | None = None  # a lab's or research group's machine ("实验室", "our lab"): a big enough budget buys 4-8 cards
     whole_pc: bool | None = None  # the budget is for the whole computer ("整机预算"): the cards get a share of it
     upgrade_from: tuple[str, ...] = ()  # cards the user has and means to replace: only faster or roomier ones count
     small_models: bool | None = None  # the job's usual memory floor ruled everything out: cards that train its small

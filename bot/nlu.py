@@ -60,7 +60,8 @@ class Query:
         out = {}
         for k, v in self.need.stated().items():
             if k in ("model", "quant", "context_tokens", "owned_gpus", "serving", "kv_cache_bits", "usage", "dataset_samples",
-                     "kwh_price", "price_currency", "quiet", "min_total_vram_gb", "multi_gpu", "whole_pc", "upgrade_from"):
+                     "kwh_price", "price_currency", "quiet", "min_total_vram_gb", "multi_gpu", "whole_pc", "upgrade_from",
+                     "shared"):
                 continue  # not labelled in knowledge/intents (the model table's own tests cover them)
             if k == "budget":
                 v = {"amount": v.amount, "currency": v.currency, **({"low": v.low} if v.low else {})}
@@ -179,6 +180,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
                 price_currency=money.price_currency(t) if found.budget is None and found.rejected is None else None,
                 quiet=True if "quiet" in cues else None,
                 multi_gpu=True if "multi_gpu" in cues and count is None else None,
+                shared=True if "shared_machine" in cues else None,
                 whole_pc=False if "card_only" in cues else True if "whole_pc" in cues else None)
     return Query(
         text=raw, lang=lang, need=need, traditional=is_traditional(raw), bare_number=found.bare_number,

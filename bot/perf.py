@@ -30,6 +30,7 @@ class PerfModel:
     low_power_w: float = 250.0  # "quiet and low power" with no number: cards up to this board power
     whole_pc_gpu_share: float = 0.5  # of a whole PC's budget, what one card is chosen within
     whole_pc_gpu_share_multi: float = 0.65  # … and the cards of a machine of several
+    shared_budget_usd: float = 5000.0  # from this budget a lab's or research group's shared machine has 4-8 cards
 
     def relative(self, gpu: GPU, family: str, reference: GPU, count: int = 1) -> float | None:
         """Speed of `count` x `gpu` relative to one reference card; None when the specs to judge are missing."""
@@ -128,4 +129,5 @@ def load_perf_model(knowledge_dir: Path) -> PerfModel:
     return PerfModel(data["reference_gpu"], fams, tuple(data.get("default_vendors") or ()),
                      since if isinstance(since, date) else (date.fromisoformat(since) if since else None),
                      float(data.get("lab_budget_usd", 30000)), float(data.get("low_power_w", 250)),
-                     float(data.get("whole_pc_gpu_share", 0.5)), float(data.get("whole_pc_gpu_share_multi", 0.65)))
+                     float(data.get("whole_pc_gpu_share", 0.5)), float(data.get("whole_pc_gpu_share_multi", 0.65)),
+                     float(data.get("shared_budget_usd", 5000)))

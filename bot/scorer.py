@@ -394,8 +394,9 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     if others:  # "SD and a 13B chat model": comfortable with what the hungriest of its jobs is comfortable with
         spec = replace(spec, comfortable_vram_gb=max([spec.comfortable_vram_gb] + [o.comfortable_vram_gb for o in others]))
     needed, est = memory_needed(need, spec, knowledge_dir, on)
+    lab_from = model.shared_budget_usd if need.shared else model.lab_budget_usd  # a lab's shared machine: from less
     lab = need.form_factor == "server" or bool(need.gpu_count is None and budget and budget.amount >= catalog.fx.convert(
-        model.lab_budget_usd, "USD", currency, on))
+        lab_from, "USD", currency, on))
     counts = setup_counts(need, spec, lab)
     per_card = {n: round(memory_needed(replace(need, gpu_count=n), spec, knowledge_dir, on)[0], 1) for n in counts}
     ref = catalog.get(model.reference_gpu)
@@ -546,12 +547,17 @@ def _split_note(n: int) -> Text:
                 f"{n} 卡方案把模型按层切分到各张卡上：显存相加，速度不会成倍增加；消费级卡之间走 PCIe（现在的 GeForce 没有 NVLink）。")
 
 
-def _split_total_note(n: int, total_gb: float) -> Text:
+def _split_total_note(n: int, total_gb: float, workload: str | None) -> Text:
+    if workload == "llm_inference":
+        how, how_zh = "for an LLM split across the cards by layers", "适合把大模型按层切分到各张卡上"
+    else:  # training adds memory up only when sharded
+        how = "when the job splits across the cards: an LLM by layers, training sharded with ZeRO/FSDP"
+        how_zh = "前提是任务能拆到各张卡上：大模型按层切分、ZeRO/FSDP 分片训练"
     return Text(f"No single card in budget has {total_gb:g} GB: these are setups of {n} cards whose memory adds up to "
-                f"more, for an LLM split across the cards by layers (speed does not multiply; a model or batch that "
-                f"must sit on one card still needs one big card).",
-                f"预算内没有单张 {total_gb:g} GB 的卡：下面是 {n} 卡方案，显存加起来超过这个数，适合把大模型按层切分到各张卡上"
-                f"（速度不会成倍增加；必须放在一张卡上的模型或 batch 还是要一张大显存卡）。")
+                f"more, {how}. Speed does not multiply, and a model or batch that must sit on one card still needs one "
+                "big card.",
+                f"预算内没有单张 {total_gb:g} GB 的卡：下面是 {n} 卡方案，显存加起来超过这个数，{how_zh}。"
+                f"速度不会成倍增加；必须放在一张卡上的模型或 batch 还是要一张大显存卡。")
 
 
 def _alternatives(need: Need):
@@ -569,13 +575,15 @@ def _alternatives(need: Need):
         for n in MULTI_CARD_COUNTS:
             for used in markets:
                 yield replace(need, gpu_count=n, used=used), (_split_note(n),)
-    # running LLMs with more memory than any card in budget ("more VRAM?" after 24 GB picks, with a model named or
-    # not): layers split over cards with no setup, so the memory asked for may be the sum of two or four cards'
-    if need.gpu_count is None and need.workload == "llm_inference" and need.min_vram_gb:
+    # more memory than any card in budget ("more VRAM?" after 24 GB picks, "need 32gb under $1500"): running an LLM
+    # splits its layers over cards with no setup; other jobs that can shard do so beyond the common 24 GB cards, so
+    # the memory asked for may be the sum of two or four cards', each still with what the job needs on one card
+    if need.gpu_count is None and need.min_vram_gb and (need.workload == "llm_inference" or (
+            (need.workload or DEFAULT_WORKLOAD) in SPLITTABLE_WORKLOADS and need.min_vram_gb >= SPLIT_ROUTE_FROM_GB)):
         for n in MULTI_CARD_COUNTS:
             for used in markets:
                 yield replace(need, gpu_count=n, min_vram_gb=need.min_vram_gb / n, used=used), \
-                    (_split_total_note(n, need.min_vram_gb),)
+                    (_split_total_note(n, need.min_vram_gb, need.workload),)
     # full fine-tuning holds every weight's gradient and optimiser state: when no setup in budget holds that, what
     # an expert offers is LoRA, then QLoRA, saying so
     if need.workload == "llm_finetune" and need.finetune_method == "full" and need.model_size_b:
