@@ -2297,6 +2297,33 @@ def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = 
                             "租用价格变化频繁，下单前请到平台确认。"),), sources=sources, follow_up="rent")
 
 
+RENTED_FAMILIES_SHOWN = 3  # the cards a rental budget is counted in: its cheapest ones, each at its cheapest offer
+
+
+def _hours_the_budget_rents(engine: Engine, offers: list, budget, cur: str, lang: str) -> str:
+    """"runpod or vast.ai for a 2 week project, budget $300": how many GPU-hours that money rents of the cheapest cards
+    on the platforms asked about, each at its lowest current offer."""
+    today = engine.today or date.today()
+    fx = engine.catalog.fx
+    cheapest: dict[str, tuple[float, object]] = {}
+    for o in offers:
+        if o.price <= 0 or not o.quotable(today):
+            continue
+        rate = fx.convert(o.price, o.currency, cur, today)
+        if o.family not in cheapest or rate < cheapest[o.family][0]:
+            cheapest[o.family] = (rate, o)
+    spend = fx.convert(budget.amount, budget.currency, cur, today)
+    shown = sorted(cheapest.values(), key=lambda x: x[0])[:RENTED_FAMILIES_SHOWN]
+    if not shown:
+        return ""
+    parts = [(f"{spend / rate:,.0f}", o.gpu_listed.get(lang), _hourly_cell(engine, o, cur, lang), o.platform)
+             for rate, o in shown]
+    return _t(lang, f"Your {budget} rents about " + "; ".join(f"{h} GPU-hours of {g} at {c}/h ({p})"
+                                                            for h, g, c, p in parts) + " (at the lowest listed rate).",
+              f"你的 {budget} 大约能租：" + "；".join(f"{g} {h} 卡时（{p}，{c}/小时）" for h, g, c, p in parts) +
+              "（按所列最低价算）。")
+
+
 def _platform_price(p: Platform, today: date, lang: str) -> str:
     """The platform's headline price with its date, marked when it is older than STALE_PRICE_MONTHS; '' without one."""
     from bot.catalog import STALE_PRICE_MONTHS, months_between, parse_date
@@ -2353,6 +2380,8 @@ def _on_platforms(engine: Engine, named: list[Platform], lang: str, china: bool,
                                   f"today's.{f' Price: {price}.' if price else ''} GPUs: {p.gpus.en}.{free} {note}",
                             f"{label}：没有带日期的每卡每小时价格记录，请看它的价格页（{p.url}）。"
                             f"{f'价格：{price}。' if price else ''}GPU：{p.gpus.zh}。{free}{note}"))
+    if need is not None and need.budget and offers:
+        paras.append(_hours_the_budget_rents(engine, offers, need.budget, cur, lang))
     for o in offers[:10]:  # the note whole, as in where_to_rent: a cut by length would differ between the languages
         billing = _BILLING[o.billing].get(lang) + (_t(lang, "; ", "；") + o.note.get(lang) if o.note else "")
         rows.append((o.platform, o.gpu_listed.get(lang), _hourly_cell(engine, o, cur, lang), billing,

@@ -1309,6 +1309,18 @@ class Conversation:
         r = self._ranking(need, t.lang)
         return answers.why_not(self.engine, r, s.last_picks, name, t.lang, asked=asked)
 
+    def _setup_precautions(self, t: Turn, name: str, count: int) -> Reply:
+        """What to watch for with `count` of one card: their power and PSU first (the number people get wrong), then
+        the guide's section on multi-GPU machines (slots, cooling, PCIe, how training splits)."""
+        power = answers.power(self.engine, name, count, self.session.need.psu_w, t.lang)
+        guide = answers.question(self.engine, _asked_as("multi_gpu_query", t.q.without_cards, t.q.text), t.lang,
+                                 kinds=("guide",))
+        if guide.intent != "question":
+            return power
+        return replace(guide, title=Text(f"{count}× {name}: what to watch for", f"{count} 张 {name}：要注意什么").get(t.lang),
+                       paragraphs=power.paragraphs + guide.paragraphs, sources=guide.sources + power.sources,
+                       focus=power.focus, focus_count=power.focus_count)
+
     def _guide_question(self, t: Turn) -> Reply:
         """The guide answers; when it has nothing, the cards named still get their numbers. A short follow-up about
         the card on screen ("Windows 下呢" after an AMD card) is asked of the guide with that card's maker."""
@@ -1735,6 +1747,10 @@ class Conversation:
         if need.size_names_an_llm:  # "cheapest card for 70B", "a card for a 14B model"
             need = replace(need, workloads=("llm_finetune" if need.finetune_method else "llm_inference",))
         s.need = need
+        if need.workload is None and need.budget is None and need.min_vram_gb is None and len(q.gpus) == 1 and \
+                "alternative" not in q.cues and d is None:
+            # nothing to rank on, and a card named ("想buy个二手A100 40G，多少钱合理"): the card, not "what budget?"
+            return answers.gpu_card_for(e, need, q.gpus[0], lang)
         if need.workload is None and need.budget is None and need.min_vram_gb is None:
             s.awaiting = "budget"
             return answers.ask_budget_and_workload(lang)
@@ -2243,8 +2259,18 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._guide_question(t)),
     Rule("compare", _acts("compare"), lambda c, t: len(t.referred) >= 1 or len(c.session.last_picks) >= 2,
          lambda c, t: c._compare(t)),
-    Rule("rent", _acts("rent"), lambda c, t: not (t.q.need.budget and t.q.need.workloads),
+    Rule("rent", _acts("rent"), lambda c, t: not (t.q.need.budget and t.q.need.workloads) or
+         bool(answers.platforms_named(c.engine, t.q.text)),  # "runpod or vast.ai for 2 weeks, budget $300": to spend
          lambda c, t: c._rent(t)),
+    Rule("setup-precautions", _acts("recommend", "refine", "fit", "question", "gpu_info", "power", "memory"),
+         lambda c, t: len(t.q.gpus) == 1 and (t.q.need.gpu_count or 1) >= 2 and _says(t.text, "setup_precautions")
+         and not (t.q.need.budget or t.q.need.used or t.q.need.model_size_b or t.q.need.model),
+         lambda c, t: c._setup_precautions(t, t.q.gpus[0], t.q.need.gpu_count)),
+    # "两张4090做训练要注意什么": the guide on several cards, and their power; then "改成四张呢": the same for four
+    Rule("setup-precautions-again", _acts("recommend", "refine", "fit", "question", "power", "memory"),
+         lambda c, t: c.session.last_rule == "setup-precautions" and bool(c.session.focus) and not t.q.gpus and
+         bool(t.q.need.gpu_count) and replace(t.q.need, gpu_count=None).is_empty() and t.short,
+         lambda c, t: c._setup_precautions(t, c.session.focus, t.q.need.gpu_count)),
     Rule("budget-for-a-setup", _acts("recommend", "refine", "question", "gpu_info", "fit", "power"),
          lambda c, t: len(t.q.gpus) == 1 and (t.q.need.gpu_count or 1) >= 2 and bool(t.q.need.budget) and
          not t.q.need.workloads and (_says(t.text, "enough_question") or _says(t.text, "enough_word")),

@@ -575,11 +575,13 @@ def _alternatives(need: Need):
         for n in MULTI_CARD_COUNTS:
             for used in markets:
                 yield replace(need, gpu_count=n, used=used), (_split_note(n),)
-    # more memory than any card in budget ("more VRAM?" after 24 GB picks, "need 32gb under $1500"): running an LLM
-    # splits its layers over cards with no setup; other jobs that can shard do so beyond the common 24 GB cards, so
-    # the memory asked for may be the sum of two or four cards', each still with what the job needs on one card
+    # more memory than any card in budget ("more VRAM?" after 24 GB picks, "need 32gb under $1500 for llm
+    # finetuning"): running an LLM splits its layers over cards with no setup; training big models shards over cards
+    # (ZeRO/FSDP) beyond the common 24 GB cards, so the memory asked for may be the sum of two or four cards', each
+    # still with what the job needs on one card. (Deep learning in general keeps the memory on one card: a vision
+    # model or batch that needs 32 GB does not split.)
     if need.gpu_count is None and need.min_vram_gb and (need.workload == "llm_inference" or (
-            (need.workload or DEFAULT_WORKLOAD) in SPLITTABLE_WORKLOADS and need.min_vram_gb >= SPLIT_ROUTE_FROM_GB)):
+            need.workload in SHARDED_TRAINING and need.min_vram_gb >= SPLIT_ROUTE_FROM_GB)):
         for n in MULTI_CARD_COUNTS:
             for used in markets:
                 yield replace(need, gpu_count=n, min_vram_gb=need.min_vram_gb / n, used=used), \
@@ -823,6 +825,7 @@ SPLIT_ROUTE_SAVING = 0.75  # several cards are worth naming when they cost at mo
 # jobs whose memory can add up over cards (an LLM split by layers, sharded training); an image pipeline or a CNN's
 # data-parallel copies need the whole amount on each card
 SPLITTABLE_WORKLOADS = ("general", "llm_inference", "llm_finetune", "transformer")
+SHARDED_TRAINING = ("llm_finetune", "transformer")  # training whose big models are sharded over cards as a matter of course
 
 
 def _split_route_note(catalog: Catalog, need: Need, r: Ranking, knowledge_dir: Path, as_of: date | None,

@@ -34,7 +34,7 @@ def test_a_class_lab_is_not_a_shared_machine(catalog):
 
 @pytest.mark.parametrize("text, gb", [("need 32gb vram under $1500 for llm finetuning", 32),
                                       ("预算一万，要32G显存，做transformer训练", 32),
-                                      ("need 48gb for training, budget $2000", 48)])
+                                      ("need 48gb for llm training, budget $2000", 48)])
 def test_more_memory_than_any_card_in_budget_is_met_by_cards_that_add_up(engine, text, gb):
     _, (reply,) = _chat(engine, [text])
     said = plain(reply)
@@ -44,6 +44,44 @@ def test_more_memory_than_any_card_in_budget_is_met_by_cards_that_add_up(engine,
     assert ("ZeRO/FSDP" in said) and (f"{gb:g} GB in all" in said or f"合计 {gb:g} GB" in said or "48 GB" in said)
 
 
-def test_memory_beyond_the_common_cards_is_not_split_for_an_image_job(engine):
-    _, (reply,) = _chat(engine, ["need 32gb vram for stable diffusion training, budget $1500"])
+@pytest.mark.parametrize("text", ["need 32gb vram for stable diffusion training, budget $1500",
+                                  "nvidia only, need 32gb for deep learning, under $1500"])
+def test_memory_beyond_the_common_cards_is_not_split_for_a_job_that_keeps_it_on_one_card(engine, text):
+    _, (reply,) = _chat(engine, [text])
     assert all(r.count == 1 for r in reply.recommendations), plain(reply)[:600]
+
+
+@pytest.mark.parametrize("text, said", [
+    ("should I rent on runpod or vast.ai for a 2 week finetuning project, budget $300", "Your $300 rents about"),
+    ("autodl租卡 预算500块 训练yolo", "你的 ¥500 大约能租"),
+])
+def test_a_budget_to_rent_on_named_platforms_is_spent_on_hours_not_a_card(engine, text, said):
+    _, (reply,) = _chat(engine, [text])
+    assert reply.intent == "rent" and not reply.recommendations, plain(reply)[:600]
+    assert said in plain(reply)
+
+
+@pytest.mark.parametrize("turns, first_w, then_w", [
+    (["两张4090做训练要注意什么", "改成四张呢"], "约 1400 W", "约 2500 W"),
+    (["any tips for running 2x 3090 for training?", "4 of them?"], "~1150 W", "~2000 W"),
+])
+def test_what_to_watch_for_with_a_setup_gives_its_power_and_the_guide_and_follows_a_new_count(engine, turns, first_w,
+                                                                                              then_w):
+    _, (first, then) = _chat(engine, turns)
+    assert first_w in plain(first) and any("timdettmers" in s.url for s in first.sources), plain(first)[:600]
+    assert then_w in plain(then), plain(then)[:600]
+
+
+@pytest.mark.parametrize("text, card", [("想buy个二手A100 40G，多少钱合理", "A100 40GB PCIe"), ("想买张4090", "GeForce RTX 4090")])
+def test_a_card_named_with_nothing_to_rank_on_gets_the_card_not_a_budget_question(engine, text, card):
+    _, (reply,) = _chat(engine, [text])
+    assert reply.focus == card and reply.intent == "gpu", plain(reply)[:400]
+
+
+@pytest.mark.parametrize("text", ["my gpu fan is making a clicking noise what do i do",
+                                  "how to train a transformer from scratch, explain attention",
+                                  "which cloud has the cheapest S3 storage", "how do i install cuda 12 on ubuntu 22.04",
+                                  "显卡风扇异响怎么办", "注意力机制是什么原理"])
+def test_repairs_installs_storage_and_ml_theory_are_declined(engine, text):
+    _, (reply,) = _chat(engine, [text])
+    assert reply.intent == "out_of_scope", plain(reply)[:300]
