@@ -85,3 +85,23 @@ def test_a_card_named_with_nothing_to_rank_on_gets_the_card_not_a_budget_questio
 def test_repairs_installs_storage_and_ml_theory_are_declined(engine, text):
     _, (reply,) = _chat(engine, [text])
     assert reply.intent == "out_of_scope", plain(reply)[:300]
+
+
+@pytest.mark.parametrize("text", ["is a used 3090 still worth it in 2025 for ml", "2025年了二手3090还值得买吗"])
+def test_last_year_said_as_the_askers_present_is_today(engine, text):
+    from datetime import date
+
+    from bot.slots.context import as_of
+
+    assert as_of(text, date(2026, 12, 1))[0] is None
+    _, (reply,) = _chat(engine, [text])
+    said = plain(reply)
+    assert "system builder" not in said and "整机厂商" not in said and ("used" in said or "二手" in said), said[:400]
+
+
+def test_a_year_asked_about_as_history_is_still_a_date():
+    from datetime import date
+
+    from bot.slots.context import as_of
+
+    assert as_of("what did people buy in 2025", date(2026, 12, 1))[0] == date(2025, 7, 1)

@@ -32,6 +32,8 @@ def as_of(text: str, today: date) -> tuple[date | None, Spans]:
             continue
         if y < 2012 or d >= today or (y >= today.year and not month):
             continue
+        if y == today.year - 1 and not month and has_any(text, words("slots", "still_now")):
+            continue  # "is a used 3090 still worth it in 2025": the asker's now, not a look back
         found = d
     for m in _EN_MONTH_DATE.finditer(text):
         month = next(i for i, name in enumerate(_EN_MONTHS, 1) if name.startswith(m[1][:3]))
