@@ -2300,9 +2300,8 @@ def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = 
 RENTED_FAMILIES_SHOWN = 3  # the cards a rental budget is counted in: its cheapest ones, each at its cheapest offer
 
 
-def _hours_the_budget_rents(engine: Engine, offers: list, budget, cur: str, lang: str) -> str:
-    """"runpod or vast.ai for a 2 week project, budget $300": how many GPU-hours that money rents of the cheapest cards
-    on the platforms asked about, each at its lowest current offer."""
+def _cheapest_per_card(engine: Engine, offers: list, cur: str) -> list[tuple[float, object]]:
+    """The lowest current offer of each card rented (its rate in `cur`), cheapest cards first."""
     today = engine.today or date.today()
     fx = engine.catalog.fx
     cheapest: dict[str, tuple[float, object]] = {}
@@ -2312,8 +2311,35 @@ def _hours_the_budget_rents(engine: Engine, offers: list, budget, cur: str, lang
         rate = fx.convert(o.price, o.currency, cur, today)
         if o.family not in cheapest or rate < cheapest[o.family][0]:
             cheapest[o.family] = (rate, o)
-    spend = fx.convert(budget.amount, budget.currency, cur, today)
-    shown = sorted(cheapest.values(), key=lambda x: x[0])[:RENTED_FAMILIES_SHOWN]
+    return sorted(cheapest.values(), key=lambda x: x[0])[:RENTED_FAMILIES_SHOWN]
+
+
+def _cost_of_the_hours(engine: Engine, offers: list, hours: float, cur: str, lang: str) -> str:
+    """"一共大概要花多少钱 训练10小时", "how much would 3 days cost" after a rental list: that many GPU-hours priced on
+    the cheapest cards listed, each at its lowest current offer (a range where the offer is one)."""
+    shown = _cheapest_per_card(engine, offers, cur)
+    if not shown:
+        return ""
+    today = engine.today or date.today()
+    fx = engine.catalog.fx
+
+    def total(o) -> str:
+        lo = fx.convert(o.price, o.currency, cur, today) * hours
+        hi = fx.convert(o.price_high, o.currency, cur, today) * hours if o.price_high else None
+        return f"{money(lo, cur)}–{money(hi, cur)}" if hi and hi > lo else money(lo, cur)
+
+    parts = [(o.gpu_listed.get(lang), total(o), o.platform) for _, o in shown]
+    return _t(lang, f"For {hours:,.0f} GPU-hours: " + "; ".join(f"{g} about {c} ({p})" for g, c, p in parts) +
+              " (at the lowest listed rate; storage and idle time extra).",
+              f"{hours:,.0f} 卡时大约：" + "；".join(f"{g} {c}（{p}）" for g, c, p in parts) + "（按所列最低价，存储和空闲时间另计）。")
+
+
+def _hours_the_budget_rents(engine: Engine, offers: list, budget, cur: str, lang: str) -> str:
+    """"runpod or vast.ai for a 2 week project, budget $300": how many GPU-hours that money rents of the cheapest cards
+    on the platforms asked about, each at its lowest current offer."""
+    today = engine.today or date.today()
+    spend = engine.catalog.fx.convert(budget.amount, budget.currency, cur, today)
+    shown = _cheapest_per_card(engine, offers, cur)
     if not shown:
         return ""
     parts = [(f"{spend / rate:,.0f}", o.gpu_listed.get(lang), _hourly_cell(engine, o, cur, lang), o.platform)
@@ -2380,7 +2406,9 @@ def _on_platforms(engine: Engine, named: list[Platform], lang: str, china: bool,
                                   f"today's.{f' Price: {price}.' if price else ''} GPUs: {p.gpus.en}.{free} {note}",
                             f"{label}：没有带日期的每卡每小时价格记录，请看它的价格页（{p.url}）。"
                             f"{f'价格：{price}。' if price else ''}GPU：{p.gpus.zh}。{free}{note}"))
-    if need is not None and need.budget and offers:
+    if need is not None and need.usage is not None and need.usage.per == "total" and offers:
+        paras.append(_cost_of_the_hours(engine, offers, need.usage.hours, cur, lang))
+    elif need is not None and need.budget and offers:
         paras.append(_hours_the_budget_rents(engine, offers, need.budget, cur, lang))
     for o in offers[:10]:  # the note whole, as in where_to_rent: a cut by length would differ between the languages
         billing = _BILLING[o.billing].get(lang) + (_t(lang, "; ", "；") + o.note.get(lang) if o.note else "")

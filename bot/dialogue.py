@@ -671,6 +671,9 @@ class Conversation:
         if q.need.usage and s.last_rule in _RENT_BUY_RULES and act not in COMMANDS and \
                 not (q.gpus or q.need.budget or q.need.workloads or "pick_request" in q.cues):
             return "rent"  # "what if it's 40 hours a week?", "那一天用10小时呢" after a rent-or-buy answer: the same sum
+        if q.need.usage and q.need.usage.per == "total" and s.follow_up == "rent" and act not in COMMANDS and \
+                not (q.gpus or q.need.budget or "pick_request" in q.cues):
+            return "rent"  # "how much would 3 days cost" after a rental list: those hours, priced on it
         if s.focus and (s.need.model_size_b or s.need.model) and _says(q.text, "enough_question") and \
                 len(q.text.strip()) <= 24 and not (q.gpus or need.budget or q.direction or q.need.psu_w):
             return "fit"  # "够吗", "is that enough?" after a fit or a pick: the card and the model on the table

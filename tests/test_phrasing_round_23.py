@@ -105,3 +105,24 @@ def test_a_year_asked_about_as_history_is_still_a_date():
     from bot.slots.context import as_of
 
     assert as_of("what did people buy in 2025", date(2026, 12, 1))[0] == date(2025, 7, 1)
+
+
+@pytest.mark.parametrize("text, hours", [("how much would 3 days cost", 72), ("跑三天多少钱", 72), ("rent for 2 days", 48)])
+def test_whole_days_of_renting_are_a_total_around_the_clock(catalog, text, hours):
+    usage = parse(text, catalog).need.usage
+    assert usage is not None and usage.per == "total" and usage.hours == hours and usage.approximate
+
+
+@pytest.mark.parametrize("text", ["5 days a week 8 hours a day", "3 days ago I bought a 4090"])
+def test_days_in_a_rate_or_a_date_are_no_total(catalog, text):
+    usage = parse(text, catalog).need.usage
+    assert usage is None or usage.per != "total"
+
+
+@pytest.mark.parametrize("turns, said", [
+    (["autodl上租卡 做7b lora微调 选哪张卡", "一共大概要花多少钱 训练10小时"], "10 卡时大约"),
+    (["runpod prices?", "how much would 3 days cost"], "For 72 GPU-hours"),
+])
+def test_a_total_of_hours_after_a_rental_list_is_priced(engine, turns, said):
+    _, replies = _chat(engine, turns)
+    assert replies[-1].intent == "rent" and said in plain(replies[-1]), plain(replies[-1])[:600]

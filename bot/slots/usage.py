@@ -16,6 +16,7 @@ from bot.slots.lexicon import load
 from bot.slots.text import chinese_numerals_to_digits, mask
 
 Spans = list[tuple[int, int]]
+HOURS_A_DAY = 24  # a rented card kept running: whole days of it are counted around the clock
 _MOST = {"day": 24, "week": 24 * 7, "month": 24 * 31}  # more is no rate ("每天三四个小时" read as 34 by the numerals)
 
 _STOP = r"[^\d，,。.!！?？;；\n]"  # what may sit between a period and its hours ("一周大概用20小时"): no digit, no clause end
@@ -72,6 +73,12 @@ def _grammar() -> dict:
                        _alternation(lex["total_after"])),
             # "~500 GPU hours", "2000卡时": compute counted in card-hours is a total
             re.compile(r"(?<![\d.])" + rng + r"\s*-?\s*" + _alternation(lex["total_units"])),
+        ),
+        # "跑三天", "for 3 days", "how much would 3 days cost": whole days around the clock
+        "total_days": (
+            re.compile(_alternation(lex["total_before"]) + r"\s*" + rng + r"\s*" + _alternation(lex["total_days"])),
+            re.compile(r"(?<![\d.])" + rng + r"\s*" + _alternation(lex["total_days"]) + r"\s*" +
+                       _alternation(lex["cost_after"])),
         ),
         # "a 3-month project", "for 6 weeks", "三个月": how long the rate runs (a number right before the unit)
         "horizon": {p: re.compile(r"(?<![\d.])(?P<lo>" + num + r")\s*-?\s*" + _alternation(ws))
@@ -151,4 +158,9 @@ def usage(text: str) -> tuple[Usage | None, Spans]:
             hours, approx = _value(m, g["numbers"])
             if hours >= 2:  # "一小时多少钱", "for an hour": a price asked per hour, not hours needed
                 return Usage(hours, "total", approx), spans + [m.span()]
+    for rx in g["total_days"]:
+        m = rx.search(rest)
+        if m is not None:
+            days, _ = _value(m, g["numbers"])
+            return Usage(days * HOURS_A_DAY, "total", True), spans + [m.span()]
     return None, spans
