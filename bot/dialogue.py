@@ -1104,6 +1104,8 @@ class Conversation:
                        paragraphs=((verdict,) if verdict else ()) + tuple(r.paragraphs[0] for r in fits if r.paragraphs),
                        bullets=tuple(f"{label}: {line}" for label, line in speeds if line),  # how fast each trains
                        table=None, focus=None, fit=None,
+                       # the setups weighed: what "the first option" and "which one?" count in next
+                       chart_gpus=tuple(n for n, _ in setups), chart_counts=tuple(k for _, k in setups),
                        sources=tuple(dict.fromkeys(x for r in fits for x in r.sources)))
 
     def _choose_from_comparison(self, t: Turn) -> Reply:

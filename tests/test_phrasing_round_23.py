@@ -126,3 +126,9 @@ def test_days_in_a_rate_or_a_date_are_no_total(catalog, text):
 def test_a_total_of_hours_after_a_rental_list_is_priced(engine, turns, said):
     _, replies = _chat(engine, turns)
     assert replies[-1].intent == "rent" and said in plain(replies[-1]), plain(replies[-1])[:600]
+
+
+def test_the_first_option_of_setups_weighed_for_training_is_that_setup(engine):
+    _, (_, power) = _chat(engine, ["two 3090s or one 4090 for fine-tuning 13b models",
+                                   "what psu would the first option need"])
+    assert power.intent == "power" and "2× GeForce RTX 3090" in plain(power), plain(power)[:400]
