@@ -671,6 +671,9 @@ class Conversation:
         if q.need.usage and s.last_rule in _RENT_BUY_RULES and act not in COMMANDS and \
                 not (q.gpus or q.need.budget or q.need.workloads or "pick_request" in q.cues):
             return "rent"  # "what if it's 40 hours a week?", "那一天用10小时呢" after a rent-or-buy answer: the same sum
+        if act == "question" and "worth" in q.cues and not q.gpus and not q.need.budget and \
+                answers.platforms_named(self.engine, q.text):
+            return "rent"  # "is colab pro worth it for a student": the platform's prices and quota, not a guide passage
         if q.need.usage and q.need.usage.per == "total" and s.follow_up == "rent" and act not in COMMANDS and \
                 not (q.gpus or q.need.budget or "pick_request" in q.cues):
             return "rent"  # "how much would 3 days cost" after a rental list: those hours, priced on it

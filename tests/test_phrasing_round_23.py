@@ -132,3 +132,10 @@ def test_the_first_option_of_setups_weighed_for_training_is_that_setup(engine):
     _, (_, power) = _chat(engine, ["two 3090s or one 4090 for fine-tuning 13b models",
                                    "what psu would the first option need"])
     assert power.intent == "power" and "2× GeForce RTX 3090" in plain(power), plain(power)[:400]
+
+
+@pytest.mark.parametrize("text, platform", [("is colab pro worth it for a student doing pytorch cnn stuff", "Colab"),
+                                            ("is vast.ai worth it or is it sketchy", "vast.ai")])
+def test_whether_a_platform_is_worth_it_gets_the_platforms_prices(engine, text, platform):
+    _, (reply,) = _chat(engine, [text])
+    assert reply.intent == "rent" and platform in reply.title, plain(reply)[:400]
