@@ -671,6 +671,8 @@ class Conversation:
         if q.need.usage and s.last_rule in _RENT_BUY_RULES and act not in COMMANDS and \
                 not (q.gpus or q.need.budget or q.need.workloads or "pick_request" in q.cues):
             return "rent"  # "what if it's 40 hours a week?", "那一天用10小时呢" after a rent-or-buy answer: the same sum
+        if act == "greeting" and "duration" in q.cues and (s.need.model_size_b or s.need.model or s.last_picks):
+            return "question"  # "ok and how long would that take roughly" after a job: its time, not a hello
         if act == "question" and "worth" in q.cues and not q.gpus and not q.need.budget and \
                 answers.platforms_named(self.engine, q.text):
             return "rent"  # "is colab pro worth it for a student": the platform's prices and quota, not a guide passage

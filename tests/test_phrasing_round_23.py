@@ -139,3 +139,9 @@ def test_the_first_option_of_setups_weighed_for_training_is_that_setup(engine):
 def test_whether_a_platform_is_worth_it_gets_the_platforms_prices(engine, text, platform):
     _, (reply,) = _chat(engine, [text])
     assert reply.intent == "rent" and platform in reply.title, plain(reply)[:400]
+
+
+def test_how_long_after_a_job_is_its_training_time_not_a_greeting(engine):
+    _, replies = _chat(engine, ["which gpu for a 70b qlora job", "ok and how long would that take roughly"])
+    assert replies[-1].intent != "greeting" and ("minutes" in plain(replies[-1]) or "hours" in plain(replies[-1])), \
+        plain(replies[-1])[:400]
