@@ -145,3 +145,15 @@ def test_how_long_after_a_job_is_its_training_time_not_a_greeting(engine):
     _, replies = _chat(engine, ["which gpu for a 70b qlora job", "ok and how long would that take roughly"])
     assert replies[-1].intent != "greeting" and ("minutes" in plain(replies[-1]) or "hours" in plain(replies[-1])), \
         plain(replies[-1])[:400]
+
+
+@pytest.mark.parametrize("text", ["顯示卡記憶體", "顯卡的記憶體", "顯示記憶體"])
+def test_taiwans_word_for_a_cards_memory_is_read_as_vram_not_ram(text):
+    from bot.slots.text import normalise, to_script
+
+    assert normalise(text) == "显存" and to_script(text, "zh-cn") == "显存"
+
+
+def test_a_taiwan_question_on_memory_bandwidth_finds_the_guides_bandwidth_section(engine):
+    _, (reply,) = _chat(engine, ["顯示卡記憶體頻寬對訓練有多重要"])
+    assert reply.intent == "question" and "Mac" not in reply.title and "頻寬" in reply.title, reply.title

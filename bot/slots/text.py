@@ -67,7 +67,8 @@ def to_script(text: str, script: str) -> str:
     zhconv's tables plus knowledge/lexicon/script-terms.yaml."""
     if not text or not CJK.search(text):
         return text
-    return _zhconv().convert(text, script, update=_script_terms(script) or None)
+    out = _zhconv().convert(text, script, update=_script_terms(script) or None)
+    return _read_as_mainland(out) if script == "zh-cn" else out
 
 
 @lru_cache(maxsize=4)
@@ -105,8 +106,16 @@ def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = "".join(" " if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co") else c for c in text)
     if CJK.search(text):
-        text = _zhconv().convert(text, "zh-cn").replace("𠮶", "嗰")  # Cantonese "that" is 嗰 in both scripts
+        text = _read_as_mainland(_zhconv().convert(text, "zh-cn").replace("𠮶", "嗰"))  # Cantonese "that": 嗰
     return text.lower()
+
+
+def _read_as_mainland(text: str) -> str:
+    """Simplified text with Taiwan's words that zhconv turned into a mainland word of another meaning put right:
+    "顯示卡記憶體" is the card's memory (显存), not a PC's RAM (内存). knowledge/lexicon/script-terms.yaml `read`."""
+    for tw, cn in _script_terms("read").items():
+        text = text.replace(tw, cn)
+    return text
 
 
 @lru_cache(maxsize=512)
