@@ -2732,6 +2732,20 @@ def _follow_up(engine: Engine, section_id: str) -> str | None:
     return sec.follow_up if sec else None
 
 
+def guide_paragraph(engine: Engine, section_id: str, lang: str, about: tuple[str, ...]) -> tuple[str, Source] | None:
+    """The first paragraph of a guide section that says one of the words `about` (else its opening paragraph) and the
+    section's first source, read from knowledge/guide: what a scorer turn quotes without loading the search index."""
+    from bot.knowledge import load_sections
+    from bot.slots.text import find_any, normalise
+
+    section = next((x for x in load_sections(engine.knowledge_dir) if x.id == section_id), None)
+    if section is None or not section.paragraphs.get(lang):
+        return None
+    paras = section.paragraphs[lang]
+    best = next((p for p in paras if find_any(normalise(p), about)), paras[0])
+    return best, section.sources_in(lang)[0]
+
+
 def _section_answer(engine: Engine, section_id: str, hits: list, lang: str, max_paragraphs: int = 2,
                     text: str = ""):
     from bot.knowledge import load_sections

@@ -1919,11 +1919,13 @@ class Conversation:
             notes.extend(answers.routes_to_a_big_model(e, need, lang, need.as_of or e.today or date.today(), china))
         reply = answers.recommend(e, r, lang, notes)
         if turn_need.used and previous is not None and _asks(q.text) and r.picks:
-            # "used ok?", "二手的可以吗" after picks: whether it is, in the guide's words, after the picks with used cards
-            guide = answers.question(e, _asked_as("used_market_query", q.text), lang, kinds=("guide",))
-            if guide.intent == "question" and guide.topic == USED_MARKET_TOPIC and guide.paragraphs:
-                reply = replace(reply, paragraphs=reply.paragraphs + guide.paragraphs[:1],
-                                sources=reply.sources + tuple(x for x in guide.sources[:1] if x not in reply.sources))
+            # "used ok?", "二手的可以吗" after picks: whether it is, in the guide's words (its paragraph on what to check,
+            # read from the file: a scorer turn does not load the search index), after the picks with used cards
+            advice = answers.guide_paragraph(e, USED_MARKET_TOPIC, lang, words("slots", "used_checklist"))
+            if advice is not None:
+                para, source = advice
+                reply = replace(reply, paragraphs=reply.paragraphs + (para,),
+                                sources=reply.sources + tuple(x for x in (source,) if x not in reply.sources))
         s.awaiting = "budget" if need.budget is None and need.min_perf is None else None
         return reply
 
