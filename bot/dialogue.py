@@ -2280,7 +2280,7 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._setup_precautions(t, t.q.gpus[0], t.q.need.gpu_count)),
     # "两张4090做训练要注意什么": the guide on several cards, and their power; then "改成四张呢": the same for four
     Rule("setup-precautions-again", _acts("recommend", "refine", "fit", "question", "power", "memory"),
-         lambda c, t: c.session.last_rule == "setup-precautions" and bool(c.session.focus) and not t.q.gpus and
+         lambda c, t: (c.session.last_rule or "").startswith("setup-precautions") and bool(c.session.focus) and not t.q.gpus and
          bool(t.q.need.gpu_count) and replace(t.q.need, gpu_count=None).is_empty() and t.short,
          lambda c, t: c._setup_precautions(t, c.session.focus, t.q.need.gpu_count)),
     Rule("budget-for-a-setup", _acts("recommend", "refine", "question", "gpu_info", "fit", "power"),

@@ -63,11 +63,13 @@ def test_a_budget_to_rent_on_named_platforms_is_spent_on_hours_not_a_card(engine
 
 @pytest.mark.parametrize("turns, first_w, then_w", [
     (["两张4090做训练要注意什么", "改成四张呢"], "约 1400 W", "约 2500 W"),
+    (["两张4090做训练要注意什么", "改成四张呢", "那八张呢"], "约 2500 W", "约 4650 W"),
     (["any tips for running 2x 3090 for training?", "4 of them?"], "~1150 W", "~2000 W"),
 ])
 def test_what_to_watch_for_with_a_setup_gives_its_power_and_the_guide_and_follows_a_new_count(engine, turns, first_w,
                                                                                               then_w):
-    _, (first, then) = _chat(engine, turns)
+    _, replies = _chat(engine, turns)
+    first, then = replies[-2], replies[-1]
     assert first_w in plain(first) and any("timdettmers" in s.url for s in first.sources), plain(first)[:600]
     assert then_w in plain(then), plain(then)[:600]
 
