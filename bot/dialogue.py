@@ -1319,12 +1319,15 @@ class Conversation:
         r = self._ranking(need, t.lang)
         return answers.why_not(self.engine, r, s.last_picks, name, t.lang, asked=asked)
 
-    def _setup_precautions(self, t: Turn, name: str, count: int) -> Reply:
+    def _setup_precautions(self, t: Turn, name: str | None, count: int | None) -> Reply:
         """What to watch for with `count` of one card: their power and PSU first (the number people get wrong), then
-        the guide's section on multi-GPU machines (slots, cooling, PCIe, how training splits)."""
-        power = answers.power(self.engine, name, count, self.session.need.psu_w, t.lang)
+        the guide's section on multi-GPU machines (slots, cooling, PCIe, how training splits). With no card named
+        ("四卡服务器要注意什么"), the guide's section alone."""
         guide = answers.question(self.engine, _asked_as("multi_gpu_query", t.q.without_cards, t.q.text), t.lang,
                                  kinds=("guide",))
+        if name is None:
+            return guide
+        power = answers.power(self.engine, name, count, self.session.need.psu_w, t.lang)
         if guide.intent != "question":
             return power
         return replace(guide, title=Text(f"{count}× {name}: what to watch for", f"{count} 张 {name}：要注意什么").get(t.lang),
@@ -2275,14 +2278,16 @@ POLICY: tuple[Rule, ...] = (
          bool(answers.platforms_named(c.engine, t.q.text)),  # "runpod or vast.ai for 2 weeks, budget $300": to spend
          lambda c, t: c._rent(t)),
     Rule("setup-precautions", _acts("recommend", "refine", "fit", "question", "gpu_info", "power", "memory"),
-         lambda c, t: len(t.q.gpus) == 1 and (t.q.need.gpu_count or 1) >= 2 and _says(t.text, "setup_precautions")
+         lambda c, t: len(t.q.gpus) <= 1 and ((t.q.need.gpu_count or 1) >= 2 or not t.q.gpus and bool(
+             t.q.need.multi_gpu or t.q.need.form_factor == "server")) and _says(t.text, "setup_precautions")
          and not (t.q.need.budget or t.q.need.used or t.q.need.model_size_b or t.q.need.model),
-         lambda c, t: c._setup_precautions(t, t.q.gpus[0], t.q.need.gpu_count)),
+         lambda c, t: c._setup_precautions(t, t.q.gpus[0] if t.q.gpus else None, t.q.need.gpu_count)),
     # "两张4090做训练要注意什么": the guide on several cards, and their power; then "改成四张呢": the same for four
     Rule("setup-precautions-again", _acts("recommend", "refine", "fit", "question", "power", "memory"),
-         lambda c, t: (c.session.last_rule or "").startswith("setup-precautions") and bool(c.session.focus) and not t.q.gpus and
+         lambda c, t: (c.session.last_rule or "").startswith("setup-precautions") and not t.q.gpus and
          bool(t.q.need.gpu_count) and replace(t.q.need, gpu_count=None).is_empty() and t.short,
-         lambda c, t: c._setup_precautions(t, c.session.focus, t.q.need.gpu_count)),
+         lambda c, t: c._setup_precautions(t, c.session.focus if c.session.focus_count else None,
+                                           t.q.need.gpu_count)),
     Rule("budget-for-a-setup", _acts("recommend", "refine", "question", "gpu_info", "fit", "power"),
          lambda c, t: len(t.q.gpus) == 1 and (t.q.need.gpu_count or 1) >= 2 and bool(t.q.need.budget) and
          not t.q.need.workloads and (_says(t.text, "enough_question") or _says(t.text, "enough_word")),

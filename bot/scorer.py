@@ -394,10 +394,14 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     if others:  # "SD and a 13B chat model": comfortable with what the hungriest of its jobs is comfortable with
         spec = replace(spec, comfortable_vram_gb=max([spec.comfortable_vram_gb] + [o.comfortable_vram_gb for o in others]))
     needed, est = memory_needed(need, spec, knowledge_dir, on)
-    lab_from = model.shared_budget_usd if need.shared else model.lab_budget_usd  # a lab's shared machine: from less
-    lab = need.form_factor == "server" or bool(need.gpu_count is None and budget and budget.amount >= catalog.fx.convert(
-        lab_from, "USD", currency, on))
-    counts = setup_counts(need, spec, lab)
+    def at_least(usd: float) -> bool:
+        return bool(budget and budget.amount >= catalog.fx.convert(usd, "USD", currency, on))
+
+    lab = need.form_factor == "server" or (need.gpu_count is None and (
+        at_least(model.lab_budget_usd) or bool(need.shared) and at_least(model.shared_budget_usd)))
+    # a lab's machine from a smaller budget: one or two big cards compete with four or eight smaller ones
+    shared_only = lab and need.form_factor != "server" and not at_least(model.lab_budget_usd)
+    counts = (1, 2, 4, 8) if shared_only and not runs_a_model(need, spec) else setup_counts(need, spec, lab)
     per_card = {n: round(memory_needed(replace(need, gpu_count=n), spec, knowledge_dir, on)[0], 1) for n in counts}
     ref = catalog.get(model.reference_gpu)
     count = max(1, need.gpu_count or 1)
@@ -514,7 +518,7 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     split = next((p.candidate.count for p in picks if p.candidate.count > 1), None) if not need.gpu_count else None
     notes: tuple[Text, ...] = ()
     if lab and picks and not runs_a_model(need, spec):
-        notes = (_LAB_NOTE,)
+        notes = (_SHARED_NOTE if shared_only else _LAB_NOTE,)
     elif split and spec.name == "llm_inference":
         notes = (_split_note(split),)
     return Ranking(need, currency, budget, count, spec, on, round(needed, 1), est, tuple(picks), tuple(candidates),
@@ -532,6 +536,13 @@ _FULL_NOTE = Text("Full fine-tuning of this model does not fit the budget (every
                   "rent multi-GPU 80 GB machines by the hour.",
                   "这个模型全参微调在预算内装不下（每个权重还要存梯度和优化器状态：激活之外约每参数 16 字节），下面按 LoRA 推荐："
                   "冻结原模型、只训练小的适配器，效果大部分保留；真要全参微调，建议按小时租多卡 80 GB 的机器。")
+
+
+_SHARED_NOTE = Text("For a lab's shared machine: setups of one to eight cards, the most of each card the budget buys, so "
+                    "one big card competes with several smaller ones that let more people train at once. Training "
+                    "spreads over the cards (data parallel: each doubling gives 1.5–1.9×, Lambda's measurements).",
+                    "按实验室共用的机器来选：1 到 8 卡的方案，每种卡取预算内能买的最多张数，一张大卡和几张小卡一起比较（多张卡能让更多人"
+                    "同时训练）。训练按数据并行分到各张卡上（每翻一倍约 1.5–1.9 倍，Lambda 实测）。")
 
 
 _LAB_NOTE = Text("A budget this size buys a machine, not a card: these are 4- and 8-card setups (the most of each card the "

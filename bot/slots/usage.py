@@ -74,6 +74,8 @@ def _grammar() -> dict:
             # "~500 GPU hours", "2000卡时": compute counted in card-hours is a total
             re.compile(r"(?<![\d.])" + rng + r"\s*-?\s*" + _alternation(lex["total_units"])),
         ),
+        # "how much would 10 hours cost", "10小时要多少钱": hours asked the price of are a total
+        "total_hours": re.compile(r"(?<![\d.])" + rng + r"\s*-?\s*" + hours + r"\s*" + _alternation(lex["cost_after"])),
         # "跑三天", "for 3 days", "how much would 3 days cost": whole days around the clock
         "total_days": (
             re.compile(_alternation(lex["total_before"]) + r"\s*" + rng + r"\s*" + _alternation(lex["total_days"])),
@@ -158,6 +160,11 @@ def usage(text: str) -> tuple[Usage | None, Spans]:
             hours, approx = _value(m, g["numbers"])
             if hours >= 2:  # "一小时多少钱", "for an hour": a price asked per hour, not hours needed
                 return Usage(hours, "total", approx), spans + [m.span()]
+    m = g["total_hours"].search(rest)
+    if m is not None:
+        hours, approx = _value(m, g["numbers"])
+        if hours >= 2:
+            return Usage(hours, "total", approx), spans + [m.span()]
     for rx in g["total_days"]:
         m = rx.search(rest)
         if m is not None:
