@@ -674,7 +674,8 @@ class Conversation:
         if act == "greeting" and "duration" in q.cues and (s.need.model_size_b or s.need.model or s.last_picks):
             return "question"  # "ok and how long would that take roughly" after a job: its time, not a hello
         if act == "question" and "worth" in q.cues and not q.gpus and not q.need.budget and \
-                answers.platforms_named(self.engine, q.text):
+                not _says(q.text, "enough_question") and not _says(q.text, "free_words") and \
+                answers.platforms_named(self.engine, q.text):  # ("Colab 免费版够用吗": the guide on free tiers)
             return "rent"  # "is colab pro worth it for a student": the platform's prices and quota, not a guide passage
         if q.need.usage and q.need.usage.per == "total" and s.follow_up == "rent" and act not in COMMANDS and \
                 not (q.gpus or q.need.budget or "pick_request" in q.cues):
