@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from bot.catalog import Price
 from bot.i18n import CURRENCY_NAMES, LANG_SET, SEGMENTS, Text, hourly, money, per_thousand, price_basis, source_title
 from bot.knowledge import Source
-from bot.need import CURRENCY_SYMBOLS, PRICING_CURRENCIES, Budget, Need, Usage, format_money
+from bot.need import CURRENCY_SYMBOLS, DAYS_PER_MONTH, PRICING_CURRENCIES, Budget, Need, Usage, format_money
 from bot.regions import load_regions
 from bot.reply import Recommendation, Reply, Table
 from bot.scorer import (
@@ -1619,6 +1619,8 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
                           f"连续一个月约 {money(hour * 24 * 30, cur)}（每天 8 小时约 {money(hour * 8 * 30, cur)}）。"))
         if need is not None and need.usage is not None:  # the hours the user said: what their own use costs
             verdict.append(_cost_of_usage(need.usage, hour, cur, lang))
+        elif need is not None and need.budget:  # the money they said: the hours it rents
+            verdict.append(_budget_in_hours(engine, need.budget, hour, cur, n, lang))
     for g in gpus:
         blocked = g.not_sold_in("cn", today) if china else None
         if blocked is not None:  # "H100 in China?": why China platforms rarely list it
@@ -2240,13 +2242,16 @@ def rental_value(engine: Engine, names: list[str], need: Need, lang: str, china:
                  suggestions=(_t(lang, "for LLM fine-tuning?", "那用来微调大模型呢"), _t(lang, "rent or buy?", "租还是买划算？")))
 
 
+PLATFORMS_SHOWN = 8  # the platforms a general rental answer lists
+
+
 def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = None, text: str = "",
                     platforms: tuple[str, ...] = (), no_local: str | None = None) -> Reply:
     """Where to rent at all: the platforms, local ones first, each with a dated price where one is on file, priced in
     the region's currency. A platform the message names ("矩池云怎么收费") gets its own answer; a request for free GPUs
     puts the free quotas first."""
     from bot.knowledge import load_platforms
-    from bot.rentals import offers_on
+    from bot.rentals import card_of, offers_on
     from bot.slots.lexicon import words
     from bot.slots.text import has_any, normalise
 
@@ -2264,10 +2269,12 @@ def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = 
         local = (p.region == "china") == china
         return (not p.has_free_tier, not local, p.name) if free else (not local, not _priced(engine, p), p.name)
 
-    table_rows = []
+    table_rows, listed = [], []
     for r in sorted(rows, key=key):
         priced = sorted((o for o in offers_on(engine.knowledge_dir, r.name) if o.price > 0),
                         key=lambda o: engine.catalog.fx.convert(o.price, o.currency, cur, o.on))
+        if len(table_rows) < PLATFORMS_SHOWN:
+            listed += priced
         if free:
             price = _clip_parts(r.free_tier, lang, 70) if r.has_free_tier else _t(lang, "no free quota", "没有免费额度")
         elif priced:
@@ -2287,11 +2294,14 @@ def _rent_platforms(engine: Engine, lang: str, china: bool, need: Need | None = 
         para = _t(lang, "Where to rent a GPU by the hour" + (" (China first)" if china else "") + ", platforms with a "
                         "dated price first:",
                   "按小时租 GPU 的地方" + ("（国内平台优先）" if china else "") + "，有带日期价格的排在前面：")
-    shown = table_rows[:8]
+    shown = table_rows[:PLATFORMS_SHOWN]
+    held = _rentable_cards_that_hold(engine, need, today, china) if need is not None else None
+    sums = _rental_sums(engine, [o for o in listed if held is None or getattr(card_of(o, list(engine.catalog)), "name",
+                                                                                 None) in held[3]], need, cur, lang)
     by_label = {x.label.get(lang): x for x in rows}
     sources = tuple(Source(r[0], by_label[r[0]].url) for r in shown[:4] if r[0] in by_label)
     return Reply("rent", lang, title=_t(lang, "Renting instead of buying", "租用而不是购买"),
-                 paragraphs=((no_local,) if no_local else ()) + (para,),
+                 paragraphs=((no_local,) if no_local else ()) + ((sums,) if sums else ()) + (para,),
                  table=Table(header, tuple(shown)),
                  footer=(_t(lang, "Rental prices change often; check the platform before you commit.",
                             "租用价格变化频繁，下单前请到平台确认。"),), sources=sources, follow_up="rent")
@@ -2321,22 +2331,31 @@ def _cost_of_the_hours(engine: Engine, offers: list, hours: float, cur: str, lan
     if not shown:
         return ""
     today = engine.today or date.today()
-    fx = engine.catalog.fx
 
-    def total(o) -> str:
-        lo = fx.convert(o.price, o.currency, cur, today) * hours
-        hi = fx.convert(o.price_high, o.currency, cur, today) * hours if o.price_high else None
-        return f"{money(lo, cur)}–{money(hi, cur)}" if hi and hi > lo else money(lo, cur)
+    def total(rate: float, o) -> str:
+        hi = engine.catalog.fx.convert(o.price_high, o.currency, cur, today) * hours if o.price_high else None
+        return f"{money(rate * hours, cur)}–{money(hi, cur)}" if hi and hi > rate * hours else money(rate * hours, cur)
 
-    parts = [(o.gpu_listed.get(lang), total(o), o.platform) for _, o in shown]
+    parts = [(o.gpu_listed.get(lang), total(rate, o), o.platform) for rate, o in shown]
     return _t(lang, f"For {hours:,.0f} GPU-hours: " + "; ".join(f"{g} about {c} ({p})" for g, c, p in parts) +
               " (at the lowest listed rate; storage and idle time extra).",
               f"{hours:,.0f} 卡时大约：" + "；".join(f"{g} {c}（{p}）" for g, c, p in parts) + "（按所列最低价，存储和空闲时间另计）。")
 
 
+def _as_time(hours: float, lang: str) -> str:
+    """Many GPU-hours as time around the clock ("about 7 months around the clock"): '' under two days."""
+    if hours < 48:
+        return ""
+    days = hours / 24
+    if days < 60:
+        return _t(lang, f", about {days:,.0f} days around the clock", f"，约合全天候 {days:,.0f} 天")
+    months = hours / (24 * DAYS_PER_MONTH)
+    return _t(lang, f", about {months:,.0f} months around the clock", f"，约合全天候 {months:,.0f} 个月")
+
+
 def _hours_the_budget_rents(engine: Engine, offers: list, budget, cur: str, lang: str) -> str:
-    """"runpod or vast.ai for a 2 week project, budget $300": how many GPU-hours that money rents of the cheapest cards
-    on the platforms asked about, each at its lowest current offer."""
+    """"runpod or vast.ai for a 2 week project, budget $300", "预算500块够租多久": how many GPU-hours that money rents of
+    the cheapest cards in `offers`, each at its lowest current offer."""
     today = engine.today or date.today()
     spend = engine.catalog.fx.convert(budget.amount, budget.currency, cur, today)
     shown = _cheapest_per_card(engine, offers, cur)
@@ -2348,6 +2367,26 @@ def _hours_the_budget_rents(engine: Engine, offers: list, budget, cur: str, lang
                                                             for h, g, c, p in parts) + " (at the lowest listed rate).",
               f"你的 {budget} 大约能租：" + "；".join(f"{g} {h} 卡时（{p}，{c}/小时）" for h, g, c, p in parts) +
               "（按所列最低价算）。")
+
+
+def _rental_sums(engine: Engine, offers: list, need: Need | None, cur: str, lang: str) -> str:
+    """The user's own sum over a list of offers: the hours they said in all priced ("how much would 3 days cost"), or
+    the hours their money rents ("1万块能租多久"); '' when they said neither."""
+    if need is None or not offers:
+        return ""
+    if need.usage is not None and need.usage.per == "total":
+        return _cost_of_the_hours(engine, offers, need.usage.hours, cur, lang)
+    if need.budget:
+        return _hours_the_budget_rents(engine, offers, need.budget, cur, lang)
+    return ""
+
+
+def _budget_in_hours(engine: Engine, budget, hour: float, cur: str, n: str, lang: str) -> str:
+    """"1万块能租多久4090": the hours the user's money rents at the rate just quoted (for all the GPUs priced)."""
+    spend = engine.catalog.fx.convert(budget.amount, budget.currency, cur, engine.today or date.today())
+    hours = spend / hour
+    return _t(lang, f"Your {budget} rents {n} for about {hours:,.0f} hours at that rate{_as_time(hours, lang)}.",
+              f"你的 {budget} 按这个价格能租{n}约 {hours:,.0f} 小时{_as_time(hours, lang)}。")
 
 
 def _platform_price(p: Platform, today: date, lang: str) -> str:
@@ -2406,10 +2445,9 @@ def _on_platforms(engine: Engine, named: list[Platform], lang: str, china: bool,
                                   f"today's.{f' Price: {price}.' if price else ''} GPUs: {p.gpus.en}.{free} {note}",
                             f"{label}：没有带日期的每卡每小时价格记录，请看它的价格页（{p.url}）。"
                             f"{f'价格：{price}。' if price else ''}GPU：{p.gpus.zh}。{free}{note}"))
-    if need is not None and need.usage is not None and need.usage.per == "total" and offers:
-        paras.append(_cost_of_the_hours(engine, offers, need.usage.hours, cur, lang))
-    elif need is not None and need.budget and offers:
-        paras.append(_hours_the_budget_rents(engine, offers, need.budget, cur, lang))
+    sums = _rental_sums(engine, offers, need, cur, lang)
+    if sums:
+        paras.append(sums)
     for o in offers[:10]:  # the note whole, as in where_to_rent: a cut by length would differ between the languages
         billing = _BILLING[o.billing].get(lang) + (_t(lang, "; ", "；") + o.note.get(lang) if o.note else "")
         rows.append((o.platform, o.gpu_listed.get(lang), _hourly_cell(engine, o, cur, lang), billing,

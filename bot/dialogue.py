@@ -680,6 +680,9 @@ class Conversation:
         if q.need.usage and q.need.usage.per == "total" and s.follow_up == "rent" and act not in COMMANDS and \
                 not (q.gpus or q.need.budget or "pick_request" in q.cues):
             return "rent"  # "how much would 3 days cost" after a rental list: those hours, priced on it
+        if q.need.budget and "duration" in q.cues and s.follow_up == "rent" and act not in COMMANDS and \
+                not (q.need.workloads or q.need.model_size_b or "pick_request" in q.cues):
+            return "rent"  # "I have $200, how many hours is that", "那500块能租多久" after a rental list: hours it rents
         if s.focus and (s.need.model_size_b or s.need.model) and _says(q.text, "enough_question") and \
                 len(q.text.strip()) <= 24 and not (q.gpus or need.budget or q.direction or q.need.psu_w):
             return "fit"  # "够吗", "is that enough?" after a fit or a pick: the card and the model on the table

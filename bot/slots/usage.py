@@ -130,8 +130,9 @@ def usage(text: str) -> tuple[Usage | None, Spans]:
             if 0 < hours <= _MOST[per]:
                 found.append((m.start(), Usage(hours, per, approx)))
     vague: Spans = []  # ("a month straight": around the clock, and for how long)
+    counted = [m.span() for rx in g["total_days"] for m in rx.finditer(mask(text, spans))]  # "3 days straight": 72 h
     for rx, hours, per, approx in g["vague"]:
-        for m in rx.finditer(mask(text, spans)):
+        for m in rx.finditer(mask(text, spans + counted)):
             found.append((m.start(), Usage(hours, per, approx)))
             spans.append(m.span())
             vague.append(m.span())

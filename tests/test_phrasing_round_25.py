@@ -1,0 +1,63 @@
+"""Money and time said for renting (stranger round 24): money with no platform named is spent on hours, not on a
+card; a number of days "straight" is that many days in all."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.dialogue import Conversation
+from bot.nlu import parse
+from bot.render import plain
+
+
+def _chat(engine, turns):
+    conv = Conversation(engine)
+    return conv, [conv.turn(t) for t in turns]
+
+
+def _number(s: str) -> float:
+    return float(s.replace(",", ""))
+
+
+@pytest.mark.parametrize("turns, money", [
+    (["1万块能租多久4090"], 10_000),
+    (["$50, how many hours of a 4090 can I rent?"], 50),
+    (["租4090的话 预算3000块能用多少小时"], 3_000),
+    (["where can I rent an A100", "I have $200, how many hours is that"], 200),
+    (["在哪里租3090", "那500块能租多久"], 500),
+])
+def test_money_to_rent_a_card_is_counted_in_hours_at_the_rate_quoted(engine, turns, money):
+    _, replies = _chat(engine, turns)
+    reply = replies[-1]
+    said = plain(reply)
+    assert reply.intent == "rent", said[:500]
+    rate = re.search(r"(?:an hour|每小时) [$¥](?P<r>[\d.,]+)|[$¥](?P<r2>[\d.,]+) an hour", said)
+    hours = re.search(r"(?:for about|约) (?P<h>[\d,]+) (?:hours|小时)", said)
+    assert rate and hours, said[:700]
+    per_hour = _number(rate.group("r") or rate.group("r2"))
+    assert abs(_number(hours.group("h")) - money / per_hour) <= max(1.0, 0.01 * money / per_hour), said[:700]
+
+
+@pytest.mark.parametrize("turns, said", [
+    (["想租卡跑LoRA", "预算500块够租多久"], "你的 ¥500 大约能租"),
+    (["where can I rent GPUs?", "I have $100, how many hours would that get me"], "Your $100 rents about"),
+])
+def test_money_to_rent_with_no_card_is_counted_on_the_cheapest_cards_listed(engine, turns, said):
+    _, replies = _chat(engine, turns)
+    assert replies[-1].intent == "rent" and said in plain(replies[-1]), plain(replies[-1])[:600]
+
+
+@pytest.mark.parametrize("text, hours", [("rent a 4090 for 3 days straight, how much", 72),
+                                         ("租一张A100连续跑5天要多少钱", 120),
+                                         ("2 days nonstop on a rented 3090, cost?", 48)])
+def test_days_straight_are_that_many_days_in_all(catalog, text, hours):
+    usage = parse(text, catalog).need.usage
+    assert usage is not None and usage.per == "total" and usage.hours == hours
+
+
+@pytest.mark.parametrize("text", ["run it a month straight on a rented 4090", "租一张4090连续跑"])
+def test_straight_without_a_number_of_days_stays_around_the_clock(catalog, text):
+    usage = parse(text, catalog).need.usage
+    assert usage is not None and usage.per == "day" and usage.hours == 24
