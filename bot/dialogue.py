@@ -214,6 +214,15 @@ def _follows_the_topic(q: Query, s: Session) -> bool:
         not _says(q.text, "topic_elsewhere")
 
 
+def _memory_asked_about(e: Engine, need: Need, r, asked: float) -> Text:
+    """"那训练CV呢，也要48G吗": yes or no for that job, from the memory the ranking required of it (the memory line of
+    the reply gives the figures)."""
+    label = workload_spec(e.knowledge_dir, need.workload, need.as_of or e.today or date.today()).label
+    if r.required_vram_gb < asked:
+        return Text(f"No, {label.en} does not need {asked:g} GB.", f"不用 {asked:g} GB：{label.zh}用不了这么多。")
+    return Text(f"Yes, {label.en} needs that much.", f"要，{label.zh}需要这么多。")
+
+
 def _next_step_up(c, lang: str) -> Text:
     """' The next step up: 2× RTX 5090 at $5,398.' for a setup faster than the picks, over the budget."""
     setup = f"{c.count}× {c.gpu.name}" if c.count > 1 else c.gpu.name
@@ -1891,6 +1900,8 @@ class Conversation:
             lower = rank(replace(need, small_models=True))
             if lower.picks:
                 r = lower
+        if t.cue("memory_whether") and q.memory_gb and r.picks and need.workload:
+            notes.append(_memory_asked_about(e, need, r, q.memory_gb))
         if t.cue("serving") and need.workload == "llm_inference":
             notes.append(_SERVING_NOTE)
         if q.model_family and need.workload in LLM_WORKLOADS and not need.model_size_b and r.picks:

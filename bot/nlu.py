@@ -149,6 +149,8 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     if hardware.form_factor_choice(t):
         # "笔记本还是台式": a question the guide answers, whatever else is on screen ("笔电" is no word of another topic here)
         cues = (cues - {"offtopic"}) | {"form_factor_choice"}
+    if hardware.memory_asked_whether(mask(n, gpu_spans)) is not None:
+        cues = cues | {"memory_whether"}  # "也要48G吗": whether the job needs that much (the dialogue answers it)
     move = context.budget_move(mask(with_cards, count_spans), found.spans)
     if move:
         cues = cues | {f"budget_{move}"}  # "再加一千", "$500 more": the dialogue moves the budget on the table

@@ -61,3 +61,19 @@ def test_days_straight_are_that_many_days_in_all(catalog, text, hours):
 def test_straight_without_a_number_of_days_stays_around_the_clock(catalog, text):
     usage = parse(text, catalog).need.usage
     assert usage is not None and usage.per == "day" and usage.hours == 24
+
+
+@pytest.mark.parametrize("turns, no, floor", [
+    (["预算3万，跑70B推理需要48G显存", "那如果只是训练CV呢，也要48G吗"], "不用 48 GB", 8),
+    (["$3000, I need 48gb for llama 70b", "and for stable diffusion, do I still need 48gb?"], "does not need 48 GB", 8),
+])
+def test_memory_asked_about_after_a_change_of_job_is_answered_not_kept_as_a_floor(engine, turns, no, floor):
+    conv, replies = _chat(engine, turns)
+    assert no in plain(replies[-1]), plain(replies[-1])[:600]
+    assert conv.session.need.min_vram_gb is None or conv.session.need.min_vram_gb <= floor
+    assert any(r.vram_gb < 48 for r in replies[-1].recommendations)
+
+
+@pytest.mark.parametrize("text", ["需要48G显存，预算3万", "I need 48gb, budget $6500", "至少要24G显存吗？预算一万"])
+def test_memory_stated_as_a_need_is_still_a_floor(catalog, text):
+    assert parse(text, catalog).need.min_vram_gb in (48, 24)

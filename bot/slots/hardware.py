@@ -288,13 +288,27 @@ _MEMORY_MIN_BEFORE = re.compile(r"(?:至少|最少|起码|不少于|at least|min
                                 r"大于|超过|more than|over|显存|~|about|around|>=|≥|大概|约)\s*$")
 
 
+def _asked_whether(text: str, m: re.Match) -> bool:
+    """"也要48G吗", "do I still need 48gb for that?": the amount is the question, not a need."""
+    head = text[max(0, m.start() - 18):m.start()].rstrip()
+    tail = text[m.end():m.end() + 12]
+    return any(head.endswith(w) for w in words("slots", "memory_asked_before")) and \
+        has_any(tail, words("slots", "memory_asked_after"))
+
+
+def memory_asked_whether(text: str) -> float | None:
+    """The amount of memory a question asks whether the job needs ("那训练CV呢，也要48G吗"), or None."""
+    return next((float(m[1]) for m in _MEMORY.finditer(text) if _asked_whether(text, m)), None)
+
+
 def min_vram(text: str) -> tuple[float | None, Spans]:
     """Memory the user asks for: 'I need 48 GB', '至少16G显存', '24G以上'. A size with no ask ('4060 Ti 16G' is a
-    card) is masked but not a need."""
+    card) and a size asked about ('也要48G吗') are masked but not a need."""
     found, spans = None, []
     for m in _MEMORY.finditer(text):
         v = float(m[1])
-        asks = m[3] or _MEMORY_MIN_BEFORE.search(text[max(0, m.start() - 12):m.start()])
+        asks = (m[3] or _MEMORY_MIN_BEFORE.search(text[max(0, m.start() - 12):m.start()])) and \
+            not _asked_whether(text, m)
         if 1 <= v <= 4096 and asks:
             found = max(found or 0, v)
         spans.append(m.span())
