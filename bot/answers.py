@@ -3244,6 +3244,37 @@ def gpu_card_for(engine: Engine, need: Need, name: str, lang: str) -> Reply:
     return replace(card, paragraphs=(lead,) + card.paragraphs + caveat)
 
 
+def setup_sheet(engine: Engine, need: Need, name: str, count: int, lang: str) -> Reply:
+    """"两张3090呢" after a card: that many of it as one machine, before the card's sheet: memory per card and in all
+    (and when it adds up), what the set costs, whether the cards join with NVLink, and the PSU."""
+    from bot.features import load_features
+
+    card = gpu_card_for(engine, need, name, lang)
+    g = engine.catalog.get(name)
+    if g is None or count < 2:
+        return card
+    new, used = _current_price(engine, need, g, lang)
+    price = new or used
+    cost = _t(lang, f" about {money(price.amount * count, price.currency)}{' used' if price is used else ''} "
+                    f"({count} × {money(price.amount, price.currency)}, {_seen(price, 'en')});",
+              f"{'二手' if price is used else ''}约 {money(price.amount * count, price.currency)}（{count} × "
+              f"{money(price.amount, price.currency)}，{_seen(price, 'zh')}）；") if price else ""
+    lead = _t(lang, f"{count}× {g.name}:{cost} {g.vram_gb * count:g} GB in all, {g.vram_gb:g} GB per card. Memory adds "
+                    "up only when the job splits across the cards (an LLM by layers, sharded training with ZeRO/FSDP); "
+                    "plain data-parallel training keeps a whole copy of the model on each card and runs up to about "
+                    f"{count}× as fast.",
+              f"{count} 张 {g.name}：{cost}共 {g.vram_gb * count:g} GB，每张 {g.vram_gb:g} GB。只有任务能拆到多张卡上时显存"
+              f"才相加（大模型按层切分、ZeRO/FSDP 分片训练）；普通的数据并行训练每张卡各放一份完整模型，速度最多约 {count} 倍。")
+    nvlink = next((f for f in load_features(engine.knowledge_dir) if f.name == "nvlink"), None)
+    joined = nvlink.supported_by(g) if nvlink is not None else None
+    link = "" if joined is None else (_t(lang, f" NVLink: {nvlink.yes_en}.", f"NVLink：{nvlink.yes_zh}。") if joined else
+                                      _t(lang, f" NVLink: {nvlink.no_en}.", f"NVLink：{nvlink.no_zh}。"))
+    psu = power(engine, name, count, need.psu_w, lang)
+    paras = (lead + link,) + (psu.paragraphs if psu.intent == "power" else ())
+    return replace(card, title=_t(lang, f"{count}× {g.name}", f"{count} 张 {g.name}"),
+                   paragraphs=paras + card.paragraphs, focus=g.name, focus_count=count)
+
+
 def worth_it(engine: Engine, need: Need, name: str, lang: str, offered: Budget | None = None,
              offered_used: bool = False, owned: bool = False, memory_gb: float | None = None) -> Reply:
     """"4060 Ti 16GB 值得买吗", "is a used 3080 still worth it?": the card's sheet led by a verdict on what its price

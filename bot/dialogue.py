@@ -46,6 +46,7 @@ from bot.slots.text import (
     normalise,
     to_script,
     without_markup,
+    words_pattern,
 )
 
 log = logging.getLogger(__name__)
@@ -1198,14 +1199,21 @@ class Conversation:
         shown = s.pick_counts.get(names[0]) if names and not t.q.gpus and names[0] in s.last_picks else None
         count = t.q.need.gpu_count or (s.need.gpu_count if s.last_act == "rent" else None) or shown or 1
         need = s.need.merge(t.need)
+        if t.q.need.budget and not t.q.need.usage:
+            need = replace(need, usage=None)  # "how many hours does $200 rent": the money said now, not the pace before
+        elif s.rent_budget and s.last_act == "rent" and not t.q.need.usage:
+            need = replace(need, budget=Budget(**s.rent_budget))  # "100块能租多久" then "那4090呢": the same money
+        s.rent_budget = asdict(t.q.need.budget) if t.q.need.budget else \
+            (s.rent_budget if s.last_act == "rent" and not t.q.need.usage else None)
         held = answers.cards_to_hold(self.engine, names[0], need) if names and not t.q.need.gpu_count and \
             _asks_how_many(t.q) else None
         if held:  # "how many H100s would I rent" after the memory a job needs: as many as hold it, priced
             count = held[0]
         cheaper = t.q.direction == "cheaper" and s.last_act == "rent"
         named = answers.platforms_named(self.engine, t.q.text)
-        if not named and s.last_act == "rent" and not (t.q.gpus or t.q.direction or abroad or t.q.need.region):
-            named = s.rent_platforms  # "AutoDL 上 4090" then "那8张呢": still on AutoDL
+        if not named and s.last_act == "rent" and (self._another_card_same_question(t.q) or
+                                                   not (t.q.gpus or t.q.direction or abroad or t.q.need.region)):
+            named = s.rent_platforms  # "AutoDL 上 4090" then "那8张呢", "那4090呢": still on AutoDL
         s.rent_platforms = named
         # a region whose shops price in a currency of their own (Taiwan, Hong Kong): its name, for what the reply says
         region = load_regions(self.engine.knowledge_dir).get(need.region) if need.region else None
@@ -1775,7 +1783,10 @@ class Conversation:
         s.need = need
         if need.workload is None and need.budget is None and need.min_vram_gb is None and len(q.gpus) == 1 and \
                 "alternative" not in q.cues and d is None:
-            # nothing to rank on, and a card named ("想buy个二手A100 40G，多少钱合理"): the card, not "what budget?"
+            # nothing to rank on, and a card named ("想buy个二手A100 40G，多少钱合理"): the card, not "what budget?";
+            # several of it ("两张3090呢"): that setup
+            if turn_need.gpu_count and turn_need.gpu_count > 1:
+                return answers.setup_sheet(e, need, q.gpus[0], turn_need.gpu_count, lang)
             return answers.gpu_card_for(e, need, q.gpus[0], lang)
         if need.workload is None and need.budget is None and need.min_vram_gb is None:
             s.awaiting = "budget"
@@ -2086,12 +2097,20 @@ _SERVING_NOTE = Text(
     "每个并发请求还要额外的 KV 缓存（多预留几十 GB），并且要求计算能力 7.0 及以上（P40 这类 Pascal 卡不行）；这时张量核心和带宽一样重要。")
 
 
+@functools.lru_cache(maxsize=1)
+def _rent_or_buy_shape() -> re.Pattern[str]:
+    """"租GPU定買GPU好", "rent a gpu or buy a used one": renting, a few words, "or", buying."""
+    shape = words("slots", "rent_or_buy_shape")
+    rent, either, buy = (words_pattern(tuple(shape[k])).pattern for k in ("rent", "or", "buy"))
+    return re.compile(f"(?:{rent}).{{0,8}}?(?:{either}).{{0,4}}?(?:{buy})")
+
+
 def _asks_rent_or_buy(t: Turn) -> bool:
     """"Rent or buy?", "租卡还是买卡划算", "买3090还是租" (read with the card as "@"), "how many hours until buying pays
     off" (not a miner's payback)."""
     cards_as_at = re.sub(r"(?<=@)\s+|\s+(?=@)", "", t.q.delexicalised)  # the mask keeps a name's length in spaces
     asked = _says(t.text, "rent_or_buy") or has_any(cards_as_at, words("slots", "rent_or_buy")) or \
-        _says(t.text, "break_even")
+        _says(t.text, "break_even") or _rent_or_buy_shape().search(normalise(t.text)) is not None
     return asked and "offtopic" not in t.q.cues
 
 
@@ -2106,7 +2125,7 @@ def _works_out_rent_or_buy(c: Conversation, t: Turn) -> bool:
         return bool(t.need.usage or s.need.usage) or _says(t.text, "break_even")
     if s.last_rule == "rent-vs-buy" and s.need.usage and t.short and "pick_request" not in t.q.cues and \
             not (t.q.need.budget or t.q.need.workloads or t.q.direction) and t.act not in COMMANDS and \
-            (len(t.q.gpus) == 1 or answers.platforms_named(c.engine, t.q.text) or t.q.need.region):
+            not _says(t.text, "hourly_price_asked") and (len(t.q.gpus) == 1 or answers.platforms_named(c.engine, t.q.text) or t.q.need.region):
         return True  # "what about a 3090 instead", "in china with autodl prices?" after the sum: the sum again
     return t.need.usage is not None and s.last_rule in _RENT_BUY_RULES and "pick_request" not in t.q.cues
 
@@ -2437,8 +2456,9 @@ POLICY: tuple[Rule, ...] = (
         t.need.used is not None or t.need.vendor is not None or t.cue("software")),
          lambda c, t: c._card_advice(t)),  # "二手矿卡3090能买吗", "7900 XTX with ROCm ok?": the guide's advice + the card
     Rule("gpu-card", _acts("gpu_info", "fit", "memory", "where_to_buy", "power", "why_not", "compare", "rent"),
-         lambda c, t: bool(t.referred), lambda c, t: answers.gpu_card_for(c.engine, c.session.need, t.referred[0],
-                                                                           t.lang)),
+         lambda c, t: bool(t.referred), lambda c, t: answers.setup_sheet(
+             c.engine, c.session.need, t.referred[0], t.q.need.gpu_count, t.lang) if (t.q.need.gpu_count or 1) > 1
+         else answers.gpu_card_for(c.engine, c.session.need, t.referred[0], t.lang)),  # "两张呢": that many of it
     Rule("question", _acts(), _always, lambda c, t: c._guide_question(t)),
 )
 POLICY_RECOMMEND = next(r.answer for r in POLICY if r.name == "recommend")

@@ -33,6 +33,7 @@ class Session:
     discussed: list[str] = field(default_factory=list)  # cards asked about one by one since the last list
     follow_up: str | None = None  # what the last answer's topic makes of a bare follow-up ("rent")
     rent_platforms: list[str] = field(default_factory=list)  # platforms the rental question named ("AutoDL 上 4090")
+    rent_budget: dict | None = None  # money said to rent with ("100块能租多久"): "那4090呢" counts the same money
     turns: int = 0
 
     def to_dict(self) -> dict:

@@ -77,3 +77,37 @@ def test_memory_asked_about_after_a_change_of_job_is_answered_not_kept_as_a_floo
 @pytest.mark.parametrize("text", ["需要48G显存，预算3万", "I need 48gb, budget $6500", "至少要24G显存吗？预算一万"])
 def test_memory_stated_as_a_need_is_still_a_floor(catalog, text):
     assert parse(text, catalog).need.min_vram_gb in (48, 24)
+
+
+def test_an_hourly_price_asked_after_a_rent_or_buy_sum_is_the_offers_and_money_next_is_hours(engine):
+    _, (_, price, hours) = _chat(engine, ["Should I rent or buy for stable diffusion, I use it ~2h a day",
+                                          "how much per hour on runpod for a 4090", "how many hours does $200 rent"])
+    assert price.intent == "rent" and "RunPod: $" in plain(price) and "Break-even" not in plain(price)
+    assert "Your $200 rents one GPU for about" in plain(hours), plain(hours)[:600]
+    assert "At your 2 hours a day" not in plain(hours)
+
+
+def test_money_to_rent_and_the_platform_carry_to_another_card_asked_the_same(engine):
+    _, (_, hours, other) = _chat(engine, ["AutoDL上租A100多少钱一小时", "100块能租多久", "那4090呢"])
+    assert "你的 ¥100" in plain(hours)
+    said = plain(other)
+    assert "RTX 4090 在 AutoDL" in said and "你的 ¥100 按这个价格能租" in said, said[:600]
+
+
+@pytest.mark.parametrize("turns, head", [
+    (["4090和3090比哪个好", "那张3090二手多少钱", "两张3090呢"], "2 张 GeForce RTX 3090：二手约"),
+    (["tell me about the 4090", "what about two of them?"], "2× GeForce RTX 4090: about"),
+    (["tell me about the 3090", "两张呢"], "2 张 GeForce RTX 3090："),
+])
+def test_several_of_the_card_on_screen_get_that_setup_not_the_single_card_again(engine, turns, head):
+    _, replies = _chat(engine, turns)
+    said = plain(replies[-1])
+    assert head in said and "48 GB" in said and ("W PSU" in said or "电源建议约" in said), said[:700]
+    assert replies[-1].focus_count == 2
+
+
+@pytest.mark.parametrize("text", ["租GPU定買GPU好？我每個月用大概50個鐘", "租卡定买卡好，每个月用50小时",
+                                  "should I rent a gpu or buy a used one, maybe 10 hours a week"])
+def test_rent_or_buy_with_things_named_between_is_worked_out(engine, text):
+    conv, (reply,) = _chat(engine, [text])
+    assert conv.session.last_rule == "rent-vs-buy", plain(reply)[:500]
