@@ -1456,13 +1456,27 @@ class Conversation:
             return replace(advice, paragraphs=advice.paragraphs[:2] + own + advice.paragraphs[2:])
         return reply
 
+    def _worth_for_llm(self, t: Turn) -> Reply:
+        """Whether a card is worth it for LLMs; a modded one ("2080ti魔改22G靠谱吗，跑大模型推理"): the guide's word on
+        the mod, then what its own memory runs (not the stock card's)."""
+        if t.q.card_memory_gb is not None and t.q.gpus:
+            runs = answers.what_fits(self.engine, t.referred[0], 1, t.lang, vram_gb=t.q.card_memory_gb)
+            advice = self._card_advice(t)
+            sheet = set(answers.gpu_card_for(self.engine, self.session.need, t.q.gpus[0], t.lang).paragraphs)
+            return answers.with_advice(runs, replace(advice, paragraphs=tuple(p for p in advice.paragraphs
+                                                                               if p not in sheet)))
+        return answers.worth_for_llm(self.engine, t.referred[0], self.session.need, t.lang)
+
     def _card_advice(self, t: Turn) -> Reply:
         card = answers.gpu_card_for(self.engine, self.session.need, t.q.gpus[0], t.lang)
         # the guide's sections only: the card's own sheet is already here ("7900 XTX 能跑 pytorch 吗" wants ROCm)
         # asked about the card's maker, which the guide's sections are written about ("AMD", not "7900 XTX": a model
         # number only matches the sections' tables of numbers)
         gpu = self.engine.catalog.get(t.q.gpus[0])
-        if t.need.used is not None and t.q.card_memory_gb is not None:
+        if t.q.card_memory_gb is not None and _says(t.q.text, "mod_words"):
+            # "2080ti魔改22G靠谱吗，跑大模型推理": the guide on the mod (not on the job), with the card as written
+            text = _asked_as("modded_card_query", f"{gpu.name if gpu else ''} {t.q.card_memory_gb:g}G", t.q.text)
+        elif t.need.used is not None and t.q.card_memory_gb is not None:
             text = t.q.text  # "4090 48g 魔改": the message as written (a mod, not a model number)
         elif t.need.used is not None:  # "闲鱼 3090 卖3500 靠谱吗": the used market, not the sections naming the card
             text = (t.q.delexicalised or t.q.text).replace("@", " ") + " " + Text("used GPU", "二手显卡").get(t.q.lang)
@@ -2354,7 +2368,7 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: len(t.referred) == 1 and t.cue("worth") and not t.q.need.model_size_b and not t.need.budget and (
              "llm_inference" in t.need.workloads or "llm_inference" in c.session.need.workloads or
              _says(t.text, "llm_words") or _a_machine_for_llms(c, t)),
-         lambda c, t: answers.worth_for_llm(c.engine, t.referred[0], c.session.need, t.lang)),
+         lambda c, t: c._worth_for_llm(t)),
     Rule("price-check", _acts("gpu_info", "question", "recommend", "refine", "where_to_buy", "fit"),
          lambda c, t: len(t.q.gpus) == 1 and (t.cue("worth") or _offered_price(c.engine.catalog, t.q.text)) and
          bool(t.q.need.budget or (t.q.bare_number and _offered_price(c.engine.catalog, t.q.text)))

@@ -111,3 +111,13 @@ def test_several_of_the_card_on_screen_get_that_setup_not_the_single_card_again(
 def test_rent_or_buy_with_things_named_between_is_worked_out(engine, text):
     conv, (reply,) = _chat(engine, [text])
     assert conv.session.last_rule == "rent-vs-buy", plain(reply)[:500]
+
+
+@pytest.mark.parametrize("text, gb", [("2080ti魔改22G靠谱吗，跑大模型推理", 22),
+                                      ("is a modded 2080 ti 22gb worth it for local llms?", 22)])
+def test_a_modded_card_for_llms_runs_what_its_own_memory_holds_after_the_word_on_mods(engine, text, gb):
+    _, (reply,) = _chat(engine, [text])
+    said = plain(reply)
+    assert f"({gb} GB)" in reply.title, said[:500]
+    assert "魔改卡" in said or "modded card" in said, said[:800]
+    assert "算例" not in said and "Worked example" not in said
