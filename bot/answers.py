@@ -526,9 +526,11 @@ def _largest_llms_held(engine: Engine, gpus, n_of, label, perfs, lang: str) -> t
               f"结论：要跑更大的模型选 {label[roomy]}，显存决定能不能跑：{held}。{speed}"), roomy
 
 
-def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dict[str, int] | None = None) -> Reply:
+def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dict[str, int] | None = None,
+            offered: tuple[str, Budget, bool] | None = None) -> Reply:
     """Cards side by side for the need; `counts` compares setups ("two 3090s or one 4090"): speed scaled by the
-    measured multi-GPU efficiency of the job, memory, power and price per setup."""
+    measured multi-GPU efficiency of the job, memory, power and price per setup. `offered`: a card, the price the
+    user was offered for it and whether used ("a used 3090 for $700 or a 5070 Ti"): weighed at that price."""
     from bot.perf import load_perf_model
 
     gpus = [engine.catalog.get(n) for n in names]
@@ -565,6 +567,19 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                                                                                    for v in vals))
     prices = [tuple(replace(p, amount=p.amount * n) if p else None for p in _current_price(engine, need, g, lang))
               for g, n in zip(gpus, n_of, strict=True)]
+    on = need.as_of or engine.today or date.today()
+    cur = price_list_currency(need, lang)
+    asked = None  # the offered card's index and its price in the prices' currency
+    if offered is not None and offered[0] in [g.name for g in gpus]:
+        i = [g.name for g in gpus].index(offered[0])
+        amount = engine.catalog.fx.convert(offered[1].amount, offered[1].currency, cur, on) * n_of[i]
+        asked = i, Price(round(amount, 2), cur, on, "used" if offered[2] else "new", source="offered")
+        listed = prices[i][1] if offered[2] else prices[i][0]
+        prices[i] = (prices[i][0], asked[1]) if offered[2] else (asked[1], prices[i][1])
+        market = ("used", "二手") if offered[2] else ("new", "新卡")
+        asked_note = _t(lang, f"Weighed at the {offered[1]} you were offered for {label[i]}"
+                              f"{f' (the latest {market[0]} price on file is {listed})' if listed else ''}.",
+                        f"{label[i]} 按你说的 {offered[1]} 来比较{f'（资料里最新的{market[1]}价是 {listed}）' if listed else ''}。")
     rows.append((_t(lang, "Price (new)", "价格（新）"),) + tuple(
         f"{p[0]} ({_seen(p[0], lang)})" if p[0] else _elsewhere(engine, need, g, lang) or "—"
         for p, g in zip(prices, gpus, strict=True)))
@@ -621,11 +636,18 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
         weighed = [(used, new) if need.used and used else (new, used) if new or used else
                    (_imported_price(engine, need, g, lang, n), None)
                    for (new, used), g, n in zip(prices, gpus, n_of, strict=True)]
+        if asked is not None:
+            weighed[asked[0]] = (asked[1], None)
+        budget = need.budget
+        if budget is not None and budget.currency != cur:  # "預算台幣五萬": checked against prices in their currency
+            budget = Budget(round(engine.catalog.fx.convert(budget.amount, budget.currency, cur, on)), cur,
+                            approximate=True)
         verdict = _compare_verdict(perfs[spec.family], label, weighed, lang,
                                    roomy=[g.vram_gb * n >= spec.comfortable_vram_gb for g, n in zip(gpus, n_of,
                                                                                                   strict=True)],
                                    job=(spec.label, spec.comfortable_vram_gb) if need.workloads else None,
-                                   vram=[g.vram_gb * n for g, n in zip(gpus, n_of, strict=True)], budget=need.budget)
+                                   vram=[g.vram_gb * n for g, n in zip(gpus, n_of, strict=True)], budget=budget,
+                                   budget_said=need.budget)
         verdict = _software_tie(gpus, n_of, perfs[spec.family], label, lang) or verdict
         memories = [g.vram_gb * n for g, n in zip(gpus, n_of, strict=True)]
         held = _largest_llms_held(engine, gpus, n_of, label, perfs[spec.family], lang) \
@@ -648,6 +670,8 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                 paragraphs = [p for p in paragraphs if p not in said_by_verdict]
             paragraphs.insert(0, verdict[0])
             chosen = gpus[verdict[1]].name
+    if asked is not None:
+        paragraphs.insert(min(1, len(paragraphs)), asked_note)
     sources = tuple(Source(source_title("specs", lang, name=g.name), g.source_url) for g in gpus if g.source_url)
     return Reply("compare", lang, title=_t(lang, "Comparison", "对比") + ": " + " vs ".join(label),
                  paragraphs=tuple(paragraphs), table=Table(header, tuple(rows)),
@@ -730,13 +754,23 @@ BUDGET_SLACK = 1.1  # in a comparison, a card up to this much over the user's bu
 
 def _compare_verdict(perfs: list, labels: list[str], prices: list[tuple], lang: str, roomy: list[bool] | None = None,
                      job: tuple[Text, float] | None = None, vram: list[float] | None = None,
-                     budget: Budget | None = None) -> tuple[str, int] | None:
+                     budget: Budget | None = None, budget_said: Budget | None = None) -> tuple[str, int] | None:
     """With a budget ("5060 Ti or a used 3090, budget ~$500"): the cards over it are named as such and the verdict is
-    among the others; else `_verdict_on_price`."""
+    among the others; else `_verdict_on_price`. `budget_said`: the budget as the user wrote it, when `budget` is it
+    converted to the prices' currency."""
     priced = _with_prices(perfs, labels, prices)
     if budget is not None and priced and all(m.currency == budget.currency for _, _, m, _ in priced):
         over = [x for x in priced if x[2].amount > BUDGET_SLACK * budget.amount]
         within = [x for x in priced if x not in over]
+        if over and not within and len(priced) == len(perfs):  # "預算台幣五萬，4090還是兩張3090": neither fits it
+            found = _verdict_on_price(perfs, labels, prices, lang, roomy, job, vram)
+            said = f"{budget_said} (≈ {budget})" if budget_said and budget_said != budget else f"{budget}"
+            said_zh = f"{budget_said}（约 {budget}）" if budget_said and budget_said != budget else f"{budget}"
+            both = len(priced) == 2
+            note = _t(lang, f" {'Both cost' if both else 'All of them cost'} more than your budget of {said}, so this "
+                            "assumes you stretch it.",
+                      f"{'两个' if both else '这几个'}都超出你的预算 {said_zh}，这个结论是按加钱算的。")
+            return (found[0] + note, found[1]) if found else None
         if over and within:
             names = ", ".join(f"{x[1]} ({x[2]}{_market_word(x[2], lang)})" for x in over)
             names_zh = "、".join(f"{x[1]}（{x[2]}{_market_word(x[2], lang)}）" for x in over)

@@ -656,8 +656,8 @@ class Conversation:
             g = self.engine.catalog.get(q.gpus[0])
             if g is not None and g.unified_memory and _says(q.text, "not_a_mac"):
                 return "gpu_info"  # "Mac Studio 192GB for big LLMs, worth it vs nvidia?": what the machine runs
-        if len(q.gpus) >= 2 and act in ("recommend", "refine") and _says(q.text, "choice_between") and \
-                not q.need.gpu_count:
+        if len(q.gpus) >= 2 and (act in ("recommend", "refine") or act == "where_to_buy" and not _says(q.text, "asks_where")) \
+                and _says(q.text, "choice_between") and not q.need.gpu_count:
             return "compare"  # "預算三千五，5060ti 16g 定係二手3090": a choice between the cards named, in that budget
         if q.need.price_currency and s.last_picks and act not in COMMANDS and not q.gpus and \
                 replace(q.need, price_currency=None, region=None).is_empty():
@@ -1250,7 +1250,12 @@ class Conversation:
                 "llm_finetune", "transformer")):  # "两张3090还是一张4090，微调14B": which method each setup holds
             return self._fit_setups_for_training(t, list(t.q.gpus), need)
         counts = {n: c for n, c in counts.items() if c > 1}
-        return answers.compare(self.engine, need, names[:4], t.lang, counts=counts or None)
+        price = self._price_offered(t) if len(t.q.gpus) >= 2 else None
+        offered = None
+        if price is not None:  # "is a used 3090 for $700 a good deal or should i get a 5070 ti": the first card at it
+            offered = (t.q.gpus[0], price, bool(t.q.need.used))
+            need = replace(need, budget=s.need.budget if s.need.budget != t.q.need.budget else None)
+        return answers.compare(self.engine, need, names[:4], t.lang, counts=counts or None, offered=offered)
 
     def _compare_again_for(self, t: Turn) -> Reply:
         """The cards just compared, weighed again for the job, market or currency this message names ("in euros?"
@@ -1421,13 +1426,22 @@ class Conversation:
             return reply
         return answers.with_advice(reply, replace(guide, paragraphs=tuple(about[-2:])))  # the latest word on it
 
+    def _price_offered(self, t: Turn) -> Budget | None:
+        """The amount written beside the first card as what it sells for ("a used 3090 for $700", "闲鱼2800的3090"),
+        in the chat's money when it names none; None when there is no such amount."""
+        if not _offered_price(self.engine.catalog, t.q.text):
+            return None
+        if t.q.need.budget is not None:
+            return t.q.need.budget
+        if t.q.bare_number:  # "闲鱼 3090 卖3500 靠谱吗": in the chat's money
+            chat = self.session.need.budget.currency if self.session.need.budget else None
+            return Budget(t.q.bare_number, chat or ("CNY" if t.lang == "zh" else "USD"))
+        return None
+
     def _worth(self, t: Turn) -> Reply:
         """The verdict on what the card's price buys; for a used card, a maker or its software, also the guide's
         advice on that ("二手3090值得买吗", "7900xtx值得买吗 能跑pytorch吗")."""
-        b = t.q.need.budget
-        if b is None and t.q.bare_number and _offered_price(self.engine.catalog, t.q.text):  # "闲鱼 3090 卖3500 靠谱吗": in the chat's money
-            chat = self.session.need.budget.currency if self.session.need.budget else None
-            b = Budget(t.q.bare_number, chat or ("CNY" if t.lang == "zh" else "USD"))
+        b = t.q.need.budget if t.q.need.budget is not None else self._price_offered(t)
         # an amount beside a card and "worth it / good deal" is what the card costs the user, not a budget
         offered = b if b is not None and not _says(t.q.text, "cues", "budget_words") else None
         need = self.session.need.merge(replace(t.need, budget=None) if offered else t.need)

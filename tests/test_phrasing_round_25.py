@@ -121,3 +121,22 @@ def test_a_modded_card_for_llms_runs_what_its_own_memory_holds_after_the_word_on
     assert f"({gb} GB)" in reply.title, said[:500]
     assert "魔改卡" in said or "modded card" in said, said[:800]
     assert "算例" not in said and "Worked example" not in said
+
+
+@pytest.mark.parametrize("text, price, said", [
+    ("is a used 3090 for $700 still a good deal in 2026 or should i get a 5070 ti", "$700", "you were offered"),
+    ("闲鱼2800的3090和新的5070ti选哪个", "¥2,800", "按你说的 ¥2,800"),
+])
+def test_two_cards_weighed_with_a_price_offered_for_the_first_use_that_price(engine, text, price, said):
+    _, (reply,) = _chat(engine, [text])
+    out = plain(reply)
+    assert reply.intent == "compare" and said in out, out[:600]
+    assert price in reply.paragraphs[0], out[:600]
+
+
+@pytest.mark.parametrize("text, budget", [("想微調LLM，預算台幣五萬，該買4090還是兩張3090", "NT$50,000"),
+                                          ("$1200 budget, 4090 or 5090?", "$1,200")])
+def test_cards_compared_that_all_cost_more_than_the_budget_say_so(engine, text, budget):
+    _, (reply,) = _chat(engine, [text])
+    assert budget in reply.paragraphs[0] and ("超出你的预算" in reply.paragraphs[0] or "超出你的預算" in
+                                              reply.paragraphs[0] or "more than your budget" in reply.paragraphs[0])
