@@ -527,10 +527,11 @@ def _largest_llms_held(engine: Engine, gpus, n_of, label, perfs, lang: str) -> t
 
 
 def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dict[str, int] | None = None,
-            offered: tuple[str, Budget, bool] | None = None) -> Reply:
+            offered: tuple[str, Budget, bool] | None = None, owned: str | None = None) -> Reply:
     """Cards side by side for the need; `counts` compares setups ("two 3090s or one 4090"): speed scaled by the
     measured multi-GPU efficiency of the job, memory, power and price per setup. `offered`: a card, the price the
-    user was offered for it and whether used ("a used 3090 for $700 or a 5070 Ti"): weighed at that price."""
+    user was offered for it and whether used ("a used 3090 for $700 or a 5070 Ti"): weighed at that price. `owned`:
+    the card the user has ("I have a 3090, worth upgrading to a 5090?"): the verdict is on the step up."""
     from bot.perf import load_perf_model
 
     gpus = [engine.catalog.get(n) for n in names]
@@ -649,6 +650,12 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                                    vram=[g.vram_gb * n for g, n in zip(gpus, n_of, strict=True)], budget=budget,
                                    budget_said=need.budget)
         verdict = _software_tie(gpus, n_of, perfs[spec.family], label, lang) or verdict
+        owned = owned or next((g.name for g in gpus if g.name in need.owned_gpus), None)
+        mine = [g.name for g in gpus].index(owned) if owned in [g.name for g in gpus] and len(gpus) == 2 else None
+        if mine is not None:
+            verdict = _upgrade_verdict(mine, perfs[spec.family], label, prices,
+                                       [g.vram_gb * n for g, n in zip(gpus, n_of, strict=True)], spec.label,
+                                       lang) or verdict
         memories = [g.vram_gb * n for g, n in zip(gpus, n_of, strict=True)]
         held = _largest_llms_held(engine, gpus, n_of, label, perfs[spec.family], lang) \
             if spec.name == "llm_inference" and (any(n > 1 for n in n_of) or max(memories) >= 2 * min(memories)) \
@@ -741,6 +748,44 @@ def _unpriced_verdict(perfs: list, labels: list[str], vram: list[float], roomy: 
     return _t(lang, f"Verdict: {labels[best]} — {why.en}. I don't have current prices for both, so weigh what each "
                     "costs you.",
               f"结论：{labels[best]}——{why.zh}。我没有两张卡的当前价格，价钱请自己比较。"), best
+
+
+UPGRADE_WORTH = 1.25  # an upgrade less than this much faster, with no more memory, is not worth the money and bother
+
+
+def _upgrade_verdict(owned: int, perfs: list, labels: list[str], prices: list[tuple], vram: list[float],
+                     job: Text, lang: str) -> tuple[str, int] | None:
+    """"I have a 3090, worth upgrading to a 5090?": not which to buy, but what the step up gains (speed for the job,
+    memory) and what it costs after the owned card is sold used."""
+    if len(labels) != 2 or not all(perfs):
+        return None
+    new = 1 - owned
+    ratio, more_gb = perfs[new] / perfs[owned], vram[new] - vram[owned]
+    price = prices[new][0] or prices[new][1]
+    resale = prices[owned][1]
+    gain = _t(lang, f"{100 * (ratio - 1):.0f}% faster for {job.en}" if ratio >= SAME_SPEED else
+              (f"{100 * (1 - ratio):.0f}% slower for {job.en}" if ratio < 1 / SAME_SPEED else f"as fast for {job.en}"),
+              f"{job.zh}快约 {100 * (ratio - 1):.0f}%" if ratio >= SAME_SPEED else
+              (f"{job.zh}反而慢约 {100 * (1 - ratio):.0f}%" if ratio < 1 / SAME_SPEED else f"{job.zh}速度差不多"))
+    memory = _t(lang, f", {more_gb:+g} GB of memory ({vram[new]:g} GB)" if more_gb else ", no more memory",
+                f"，显存 {more_gb:+g} GB（{vram[new]:g} GB）" if more_gb else "，显存不变")
+    cost = ""
+    if price is not None:
+        cost = _t(lang, f" It costs {price}{_market_word(price, lang)}", f"要花 {price}{_market_word(price, lang)}")
+        if resale is not None and resale.currency == price.currency:
+            net = format_money(max(price.amount - resale.amount, 0), price.currency)
+            cost += _t(lang, f", about {net} after selling your {labels[owned]} used (~{resale}).",
+                       f"，卖掉你的 {labels[owned]}（二手约 {resale}）后净花约 {net}。")
+        else:
+            cost += _t(lang, ".", "。")
+    if ratio < UPGRADE_WORTH and more_gb <= 0:
+        return _t(lang, f"Verdict: keep your {labels[owned]} — {labels[new]} is only {gain.split(' for ')[0]}"
+                        f"{memory}, not worth the money and bother.{cost}",
+                  f"结论：留着你的 {labels[owned]}——{labels[new]} {gain}{memory}，不值得花这个钱折腾。{cost}"), owned
+    return _t(lang, f"Upgrade from your {labels[owned]} to {labels[new]}: {gain}{memory}.{cost} Worth it if that speed "
+                    "or memory is what holds your work back; otherwise keep the card you have.",
+              f"从你的 {labels[owned]} 升级到 {labels[new]}：{gain}{memory}。{cost}如果卡住你的正是速度或显存，就值得；"
+              "否则先用着手上的卡。"), new
 
 
 def _with_prices(perfs: list, labels: list[str], prices: list[tuple]) -> list[tuple]:
@@ -2098,6 +2143,33 @@ def _cannot_weigh(engine: Engine, g: GPU, price, offer, tariff, usage: Usage | N
                   f"{g.name}：没有带日期的租用价格，算不出回本点；买的话 {price}（{price.on:%Y-%m}）。")
     return _t(lang, f"{g.name}: no board power on file, so no electricity cost and no break-even.",
               f"{g.name}：没有功耗数据，算不出电费和回本点。")
+
+
+def price_in_rented_hours(engine: Engine, name: str, platforms: list[str], need: Need, lang: str) -> str:
+    """"Buy a 4060 or just use Colab?": the hours the card's price rents on the platforms named (of their cheapest
+    cards), and what that is a week over a year; '' without a price or an offer."""
+    from bot.knowledge import load_platforms
+    from bot.rentals import load_rentals
+
+    g = engine.catalog.get(name)
+    if g is None:
+        return ""
+    new, used = _current_price(engine, need, g, lang)
+    price = new or used
+    named = {n.lower() for p in load_platforms(engine.knowledge_dir) if p.name in platforms for n in _spellings(p)}
+    offers = [o for o in load_rentals(engine.knowledge_dir) if o.platform.lower() in named]
+    shown = _cheapest_per_card(engine, offers, price.currency)[:1] if price else []
+    if not shown:
+        return ""
+    rate, o = shown[0]
+    hours = price.amount / rate
+    paid = f"{price}{_t(lang, ' used', '（二手）') if price is used else ''}"
+    return _t(lang, f"The price of a {g.name} ({paid}) rents about {hours:,.0f} hours of a {o.gpu_listed.en} on "
+                    f"{o.platform} ({hourly(rate, price.currency)}), about {hours / 52:,.0f} hours "
+                    "a week for a year; use it more than that and buying pays off sooner (electricity aside).",
+              f"一张 {g.name} 的钱（{paid}）够在 {o.platform} 上租 {o.gpu_listed.zh} 约 {hours:,.0f} 小时"
+              f"（{hourly(rate, price.currency)}），相当于一年里每周约 {hours / 52:,.0f} 小时；"
+              "用得比这多，买卡回本更快（未计电费）。")
 
 
 def rent_or_buy_guide(engine: Engine, text: str, lang: str) -> Reply:
@@ -4227,6 +4299,29 @@ def power_for_watts(engine: Engine, watts: float, count: int, psu_w: float | Non
 def power(engine: Engine, name: str, count: int, psu_w: float | None, lang: str) -> Reply:
     """Power draw and the PSU for one card or a setup of several."""
     return power_of_cards(engine, [name] * count, psu_w, lang)
+
+
+def mixed_setup(engine: Engine, names: list[str], lang: str) -> Reply:
+    """"Could I keep the old one as a second card?": two different cards in one machine — what the memory adds up to and
+    for which jobs, how training runs on a pair that is not matched, and the PSU for both."""
+    gpus = [g for g in (engine.catalog.get(n) for n in names) if g is not None]
+    power = power_of_cards(engine, [g.name for g in gpus], None, lang)
+    if len(gpus) != 2 or power.intent != "power":
+        return power
+    (a, b), total = gpus, sum(g.vram_gb for g in gpus)
+    small = min(gpus, key=lambda g: g.vram_gb)
+    lead = _t(lang, f"Yes, {a.name} + {b.name} in one machine works: {total:g} GB in all. Running LLMs split by layers "
+                    "(llama.cpp, or vLLM/ExLlama across cards) uses both cards' memory, so bigger models fit than on "
+                    "either alone. Training one model on both (data parallel) runs at the slower card's pace and within "
+                    f"{small.name}'s {small.vram_gb:g} GB, so for training most people use the faster card alone and "
+                    "give the other its own jobs (a second experiment, inference, the display). Check the board has a "
+                    "second x8/x16 slot with room for both coolers.",
+              f"可以，{a.name} + {b.name} 装在一台机器里：共 {total:g} GB。大模型按层切分推理（llama.cpp，或 vLLM/ExLlama "
+              "多卡）能用上两张卡的显存，比单张装得下更大的模型。两张一起训练同一个模型（数据并行）时按慢的那张的速度走，"
+              f"显存也受 {small.name} 的 {small.vram_gb:g} GB 限制；所以训练时多数人只用快的那张，另一张跑别的任务（第二个实验、"
+              "推理、接显示器）。还要确认主板有第二个 x8/x16 插槽，两张卡的散热放得下。")
+    return replace(power, title=_t(lang, f"{a.name} + {b.name} in one machine", f"{a.name} + {b.name} 装一台"),
+                   paragraphs=(lead,) + power.paragraphs)
 
 
 def power_of_cards(engine: Engine, names: list[str], psu_w: float | None, lang: str) -> Reply:

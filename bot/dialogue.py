@@ -155,6 +155,8 @@ def _off_topic_gate(q: Query, act: str, guess: ActGuess | None, about_the_focus:
     if _says(q.text, "service_request", "words") and not (q.gpus or "rent" in q.cues or
                                                          _says(q.text, "service_request", "unless")):
         return "out_of_scope"  # "AI绘画网站推荐", "best llm api for coding": a service to use, not hardware
+    if _says(q.text, "media_words") and not (q.gpus or q.need.budget or q.need.model_size_b or q.unknown_products):
+        return "out_of_scope"  # "recommend a good movie about AI", "推荐几本深度学习的书": things to watch or read
     if _says(q.text, "tasks_we_do_not_do") and not (q.need.budget or
                                                                                 "pick_request" in q.cues):
         return "out_of_scope"  # "write me a DDP script", "帮我写个训练代码": a task, not advice on hardware
@@ -1141,12 +1143,16 @@ class Conversation:
         guide = answers.rent_or_buy_guide(self.engine, t.q.text, t.lang)
         if t.q.need.workloads or t.q.need.model_size_b:  # "…for a one-off 70b finetune": the job stays for what follows
             self.session.need = self.session.need.merge(replace(t.q.need, budget=None))
-        if not (t.q.gpus or answers.platforms_named(self.engine, t.q.text)):
+        named = answers.platforms_named(self.engine, t.q.text)
+        if not (t.q.gpus or named):
             return guide
         rent = self._rent(t)
         if rent.intent != "rent":
             return guide
-        return replace(rent, paragraphs=rent.paragraphs + guide.paragraphs[-1:])
+        # "buy a 4060 or just use colab": the card's price counted in hours on the platform, before its offers
+        hours = answers.price_in_rented_hours(self.engine, t.q.gpus[0], named, self.session.need.merge(t.need),
+                                              t.lang) if t.q.gpus and named else ""
+        return replace(rent, paragraphs=((hours,) if hours else ()) + rent.paragraphs + guide.paragraphs[-1:])
 
     def _picks_then_rent_or_buy(self, t: Turn) -> Reply:
         """Rent or buy asked with a budget and a job: the picks the budget buys, led by the guide's rule of thumb and
@@ -1255,7 +1261,10 @@ class Conversation:
         if price is not None:  # "is a used 3090 for $700 a good deal or should i get a 5070 ti": the first card at it
             offered = (t.q.gpus[0], price, bool(t.q.need.used))
             need = replace(need, budget=s.need.budget if s.need.budget != t.q.need.budget else None)
-        return answers.compare(self.engine, need, names[:4], t.lang, counts=counts or None, offered=offered)
+        # "I have a 3090, worth upgrading to a 5090?": the step up from the card owned
+        owned = next((n for n in names[:2] if n in t.q.need.owned_gpus), None)
+        return answers.compare(self.engine, need, names[:4], t.lang, counts=counts or None, offered=offered,
+                               owned=owned)
 
     def _compare_again_for(self, t: Turn) -> Reply:
         """The cards just compared, weighed again for the job, market or currency this message names ("in euros?"
@@ -1459,7 +1468,8 @@ class Conversation:
         if t.q.card_memory_gb is not None and t.q.gpus:
             # "3080 20G魔改 2500块": the offer weighed with its memory, then what the guide says of memory mods
             mod_words = words("slots", "mod_words")
-            mods = tuple(p for p in self._card_advice(t).paragraphs if has_any(normalise(p), mod_words))
+            mods = tuple(p for p in self._card_advice(t).paragraphs if has_any(normalise(p), mod_words) and
+                         p not in reply.paragraphs)  # (the card's own note on mods is already in its sheet)
             return replace(reply, paragraphs=reply.paragraphs + mods[:2])
         if t.q.gpus and (t.need.used is not None or t.need.vendor is not None or t.cue("software")):
             advice = self._card_advice(t)
@@ -1611,6 +1621,11 @@ class Conversation:
         if t.q.need.psu_w:  # "I have a 650w": the user's PSU, kept for the picks that follow
             s.need = replace(s.need, psu_w=t.q.need.psu_w)
         compared = s.last_act == "compare" or s.last_act == "question" and s.cards_act == "compare"
+        if (compared or s.last_rule == "keep-the-old-card") and len(s.compared) >= 2 and \
+                not (t.q.gpus or t.q.ordinals) and _says(t.text, "together_words") and \
+                set(s.compared[:2]) & set(s.need.owned_gpus):
+            # "PSU for both?" after "I have a 3090, upgrade to a 5090?": the owned card kept beside the new one
+            return answers.power_of_cards(self.engine, s.compared[:2], psu, t.lang)
         if compared and len(s.compared) >= 2 and not (t.q.gpus or t.q.ordinals):
             # "PSU?" after "3090 vs 4090" (and "do I need NVLink?" between them): the power of each card compared,
             # not of the first pick before it
@@ -2127,10 +2142,11 @@ _SERVING_NOTE = Text(
 
 @functools.lru_cache(maxsize=1)
 def _rent_or_buy_shape() -> re.Pattern[str]:
-    """"租GPU定買GPU好", "rent a gpu or buy a used one": renting, a few words, "or", buying."""
+    """"租GPU定買GPU好", "rent a gpu or buy a used one": renting, a few words, "or", buying (or buying first: "buy a
+    4060 or just use colab")."""
     shape = words("slots", "rent_or_buy_shape")
     rent, either, buy = (words_pattern(tuple(shape[k])).pattern for k in ("rent", "or", "buy"))
-    return re.compile(f"(?:{rent}).{{0,8}}?(?:{either}).{{0,4}}?(?:{buy})")
+    return re.compile(f"(?:{rent}).{{0,8}}?(?:{either}).{{0,4}}?(?:{buy})|(?:{buy}).{{0,10}}?(?:{either}).{{0,8}}?(?:{rent})")
 
 
 def _asks_rent_or_buy(t: Turn) -> bool:
@@ -2238,6 +2254,14 @@ def _makes_a_choice(c: Conversation, t: Turn) -> bool:
         and not _asks(t.text) and replace(q.need, used=None).is_empty() and not q.direction
 
 
+def _upgrade_on_screen(s: Session) -> tuple[str, str] | None:
+    """The card the user owns and the one just weighed as its upgrade, when the last answer was that comparison."""
+    if s.last_act != "compare" or len(s.compared) != 2:
+        return None
+    owned = [n for n in s.compared if n in s.need.owned_gpus]
+    return (owned[0], next(n for n in s.compared if n != owned[0])) if len(owned) == 1 else None
+
+
 def _acts(*names: str) -> frozenset[str]:
     return frozenset(names)
 
@@ -2269,6 +2293,10 @@ POLICY: tuple[Rule, ...] = (
          not (c.session.focus and c.session.need.model_size_b and not t.q.need.model_size_b and
               c.session.last_act == "fit"), lambda c, t: c._training_time(t)),
     Rule("out-of-scope", _acts("out_of_scope"), _always, lambda c, t: c._out_of_scope(t)),
+    Rule("keep-the-old-card", _acts("question", "refine", "recommend", "fit", "compare", "power", "gpu_info"),
+         lambda c, t: t.cue("add_card") and not t.q.gpus and _upgrade_on_screen(c.session) is not None,
+         lambda c, t: answers.mixed_setup(c.engine, list(_upgrade_on_screen(c.session)), t.lang)),
+    # "could I keep the old one as a second card?" after "I have a 3090, worth upgrading to a 5090?": both in one box
     Rule("feature", _acts("gpu_info", "fit", "memory", "question", "compare", "refine", "recommend"),
          lambda c, t: len(t.referred) == 1 and not t.q.need.model_size_b and not t.q.need.model and
          not t.q.need.budget and len(t.q.quant_formats) < 2 and bool(c._features_asked(t)) and

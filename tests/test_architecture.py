@@ -42,7 +42,7 @@ ALLOWED: dict[str, set[str]] = {
     "retrieval": {"index", "knowledge", "catalog", "config", "slots", "nlu"},
     "reply": {"knowledge"},
     "answers": {"scorer", "catalog", "knowledge", "retrieval", "vram", "perf", "need", "reply", "i18n", "slots", "fit",
-                "models", "rentals", "ownership", "regions"},
+                "models", "rentals", "ownership", "regions", "features"},
     "session": {"need"},
     "engine": {"acts", "catalog", "config", "index", "encoder"},
     "dialogue": {"answers", "acts", "engine", "features", "i18n", "need", "nlu", "regions", "reply", "scorer", "session",

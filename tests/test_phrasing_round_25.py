@@ -140,3 +140,36 @@ def test_cards_compared_that_all_cost_more_than_the_budget_say_so(engine, text, 
     _, (reply,) = _chat(engine, [text])
     assert budget in reply.paragraphs[0] and ("超出你的预算" in reply.paragraphs[0] or "超出你的預算" in
                                               reply.paragraphs[0] or "more than your budget" in reply.paragraphs[0])
+
+
+@pytest.mark.parametrize("text", ["recommend a good movie about AI", "推荐几本关于AI的书", "any good podcast on deep learning?"])
+def test_things_to_watch_or_read_about_ai_are_declined(engine, text):
+    _, (reply,) = _chat(engine, [text])
+    assert reply.intent == "out_of_scope", plain(reply)[:300]
+
+
+@pytest.mark.parametrize("text, step", [("I have a 3090. Is it worth upgrading to a 5090?", "Upgrade from your GeForce RTX 3090"),
+                                        ("我有一张3090，升级到5070ti值得吗", "留着你的 GeForce RTX 3090")])
+def test_a_card_owned_weighed_against_another_is_an_upgrade_verdict(engine, text, step):
+    _, (reply,) = _chat(engine, [text])
+    assert reply.paragraphs[0].startswith((step, f"结论：{step}")), reply.paragraphs[0]
+
+
+def test_an_upgrade_keeps_the_owned_card_through_a_job_change_and_both_cards_together(engine):
+    _, (_, job, keep, psu) = _chat(engine, ["I have a 3090. Is it worth upgrading to a 5090?",
+                                            "for LLM inference specifically", "could I keep the old one as a second card?",
+                                            "PSU for both?"])
+    assert job.paragraphs[0].startswith("Upgrade from your GeForce RTX 3090") and "LLMs" in job.paragraphs[0]
+    assert keep.paragraphs[0].startswith("Yes,") and "56 GB in all" in keep.paragraphs[0], plain(keep)[:400]
+    assert "GeForce RTX 3090 + GeForce RTX 5090: about 925 W" in plain(psu), plain(psu)[:400]
+
+
+def test_psu_for_both_after_comparing_cards_not_owned_is_each_card(engine):
+    _, (_, psu) = _chat(engine, ["3090 vs 4090", "PSU for both?"])
+    assert "GeForce RTX 3090: about 350 W" in plain(psu) and "GeForce RTX 4090: about 450 W" in plain(psu)
+
+
+@pytest.mark.parametrize("text", ["buy a 3090 or rent on autodl?", "自己买3090还是在autodl上租"])
+def test_a_card_or_a_platform_counts_the_cards_price_in_rented_hours(engine, text):
+    _, (reply,) = _chat(engine, [text])
+    assert "rents about" in plain(reply) or "够在 AutoDL 上租" in plain(reply), plain(reply)[:500]
