@@ -173,3 +173,13 @@ def test_psu_for_both_after_comparing_cards_not_owned_is_each_card(engine):
 def test_a_card_or_a_platform_counts_the_cards_price_in_rented_hours(engine, text):
     _, (reply,) = _chat(engine, [text])
     assert "rents about" in plain(reply) or "够在 AutoDL 上租" in plain(reply), plain(reply)[:500]
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("本人在读本科，自己笔记本是3050 4G，想自己攒一台，预算大概六七千，也可能考虑租云服务器", None),
+    ("my laptop only has a 3050, want a desktop for dl, $1500", "desktop"),
+    ("想买个笔记本跑深度学习，预算一万", "laptop"),
+    ("a 4u server for training, $20k", "server"),
+])
+def test_a_cloud_server_or_the_users_own_laptop_is_not_the_kind_of_computer_wanted(catalog, text, kind):
+    assert parse(text, catalog).need.form_factor == kind

@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from bot.slots.lexicon import words
-from bot.slots.text import find_any, has_any, words_pattern
+from bot.slots.text import find_any, has_any, mask, words_pattern
 
 if TYPE_CHECKING:
     from bot.catalog import Catalog
@@ -378,6 +378,10 @@ def form_factor(text: str) -> str | None:
     is not it."""
     if form_factor_choice(text):
         return None  # "笔记本还是台式", "laptop or desktop?": which kind of computer is the question, not a need
+    text = mask(text, find_any(text, words("slots", "cloud_machine")))  # "也可能考虑租云服务器": renting, not a server
+    mine = [(a, b) for ws in words("slots", "form_factor").values() for a, b in find_any(text, ws)
+            if any(text[:a].rstrip().endswith(w) for w in words("slots", "own_machine_before"))]
+    text = mask(text, mine)  # "自己笔记本是3050 4G，想自己攒一台": the laptop they have, not the one they want
     kept = {name for name, turned in _mentions(text, "form_factor") if not turned}  # ("不要笔记本 要台式": desktop)
     return next((name for name in words("slots", "form_factor") if name in kept), None)
 
