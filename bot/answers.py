@@ -197,7 +197,8 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
         _t(lang, f" as of {r.as_of:%B %Y}", f"（以 {r.as_of.year} 年 {r.as_of.month} 月为准）")
     market = _t(lang, " (used allowed)", "（可二手）") if r.need.used else ""
     stated = stated_pricing(r.need, engine.catalog, r.as_of, lang)[1]
-    whole = _whole_pc_note(engine, r, lang) if r.need.whole_pc and r.budget and stated else None
+    whole = _whole_pc_note(engine, r, lang) if r.need.whole_pc and r.budget and stated and r.budget != stated \
+        else None  # (a Mac is the whole computer: the budget is its own)
     converted = stated  # the whole budget in the currency prices are compared in
     if whole is not None:
         stated = r.budget  # the cards' share, said in its own note

@@ -230,7 +230,10 @@ def fine_tuning_floor(need: Need, spec: WorkloadSpec, knowledge_dir: Path) -> tu
 
 
 def whole_pc_share(need: Need, model: PerfModel) -> float:
-    """The share of a whole computer's budget its graphics cards are chosen within (knowledge/perf-model.yaml)."""
+    """The share of a whole computer's budget its graphics cards are chosen within (knowledge/perf-model.yaml); all of
+    it for a Mac, which is the whole computer ("Mac or PC for ML, $3000" then "what about the Mac Studio")."""
+    if need.vendor == "Apple":
+        return 1.0
     several = need.multi_gpu or (need.gpu_count or 1) > 1 or need.form_factor == "server"
     return model.whole_pc_gpu_share_multi if several else model.whole_pc_gpu_share
 
@@ -263,9 +266,9 @@ def pricing(need: Need, catalog: Catalog, on: date, lang: str = "en") -> tuple[s
     (EUR, JPY, …) converted at the dated rate — to CNY for a buyer in mainland China, else to USD; the cards' share
     of a whole PC's budget; lowered to a 'cheaper than' ceiling when there is one."""
     cur, budget = stated_pricing(need, catalog, on, lang)
-    if need.whole_pc and budget is not None and catalog.knowledge_dir is not None:
-        # "整机预算": the cards get their share of it (before a 'cheaper than' ceiling, which is a card's price)
-        share = whole_pc_share(need, load_perf_model(Path(catalog.knowledge_dir)))
+    share = whole_pc_share(need, load_perf_model(Path(catalog.knowledge_dir))) \
+        if need.whole_pc and budget is not None and catalog.knowledge_dir is not None else 1.0
+    if share < 1:  # "整机预算": the cards get their share of it (before a 'cheaper than' ceiling, a card's price)
         budget = Budget(round(budget.amount * share), cur, low=round(budget.low * share) if budget.low else None,
                         approximate=True)
     ceiling = need.max_price

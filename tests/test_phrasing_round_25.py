@@ -183,3 +183,9 @@ def test_a_card_or_a_platform_counts_the_cards_price_in_rented_hours(engine, tex
 ])
 def test_a_cloud_server_or_the_users_own_laptop_is_not_the_kind_of_computer_wanted(catalog, text, kind):
     assert parse(text, catalog).need.form_factor == kind
+
+
+def test_a_whole_pc_budget_is_all_a_macs_since_a_mac_is_the_whole_computer(engine):
+    conv, (pc, mac) = _chat(engine, ["Mac or PC for ML? budget 3000 dollars", "which mac for llama 70b then"])
+    assert "for the whole PC, $1,500 for the cards" in pc.title
+    assert "for the cards" not in mac.title, mac.title
