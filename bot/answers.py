@@ -4039,10 +4039,12 @@ def _speed_line(engine: Engine, g: GPU, workload: str, count: int, lang: str) ->
     rel = perf.relative(g, spec.family, ref, count)
     if not rel:
         return None
+    image = _MODEL_KIND_OF_WORKLOAD.get(spec.name) is not None
     return _t(lang, f"Speed: about {rel:.2f}× a {ref.name} for {spec.label.en} (estimate from specs, calibrated on "
-                    "Lambda's training measurements; no measured images-per-second figures in my data).",
+                    f"Lambda's training measurements; no measured {'images per second' if image else 'times per model'} "
+                    "in my data).",
               f"速度：做{spec.label.zh}约为 {ref.name} 的 {rel:.2f} 倍（按规格估算，用 Lambda 的训练实测校准；我的数据里没有"
-              "实测的每秒出图数）。")
+              f"{'实测的每秒出图数' if image else '按具体模型实测的时间'}）。")
 
 
 def _image_fit(engine: Engine, g: GPU, model, count: int, lang: str, training: bool = False) -> Reply:
@@ -4177,7 +4179,7 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                          f"做{spec.label.zh}时多一张卡不会把显存加在一起：每张卡各跑一份，{count} 张卡是同时出 {count} 张图"
                          "（或多跑几个 batch），单张不会更快、也装不下更大的模型。") + verdict
         kind = _MODEL_KIND_OF_WORKLOAD.get(spec.name)
-        speed = _speed_line(engine, g, spec.name, count, lang) if kind else None
+        speed = _speed_line(engine, g, spec.name, count, lang)  # ("3060能训练yolov8吗" then "多快": relative speed)
         if speed:
             bullets.append(speed)
         if kind and count == 1:  # "能跑sd吗": which of the known image models it holds, not only the job's rule of thumb

@@ -189,3 +189,10 @@ def test_a_whole_pc_budget_is_all_a_macs_since_a_mac_is_the_whole_computer(engin
     conv, (pc, mac) = _chat(engine, ["Mac or PC for ML? budget 3000 dollars", "which mac for llama 70b then"])
     assert "for the whole PC, $1,500 for the cards" in pc.title
     assert "for the cards" not in mac.title, mac.title
+
+
+@pytest.mark.parametrize("turns", [["我有一张3060 12G，能训练yolov8吗", "多快"], ["can a 4070 train resnet50?", "how fast?"]])
+def test_a_training_fit_says_how_fast_the_card_is_for_the_job(engine, turns):
+    _, replies = _chat(engine, turns)
+    said = plain(replies[-1])
+    assert "GeForce RTX 3090 的 0." in said or "× a GeForce RTX 3090 for" in said, said[:600]
