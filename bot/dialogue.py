@@ -630,6 +630,9 @@ class Conversation:
         if "alternative" in q.cues and len(q.gpus) == 1 and act in ("gpu_info", "question", "compare") and \
                 not q.ordinals:
             return "recommend"  # "4090平替 24g": cards that stand in for it
+        if act in ("gpu_info", "question", "where_to_buy") and len(q.gpus) == 1 and {"compare", "pronoun"} <= q.cues \
+                and s.focus and s.focus != q.gpus[0] and not q.ordinals:
+            return "compare"  # "is it worth it over a used 4090?" after the 5090: the card on the table against that one
         if act in ("why", "why_not") and not s.last_picks and not (need.budget or q.ordinals):
             if len(q.gpus) == 1 and "worth" in q.cues:
                 return "gpu_info"  # "为啥大家都说别买4060", "4060为什么不适合深度学习": the verdict on that card
@@ -1626,7 +1629,10 @@ class Conversation:
                 set(s.compared[:2]) & set(s.need.owned_gpus):
             # "PSU for both?" after "I have a 3090, upgrade to a 5090?": the owned card kept beside the new one
             return answers.power_of_cards(self.engine, s.compared[:2], psu, t.lang)
-        if compared and len(s.compared) >= 2 and not (t.q.gpus or t.q.ordinals):
+        if compared and s.focus in s.compared and not (t.q.gpus or t.q.ordinals) and \
+                _says(t.text, "one_card_pronoun") and not _says(t.text, "together_words"):
+            names, count = [s.focus], s.compared_counts.get(s.focus) or 1  # "what PSU does it need": the card chosen
+        elif compared and len(s.compared) >= 2 and not (t.q.gpus or t.q.ordinals):
             # "PSU?" after "3090 vs 4090" (and "do I need NVLink?" between them): the power of each card compared,
             # not of the first pick before it
             # (in "2× 3090 or one 5090" the card without a count was compared as one)
@@ -2158,6 +2164,13 @@ def _asks_rent_or_buy(t: Turn) -> bool:
     return asked and "offtopic" not in t.q.cues
 
 
+def _upgrade_or_rent(t: Turn) -> bool:
+    """"I've got a 1660 super, it's getting slow, my friend says rent on vast.ai, budget 600-800": a card owned, money
+    and a job beside a word of renting weigh a new card against renting, not the hours the money rents."""
+    return t.act == "rent" and bool(t.q.need.owned_gpus and t.q.need.budget and t.q.need.workloads) and \
+        not (t.cue("duration") or _says(t.text, "hourly_price_asked"))
+
+
 def _works_out_rent_or_buy(c: Conversation, t: Turn) -> bool:
     """Rent or buy with numbers: asked with the user's hours (now or earlier in the chat), asked as "how many hours until
     it pays off", or hours said right after a rent-or-buy answer ("what if it's 40 hours a week?", "那一天用10小时呢").
@@ -2255,10 +2268,14 @@ def _makes_a_choice(c: Conversation, t: Turn) -> bool:
 
 
 def _upgrade_on_screen(s: Session) -> tuple[str, str] | None:
-    """The card the user owns and the one just weighed as its upgrade, when the last answer was that comparison."""
+    """The card the user owns and the one just weighed as its upgrade: the comparison just shown, or the top pick of an
+    upgrade's ranking."""
+    mine = set(s.need.owned_gpus) | set(s.need.upgrade_from)
+    if s.last_act in ("recommend", "refine") and s.last_picks and len(mine) == 1 and s.last_picks[0] not in mine:
+        return next(iter(mine)), s.last_picks[0]  # "不够的话升级什么" then "旧卡留着当第二张卡有用吗": the top pick beside it
     if s.last_act != "compare" or len(s.compared) != 2:
         return None
-    owned = [n for n in s.compared if n in s.need.owned_gpus]
+    owned = [n for n in s.compared if n in mine]
     return (owned[0], next(n for n in s.compared if n != owned[0])) if len(owned) == 1 else None
 
 
@@ -2338,7 +2355,8 @@ POLICY: tuple[Rule, ...] = (
     Rule("rent-vs-buy", _acts(), _works_out_rent_or_buy, lambda c, t: c._rent_vs_buy(t)),
     Rule("rent-or-buy", _acts(), lambda c, t: _asks_rent_or_buy(t) and not (t.need.budget and t.need.workloads),
          lambda c, t: c._rent_or_buy_without_hours(t)),  # no hours yet: the guide (or the card's rentals), and ask
-    Rule("rent-or-buy-with-a-need", _acts(), lambda c, t: _asks_rent_or_buy(t) and bool(t.need.budget and t.need.workloads),
+    Rule("rent-or-buy-with-a-need", _acts(), lambda c, t: (_asks_rent_or_buy(t) or _upgrade_or_rent(t)) and
+         bool(t.need.budget and t.need.workloads),
          lambda c, t: c._picks_then_rent_or_buy(t)),  # "doing RL, rent or buy? ~£1000": what the money buys, and how
     # to weigh renting it
     Rule("rental-value", _acts(), _weighs_rentals, lambda c, t: c._rental_value(t)),

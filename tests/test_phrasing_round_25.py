@@ -196,3 +196,49 @@ def test_a_training_fit_says_how_fast_the_card_is_for_the_job(engine, turns):
     _, replies = _chat(engine, turns)
     said = plain(replies[-1])
     assert "GeForce RTX 3090 的 0." in said or "× a GeForce RTX 3090 for" in said, said[:600]
+
+
+@pytest.mark.parametrize("text, card", [
+    ("i've got an old gaming pc with a gtx 1660 super, it's getting slow for the fast.ai course, friend says rent on "
+     "vast.ai, budget 600-800 usd, what would you do", "GeForce GTX 1660 SUPER"),
+    ("我有台电脑，显卡是3060，跑训练越来越慢，预算五千", "GeForce RTX 3060 12GB"),
+])
+def test_a_card_in_the_users_computer_is_theirs(catalog, text, card):
+    assert parse(text, catalog).need.owned_gpus == (card,)
+
+
+def test_a_card_owned_money_and_a_job_beside_renting_weigh_a_new_card_against_renting(engine):
+    conv, (reply,) = _chat(engine, ["i've got an old gaming pc with a gtx 1660 super, it's getting slow for the fast.ai "
+                                    "course, friend says rent on vast.ai, budget 600-800 usd, what would you do"])
+    assert conv.session.last_rule == "rent-or-buy-with-a-need" and reply.recommendations, plain(reply)[:500]
+
+
+def test_a_card_named_far_from_an_owned_word_is_not_owned(catalog):
+    assert parse("i have been reading a lot about whether the rtx 4090 is worth it", catalog).need.owned_gpus == ()
+
+
+# --- stranger round 26 -------------------------------------------------------------------------------------------
+
+def test_it_weighed_over_another_card_is_the_card_on_the_table_against_it_and_its_psu_is_its_own(engine):
+    _, (_, compare, psu) = _chat(engine, ["Is the RTX 5090 good for deep learning?", "is it worth it over a used 4090?",
+                                          "what PSU does it need"])
+    assert compare.intent == "compare" and "GeForce RTX 5090" in compare.title and "GeForce RTX 4090" in compare.title
+    assert "GeForce RTX 5090: about 575 W" in plain(psu) and "GeForce RTX 4090" not in plain(psu)
+
+
+def test_keeping_the_old_card_after_an_upgrades_picks_is_the_pair_in_one_machine(engine):
+    _, replies = _chat(engine, ["我有一张 3060 12G", "想微调 Qwen2.5-7B，够吗", "不够的话升级什么", "旧卡留着当第二张卡有用吗"])
+    keep = replies[-1]
+    assert keep.title.startswith("GeForce RTX 3060 12GB + ") and "可以" in keep.paragraphs[0], plain(keep)[:400]
+
+
+@pytest.mark.parametrize("text, hours", [("每天大概跑四五個小時", 4.5), ("一天用两三个小时", 2.5)])
+def test_two_neighbouring_chinese_numbers_are_a_range(catalog, text, hours):
+    usage = parse(text, catalog).need.usage
+    assert usage is not None and usage.hours == hours and usage.per == "day"
+
+
+@pytest.mark.parametrize("text", ["Explain the math of self-attention in transformers", "self-attention的公式推导讲一下"])
+def test_ml_theory_is_declined(engine, text):
+    _, (reply,) = _chat(engine, [text])
+    assert reply.intent == "out_of_scope", plain(reply)[:300]

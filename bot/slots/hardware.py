@@ -170,8 +170,10 @@ def owned_cards(text: str, catalog: Catalog | None) -> tuple[str, ...]:
     cue = None
     for m in words_pattern(words("slots", "cues", "owned")).finditer(text[:start]):
         cue = m
-    if cue is None or start - cue.end() > 12:
-        return ()
+    if cue is None or start - cue.end() > 40 or (start - cue.end() > 12 and not (
+            has_any(text[cue.end():start], words("slots", "owned_machine")) and
+            not re.search(r"[.!?。！？;；]", text[cue.end():start]))):
+        return ()  # ("i've got an old gaming pc with a gtx 1660 super": the machine's card)
     return (g.name,) * card_counts(text, catalog).get(g.name, 1)
 
 

@@ -166,6 +166,9 @@ def mask(text: str, spans, fill: str = " ") -> str:
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CN_RUN = re.compile(r"(?<![万千百亿])[零〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*")
 _CN_PAIR = re.compile(r"([一二两三四五六七八九])([二两三四五六七八九])([十百千万])")
+# "四五个小时", "两三张": two neighbouring numbers said together, with no scale word, are a range ("4-5")
+_CN_PAIR_BARE = re.compile(r"(?<![零〇一二两三四五六七八九十百千万亿])([一二两三四五六七八])([二三四五六七八九])"
+                           r"(?![零〇一二两三四五六七八九十百千万亿])")
 
 
 @lru_cache(maxsize=1)
@@ -206,10 +209,12 @@ def _cn_render(run: str, value: float) -> str:
 
 
 def chinese_numerals_to_digits(text: str) -> str:
-    """'八千块' -> '8千块', '一万五' -> '1.5万', '第一个' -> '第1个', '三四千' -> '3千-4千'; words that only look
+    """'八千块' -> '8千块', '一万五' -> '1.5万', '第一个' -> '第1个', '三四千' -> '3千-4千', '四五个' -> '4-5个'; words that only look
     numeric ('千万别', '万一') are left alone because a number starts with a digit or 十."""
     text = _CN_PAIR.sub(lambda m: (f"{m[1]}{m[3]}-{m[2]}{m[3]}" if _CN_DIGITS[m[2]] == _CN_DIGITS[m[1]] + 1
                                    else m.group()), text)
+    text = _CN_PAIR_BARE.sub(lambda m: (f"{_CN_DIGITS[m[1]]}-{_CN_DIGITS[m[2]]}"
+                                        if _CN_DIGITS[m[2]] == _CN_DIGITS[m[1]] + 1 else m.group()), text)
 
     def one(m: re.Match) -> str:
         value = _cn_value(m.group())
