@@ -242,3 +242,12 @@ def test_two_neighbouring_chinese_numbers_are_a_range(catalog, text, hours):
 def test_ml_theory_is_declined(engine, text):
     _, (reply,) = _chat(engine, [text])
     assert reply.intent == "out_of_scope", plain(reply)[:300]
+
+
+@pytest.mark.parametrize("text, asks", [("學生黨 budget 有限，想學 deep learning，買 laptop 定 desktop 好？", True),
+                                        ("笔记本定系台式好", True), ("一定要买笔记本，台式不方便", False)])
+def test_two_kinds_of_computer_joined_by_cantonese_or_is_the_choice(text, asks):
+    from bot.slots.hardware import form_factor_choice
+    from bot.slots.text import normalise
+
+    assert form_factor_choice(normalise(text)) is asks

@@ -392,7 +392,12 @@ def form_factor_choice(text: str) -> bool:
     """The message asks which kind of computer to get ("笔记本还是台式", "laptop or desktop for DL?"): two kinds
     named, neither turned down, and a word of choice between them."""
     kept = {name for name, turned in _mentions(text, "form_factor") if not turned}
-    return len(kept) > 1 and has_any(text, words("slots", "choice_between"))
+    if len(kept) < 2:
+        return False
+    at = sorted((a, b) for ws in words("slots", "form_factor").values() for a, b in find_any(text, ws))
+    # Cantonese "A 定 B" ("買 laptop 定 desktop 好"): 定 right between two kinds asks which
+    joined = any(re.fullmatch(r"\s*定系?\s*", text[b1:a2]) for (_, b1), (a2, _) in zip(at, at[1:], strict=False))
+    return joined or has_any(text, words("slots", "choice_between"))
 
 
 def _mentions(text: str, table: str) -> list[tuple[str, bool]]:
