@@ -630,6 +630,8 @@ class Conversation:
         if "alternative" in q.cues and len(q.gpus) == 1 and act in ("gpu_info", "question", "compare") and \
                 not q.ordinals:
             return "recommend"  # "4090平替 24g": cards that stand in for it
+        if act in ("recommend", "refine") and _says(q.text, "free_words") and not (q.gpus or need.budget or q.direction):
+            return "rent"  # "broke student, a GPU for a Kaggle comp, any free options?": the free quotas, not cards to buy
         if act in ("gpu_info", "question", "where_to_buy") and len(q.gpus) == 1 and {"compare", "pronoun"} <= q.cues \
                 and s.focus and s.focus != q.gpus[0] and not q.ordinals:
             return "compare"  # "is it worth it over a used 4090?" after the 5090: the card on the table against that one

@@ -251,3 +251,12 @@ def test_two_kinds_of_computer_joined_by_cantonese_or_is_the_choice(text, asks):
     from bot.slots.text import normalise
 
     assert form_factor_choice(normalise(text)) is asks
+
+
+@pytest.mark.parametrize("text", ["I'm a broke student, just need a GPU for a Kaggle comp. any free options?",
+                                  "推荐个能白嫖的GPU，学生没钱"])
+def test_free_gpus_asked_for_are_the_free_quotas_not_cards_to_buy(engine, text):
+    _, (reply,) = _chat(engine, [text])
+    said = plain(reply)
+    assert reply.intent == "rent" and not reply.recommendations, said[:400]
+    assert "Free quota" in said or "免费额度" in said or "free quota" in said, said[:600]
