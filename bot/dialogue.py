@@ -1632,7 +1632,8 @@ class Conversation:
             # "PSU for both?" after "I have a 3090, upgrade to a 5090?": the owned card kept beside the new one
             return answers.power_of_cards(self.engine, s.compared[:2], psu, t.lang)
         if compared and s.focus in s.compared and not (t.q.gpus or t.q.ordinals) and \
-                _says(t.text, "one_card_pronoun") and not _says(t.text, "together_words"):
+                _says(t.text, "one_card_pronoun") and not _says(t.text, "together_words") and \
+                not (t.cue("quiet") or t.cue("cooling")):  # ("what about noise, it's in my bedroom": which is quieter)
             names, count = [s.focus], s.compared_counts.get(s.focus) or 1  # "what PSU does it need": the card chosen
         elif compared and len(s.compared) >= 2 and not (t.q.gpus or t.q.ordinals):
             # "PSU?" after "3090 vs 4090" (and "do I need NVLink?" between them): the power of each card compared,

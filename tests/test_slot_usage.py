@@ -71,13 +71,13 @@ CASES = [
     ("一個月兩百小時", (200, "month", False)),
     ("租卡還是買卡划算，我一週大概用20小時", (20, "week", False)),
     ("每天八個小時", (8, "day", False)),
+    ("每天用三四个小时", (3.5, "day", True)),  # two neighbouring numerals are a range
     ("週末用用", VAGUE["weekends"]),
 ]
 
 NOTHING = [
     "4090一小时多少钱", "租一张4090一小时要多少钱", "how much is it to rent a 4090 per hour", "how much per month roughly",
     "rent a 3090 for a weekend, what does it cost", "today 8 hours", "hbm 8 hours", "预算8000训练CNN", "一天",
-    "每天用三四个小时",  # the numerals read 三四 as 34: more hours than a day has, so no rate
     "$1500 for training CNNs", "2x3090 vs one A100",
 ]
 
