@@ -630,6 +630,10 @@ class Conversation:
         if "alternative" in q.cues and len(q.gpus) == 1 and act in ("gpu_info", "question", "compare") and \
                 not q.ordinals:
             return "recommend"  # "4090平替 24g": cards that stand in for it
+        if act in ("recommend", "refine") and q.need.vendor and replace(q.need, vendor=None).is_empty() and \
+                not (q.gpus or q.ordinals or q.direction or s.last_picks or need.budget) and \
+                s.last_act in ("question", "compare", "gpu_info", "why", "why_not", "fit"):
+            return "question"  # "Mac 呢", "what about intel?" after a talk about makers: the guide on that maker
         if act in ("recommend", "refine") and _says(q.text, "free_words") and not (q.gpus or need.budget or q.direction):
             return "rent"  # "broke student, a GPU for a Kaggle comp, any free options?": the free quotas, not cards to buy
         if act in ("gpu_info", "question", "where_to_buy") and len(q.gpus) == 1 and {"compare", "pronoun"} <= q.cues \

@@ -260,3 +260,18 @@ def test_free_gpus_asked_for_are_the_free_quotas_not_cards_to_buy(engine, text):
     said = plain(reply)
     assert reply.intent == "rent" and not reply.recommendations, said[:400]
     assert "Free quota" in said or "免费额度" in said or "free quota" in said, said[:600]
+
+
+@pytest.mark.parametrize("turns, said", [
+    (["A卡能跑深度学习吗", "那 7900 XTX 和 4080 比呢", "Mac 呢"], "Mac"),
+    (["is amd ok for pytorch?", "what about intel?"], "Intel"),
+])
+def test_a_maker_asked_after_a_talk_about_makers_is_the_guide_on_it_not_a_budget_question(engine, turns, said):
+    _, replies = _chat(engine, turns)
+    reply = replies[-1]
+    assert reply.intent == "question" and said in plain(reply), plain(reply)[:400]
+
+
+def test_a_maker_asked_after_picks_still_filters_them(engine):
+    conv, (_, amd) = _chat(engine, ["预算5000训练CNN", "AMD呢"])
+    assert conv.session.last_act == "refine" and conv.session.need.vendor == "AMD"
