@@ -528,11 +528,11 @@ def _largest_llms_held(engine: Engine, gpus, n_of, label, perfs, lang: str) -> t
 
 
 def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dict[str, int] | None = None,
-            offered: tuple[str, Budget, bool] | None = None, owned: str | None = None) -> Reply:
+            offered: tuple[str, Budget, bool] | None = None) -> Reply:
     """Cards side by side for the need; `counts` compares setups ("two 3090s or one 4090"): speed scaled by the
     measured multi-GPU efficiency of the job, memory, power and price per setup. `offered`: a card, the price the
-    user was offered for it and whether used ("a used 3090 for $700 or a 5070 Ti"): weighed at that price. `owned`:
-    the card the user has ("I have a 3090, worth upgrading to a 5090?"): the verdict is on the step up."""
+    user was offered for it and whether used ("a used 3090 for $700 or a 5070 Ti"): weighed at that price. One of two
+    cards in `need.owned_gpus` ("I have a 3090, worth upgrading to a 5090?"): the verdict is on the step up."""
     from bot.perf import load_perf_model
 
     gpus = [engine.catalog.get(n) for n in names]
@@ -651,8 +651,8 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                                    vram=[g.vram_gb * n for g, n in zip(gpus, n_of, strict=True)], budget=budget,
                                    budget_said=need.budget)
         verdict = _software_tie(gpus, n_of, perfs[spec.family], label, lang) or verdict
-        owned = owned or next((g.name for g in gpus if g.name in need.owned_gpus), None)
-        mine = [g.name for g in gpus].index(owned) if owned in [g.name for g in gpus] and len(gpus) == 2 else None
+        owned = [i for i, g in enumerate(gpus) if g.name in need.owned_gpus]
+        mine = owned[0] if owned and len(gpus) == 2 else None
         if mine is not None:
             verdict = _upgrade_verdict(mine, perfs[spec.family], label, prices,
                                        [g.vram_gb * n for g, n in zip(gpus, n_of, strict=True)], spec.label,

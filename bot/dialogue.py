@@ -1270,10 +1270,9 @@ class Conversation:
         if price is not None:  # "is a used 3090 for $700 a good deal or should i get a 5070 ti": the first card at it
             offered = (t.q.gpus[0], price, bool(t.q.need.used))
             need = replace(need, budget=s.need.budget if s.need.budget != t.q.need.budget else None)
-        # "I have a 3090, worth upgrading to a 5090?": the step up from the card owned
-        owned = next((n for n in names[:2] if n in t.q.need.owned_gpus), None)
-        return answers.compare(self.engine, need, names[:4], t.lang, counts=counts or None, offered=offered,
-                               owned=owned)
+        if t.q.need.owned_gpus:  # "I have a 3090, worth upgrading to a 5090?": the step up from the card owned
+            need = replace(need, owned_gpus=t.q.need.owned_gpus)
+        return answers.compare(self.engine, need, names[:4], t.lang, counts=counts or None, offered=offered)
 
     def _compare_again_for(self, t: Turn) -> Reply:
         """The cards just compared, weighed again for the job, market or currency this message names ("in euros?"
@@ -1494,14 +1493,19 @@ class Conversation:
         the mod, then what its own memory runs (not the stock card's)."""
         if t.q.card_memory_gb is not None and t.q.gpus:
             runs = answers.what_fits(self.engine, t.referred[0], 1, t.lang, vram_gb=t.q.card_memory_gb)
-            advice = self._card_advice(t)
-            sheet = set(answers.gpu_card_for(self.engine, self.session.need, t.q.gpus[0], t.lang).paragraphs)
-            return answers.with_advice(runs, replace(advice, paragraphs=tuple(p for p in advice.paragraphs
-                                                                               if p not in sheet)))
+            guide = self._guide_on_card(t)
+            return answers.with_advice(runs, guide) if guide is not None else runs
         return answers.worth_for_llm(self.engine, t.referred[0], self.session.need, t.lang)
 
     def _card_advice(self, t: Turn) -> Reply:
+        """The card's sheet, led by the guide's advice on what the message asks of it, when the guide has some."""
         card = answers.gpu_card_for(self.engine, self.session.need, t.q.gpus[0], t.lang)
+        guide = self._guide_on_card(t)
+        return answers.with_advice(card, guide) if guide is not None else card
+
+    def _guide_on_card(self, t: Turn) -> Reply | None:
+        """The guide's paragraphs on what the message asks of the card it names (its maker's software, the used
+        market, a memory mod); None when the guide has nothing better than the card's own numbers."""
         # the guide's sections only: the card's own sheet is already here ("7900 XTX 能跑 pytorch 吗" wants ROCm)
         # asked about the card's maker, which the guide's sections are written about ("AMD", not "7900 XTX": a model
         # number only matches the sections' tables of numbers)
@@ -1518,9 +1522,9 @@ class Conversation:
             text = f"{text} {gpu.vendor}" if gpu is not None else text
         guide = answers.question(self.engine, text, t.lang, kinds=("guide",))
         if guide.intent != "question":
-            return card  # the guide has nothing better than the card's own numbers
+            return None  # the guide has nothing better than the card's own numbers
         if t.need.used is None and gpu is not None and not any(gpu.vendor.lower() in p.lower() for p in guide.paragraphs):
-            return card  # a software question about a maker the guide does not discuss (Intel): no borrowed advice
+            return None  # a software question about a maker the guide does not discuss (Intel): no borrowed advice
         if gpu is not None and t.q.card_memory_gb is not None:
             # "4090 48g 魔改 靠谱吗": the paragraphs on that mod, not the card's China variant
             gb = f"{t.q.card_memory_gb:g}"
@@ -1534,8 +1538,7 @@ class Conversation:
             own = tuple(p for p in guide.paragraphs
                         if not (names := {g.name for g in catalog.mentions(p)}) or gpu.name in names)
             guide = replace(guide, paragraphs=own) if own else guide
-        return answers.with_advice(card, _about_the_maker(guide, gpu.vendor) if gpu is not None and t.need.used is None
-                                   else guide)
+        return _about_the_maker(guide, gpu.vendor) if gpu is not None and t.need.used is None else guide
 
     def _fit(self, t: Turn) -> Reply:
         s = self.session
