@@ -30,10 +30,12 @@ from bot.scorer import (
     assumed_precision,
     buyer_market,
     candidate_for,
+    default_bits,
     price_elsewhere,
     price_for,
     pricing,
     psu_for,
+    serving_users,
     setup_perf,
     stated_pricing,
     workload_spec,
@@ -3528,6 +3530,7 @@ def _offer_against_data(engine: Engine, g: GPU, offered: Price, known: Price | N
               f"{said} 和我数据里的{kind}价（{ref}，{src}）差不多，属于正常价位。")
 
 
+MOST_CARDS_IN_A_SERVER = 8  # a model that takes more cards than this takes more than one machine
 SETUPS_SAME_SPEED = 1.1  # setups within 10% of each other on a model are "about as fast": memory or price decides
 
 
@@ -3548,9 +3551,22 @@ def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, la
 
     # one format for every setup (the asked one, else the usual one): "faster" at Q2 against Q4 would mislead
     common = quant or default_quant(model, engine.knowledge_dir, table)
-    for name, n in setups:
+    grown, too_many = [], []
+    any_fits = any(estimate_fit(engine.catalog.get(name), model, engine.knowledge_dir, n, common, need.context_tokens,
+                                need.kv_cache_bits).chosen.fits for name, n in setups)
+    for i, (name, n) in enumerate(setups):
         g = engine.catalog.get(name)
         ans = estimate_fit(g, model, engine.knowledge_dir, n, common, need.context_tokens, need.kv_cache_bits)
+        if not ans.chosen.fits and n == 1 and not g.unified_memory and not any_fits:
+            # "H20 or 4090 for DeepSeek-R1?": one card of either holds nothing; the fewest of each that hold it (a
+            # server's eight at most) are what is really weighed (when one setup holds it as asked, that is the answer)
+            if ans.cards_needed and ans.cards_needed <= MOST_CARDS_IN_A_SERVER:
+                n = ans.cards_needed
+                setups = setups[:i] + [(name, n)] + setups[i + 1:]
+                ans = estimate_fit(g, model, engine.knowledge_dir, n, common, need.context_tokens, need.kv_cache_bits)
+                grown.append(f"{n}× {g.name}")
+            else:
+                too_many.append(g.name)
         c = ans.chosen
         price = price_for(g, currency, True, on, engine.catalog)
         label = f"{n}× {g.name}" if n > 1 else g.name
@@ -3596,6 +3612,13 @@ def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, la
     else:
         verdict = _t(lang, f"None of these holds {name_en} at {common.label_en}.",
                      f"这几种配置用 {common.label_zh} 都装不下 {name_zh}。")
+    if grown:
+        verdict += _t(lang, f" One card cannot hold it, so these are the fewest that do: {', '.join(grown)}.",
+                      f"一张卡装不下，所以按装得下的最少张数来比：{'、'.join(grown)}。")
+    if too_many:
+        verdict += _t(lang, f" {', '.join(too_many)} would take more than {MOST_CARDS_IN_A_SERVER} cards: more than one "
+                            "server holds.",
+                      f"{'、'.join(too_many)} 要超过 {MOST_CARDS_IN_A_SERVER} 张卡，一台服务器放不下。")
     header = (_t(lang, "Setup", "配置"), _t(lang, "Memory", "显存"), _t(lang, "Format", "格式"), "tokens/s",
               _t(lang, "Price", "价格"))
     basis = {r[1].basis for r in results}
@@ -3883,6 +3906,46 @@ def _fit_gpu(engine: Engine, g: GPU, need: Need, count: int, lang: str) -> Reply
         if model is not None and model.kind == "llm":
             return _llm_fit(engine, g, model, need, count, lang)
     return _fit_by_memory(engine, g, need, count, lang)
+
+
+def serving_fit(engine: Engine, gpu_name: str, count: int, need: Need, lang: str) -> str | None:
+    """"Can 2x 3090 serve a 32B model to 20 users at once?": the memory with every user's KV cache against the setup's,
+    verdict first, and what each user gets (bot.fit.serving_speed, formula only)."""
+    from bot.fit import memory, quant_for, serving_speed, settings, usable_memory_gb
+
+    users = serving_users(need)
+    model, g = _model_of(engine, need), engine.catalog.get(gpu_name)
+    if users < 2 or model is None or model.kind != "llm" or g is None:
+        return None
+    kd = engine.knowledge_dir
+    bits = need.precision_bits or default_bits(workload_spec(kd, "llm_inference", date.today()), model.params_b) or 16
+    quant = quant_for(kd, need.quant or ("AWQ" if bits == 4 else None), bits)
+    if quant is None:
+        return None
+    ctx = need.context_tokens or int(settings(kd)["default_context"])
+    w, kv, oh = memory(model, quant, ctx, count, kd)
+    total, have = w + kv * users + oh, usable_memory_gb(g, kd) * count
+    setup = f"{count}× {g.name}" if count > 1 else g.name
+    head = _t(lang, f"For {users} users at once (vLLM, {quant.label_en}): {w:.1f} GB of weights + {kv * users:.1f} GB of "
+                    f"KV cache ({ctx:,} tokens each) + {oh:.1f} GB = ~{total:.1f} GB against {have:g} GB",
+              f"{users} 人同时使用（vLLM，{quant.label_zh}）：权重 {w:.1f} GB + KV 缓存 {kv * users:.1f} GB（每人 {ctx:,} token）"
+              f"+ {oh:.1f} GB ≈ {total:.1f} GB，{setup} 有 {have:g} GB")
+    if total > have:
+        fewer = int((have - w - oh) // kv) if kv and have > w + oh else 0
+        return head + _t(lang, f": it does not fit{f'; about {fewer} users at once do' if fewer > 1 else ''}.",
+                         f"：装不下{f'；同时约 {fewer} 人可以' if fewer > 1 else ''}。")
+    if g.compute_capability and float(g.compute_capability) < 7.0:
+        return head + _t(lang, ", so it fits, but vLLM needs compute capability 7.0 or newer: use llama.cpp's server "
+                               "(much less throughput for many users).",
+                         "，装得下，但 vLLM 要求计算能力 7.0 及以上：只能用 llama.cpp 的 server（多人时吞吐低得多）。")
+    sv = serving_speed(g, model, quant, users, count, kd, need.context_tokens)
+    if sv is None:
+        return head + _t(lang, ": it fits.", "：装得下。")
+    return head + _t(lang, f": it fits, at about {_tps(sv.per_user_tokens_per_s)} tokens/s for each user, "
+                           f"{sv.total_tokens_per_s:,.0f} in all (formula only: bandwidth and tensor throughput of "
+                           f"batched generation{', tensor parallel' if count > 1 else ''}).",
+                     f"：装得下，每人约 {_tps(sv.per_user_tokens_per_s)} tokens/s，合计约 {sv.total_tokens_per_s:,.0f}"
+                     f"（仅公式估算：按批量生成的带宽和张量算力{'，张量并行' if count > 1 else ''}）。")
 
 
 def _model_of(engine: Engine, need: Need):

@@ -30,6 +30,7 @@ from bot.scorer import (
     load_workloads,
     low_power_w,
     rank_or_used,
+    serving_note,
     workload_spec,
 )
 from bot.session import Session
@@ -1584,8 +1585,11 @@ class Conversation:
             # after the verdict on memory: the guide's paragraph that names the card's model number, else its latest
             # word on the maker's software
             reply = self._with_card_software(t, reply, card)
-        if t.cue("serving"):
-            reply = replace(reply, paragraphs=reply.paragraphs + (_SERVING_NOTE.get(t.lang),))
+        if need.serves_many and (t.cue("serving") or t.q.need.concurrent_users):
+            # "serve it to 20 people at once?": the memory and speed for them, else what serving changes
+            served = answers.serving_fit(self.engine, t.referred[0], count, need, t.lang)
+            reply = replace(reply, paragraphs=reply.paragraphs[:1] + (served or serving_note(1).get(t.lang),)
+                            + reply.paragraphs[1:])
         if need.psu_w and card is not None and card.tdp_w and card.vendor != "Apple":
             # "my psu is 750w" earlier, "would a 5090 work?" now: the job and the power supply the user has
             psu = answers.power(self.engine, card.name, count, need.psu_w, t.lang)
@@ -1972,8 +1976,6 @@ class Conversation:
                 r = lower
         if t.cue("memory_whether") and q.memory_gb and r.picks and need.workload:
             notes.append(_memory_asked_about(e, need, r, q.memory_gb))
-        if t.cue("serving") and need.workload == "llm_inference":
-            notes.append(_SERVING_NOTE)
         if q.model_family and need.workload in LLM_WORKLOADS and not need.model_size_b and r.picks:
             top = r.picks[0].candidate  # "跑deepseek": which of the family the top pick holds
             family = answers.family_note(e, q.model_family, top.gpu.vram_gb * top.count, lang)
@@ -2147,14 +2149,6 @@ _CARD_RULES = frozenset({"worth-for-llm", "worth", "gpu-card", "card-advice", "f
 _RENT_BUY_RULES = frozenset({"rent-vs-buy", "rent-or-buy", "rent-or-buy-with-a-need"})
 
 _CONTEXT_SIZES = {float(k * 1000) for k in (4, 8, 16, 32, 64, 128, 256, 512)}
-
-_SERVING_NOTE = Text(
-    "These figures are for one user at a time (llama.cpp). Serving many users with vLLM or SGLang batches requests: "
-    "it wants FP16/FP8 or AWQ/GPTQ weights, KV cache for every concurrent request on top (plan tens of GB more), and "
-    "compute capability 7.0 or newer (no Pascal cards such as the P40); tensor cores then matter as much as bandwidth.",
-    "以上是单用户（llama.cpp）的数字。用 vLLM 或 SGLang 给多人提供服务时会把请求打包成批：需要 FP16/FP8 或 AWQ/GPTQ 权重，"
-    "每个并发请求还要额外的 KV 缓存（多预留几十 GB），并且要求计算能力 7.0 及以上（P40 这类 Pascal 卡不行）；这时张量核心和带宽一样重要。")
-
 
 @functools.lru_cache(maxsize=1)
 def _rent_or_buy_shape() -> re.Pattern[str]:

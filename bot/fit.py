@@ -312,6 +312,48 @@ def mixed_decode_speed(gpus: list[GPU], model: ModelSpec, quant: Quant, knowledg
     return 1 / t
 
 
+@dataclass(frozen=True)
+class ServingSpeed:
+    """Generation speed of a setup serving `users` requests at once (vLLM-style batching; formula only)."""
+
+    users: int
+    per_user_tokens_per_s: float
+    total_tokens_per_s: float
+    compute_bound: bool  # the batch is large enough that tensor throughput, not bandwidth, sets the pace
+
+
+def tensor_parallel_speedup(count: int, knowledge_dir: Path) -> float:
+    """How many times one card's bandwidth and compute `count` cards give when each layer is split over them (vLLM
+    tensor parallel): `count` less the all-reduce's share of each doubling (knowledge/llm-inference.yaml `serving`)."""
+    if count <= 1:
+        return 1.0
+    return count * float(settings(knowledge_dir)["serving"]["tensor_parallel_efficiency"]) ** math.log2(count)
+
+
+def serving_speed(gpu: GPU, model: ModelSpec, quant: Quant, users: int, count: int, knowledge_dir: Path,
+                  context: int | None = None) -> ServingSpeed | None:
+    """Tokens/s each of `users` gets, and all of them together, when `count` x `gpu` serve `model` at `quant` with
+    tensor parallelism: a step reads the weights once and each request's KV cache (bandwidth), and computes 2 FLOPs
+    per active parameter per request (tensor throughput); the slower of the two sets the step's time. The
+    efficiencies are the llama.cpp ones fitted here; knowledge/llm-inference.yaml `serving` says what else is assumed."""
+    s, sm = settings(knowledge_dir), speed_model(knowledge_dir)
+    cfg = s["serving"]
+    group = backend_group(gpu, knowledge_dir)
+    e_bw, e_c = _efficiency(sm.decode_efficiency, group), _efficiency(sm.prefill_efficiency, group)
+    tflops = compute_tflops(gpu)
+    if not (gpu.mem_bandwidth_gbs and tflops and e_bw and e_c and users >= 1):
+        return None
+    parallel = tensor_parallel_speedup(count, knowledge_dir)
+    ctx = int(context or s["default_context"])
+    read_gb = model.active_b * quant.bits_per_weight / 8 + \
+        users * model.kv_bytes_per_token(float(s["kv_cache_bytes"])) * ctx * float(cfg["average_context_share"]) / 1e9
+    t_memory = read_gb / (e_bw * _effective_bw(gpu.mem_bandwidth_gbs, sm.bandwidth_exponent) * parallel)
+    t_compute = users * 2 * model.active_b * 1e9 / (e_c * _effective_compute(tflops, sm.compute_exponent) * 1e12 *
+                                                    parallel)
+    step = max(t_memory, t_compute) + sm.token_overhead_s
+    return ServingSpeed(users, 1 / step, users / step, t_compute > t_memory)
+
+
 def prefill_speed(active_b: float, tflops: float | None, group: str, sm: SpeedModel) -> float | None:
     """Tokens/s when reading the prompt: compute-bound, 2 FLOPs per active parameter per token."""
     e = _efficiency(sm.prefill_efficiency, group)

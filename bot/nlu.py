@@ -13,7 +13,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from bot.need import Budget, Need
-from bot.slots import context, hardware, model, money, pinyin, spelling, usage
+from bot.slots import audience, context, hardware, model, money, pinyin, spelling, usage
 from bot.slots.text import chinese_numerals_to_digits, chinese_script, detect_language, is_traditional, mask, normalise
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ class Query:
         """The labelled-slot view (knowledge/intents/README.md): what the message states, JSON-ready."""
         out = {}
         for k, v in self.need.stated().items():
-            if k in ("model", "quant", "context_tokens", "owned_gpus", "serving", "kv_cache_bits", "usage", "dataset_samples",
+            if k in ("model", "quant", "context_tokens", "owned_gpus", "serving", "concurrent_users", "kv_cache_bits", "usage", "dataset_samples",
                      "kwh_price", "price_currency", "quiet", "min_total_vram_gb", "multi_gpu", "whole_pc", "upgrade_from",
                      "shared"):
                 continue  # not labelled in knowledge/intents (the model table's own tests cover them)
@@ -135,6 +135,8 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     spans += sample_spans
     kwh, kwh_spans = money.kwh_price(mask(n, spans), lang)  # "电费每度0.6": no budget
     spans += kwh_spans
+    users, user_spans = audience.concurrent_users(mask(n, spans))  # "20 staff", "并发50": no budget, no count
+    spans += user_spans
     # a card's name reads "@" for the count grammar ("2x @", "@ ×2", "两张@")
     with_cards = mask(mask(n, gpu_spans, "@"), [s for s in spans if s not in gpu_spans])
     count, count_spans = hardware.gpu_count(mask(with_cards, context.group_spans(with_cards)))
@@ -177,7 +179,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
                 vendor=vendor, also_vendor=also_vendor, as_of=as_of, min_vram_gb=min_vram, max_power_w=cap_w,
                 psu_w=psu_w, region=region, form_factor=hardware.form_factor(t), model=model_name,
                 quant=model.quant_format(masked), context_tokens=ctx, owned_gpus=hardware.owned_cards(n, catalog),
-                serving=True if "serving" in cues else None, kv_cache_bits=kv_bits, usage=hours,
+                serving=True if "serving" in cues else None, concurrent_users=users, kv_cache_bits=kv_bits, usage=hours,
                 dataset_samples=samples, kwh_price=kwh,
                 price_currency=money.price_currency(t) if found.budget is None and found.rejected is None else None,
                 quiet=True if "quiet" in cues else None,

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from bot.catalog import GPU, Availability, Catalog, Price, parse_yaml
-from bot.fit import usable_memory_gb
+from bot.fit import tensor_parallel_speedup, usable_memory_gb
 from bot.i18n import CURRENCY_NAMES, MARKET_WHERE, PRICE_BASIS, PRICE_LIST, Text, money, per_thousand
 from bot.need import LLM_WORKLOADS, PRICING_CURRENCIES, Budget, Need
 from bot.perf import PerfModel, load_perf_model
@@ -175,16 +175,25 @@ def _inference_memory(need: Need, bits: int | None, count: int, knowledge_dir: P
 
     model = model_for(knowledge_dir, need.model, need.model_size_b)
     # vLLM serves 4-bit as AWQ/GPTQ, not GGUF
-    quant = quant_for(knowledge_dir, need.quant or ("AWQ" if need.serving and bits == 4 else None), bits or 16)
+    quant = quant_for(knowledge_dir, need.quant or ("AWQ" if need.serves_many and bits == 4 else None), bits or 16)
     ctx = need.context_tokens or int(settings(knowledge_dir)["default_context"])
     w, kv, oh = memory(model, quant, ctx, 1, knowledge_dir)
+    users = serving_users(need)
+    kv *= users  # vLLM keeps every running request's KV cache at once
     total = w + kv + oh
-    en = (f"{model.label('en')} at {quant.label_en} = {w:.1f} GB of weights, + {kv:.1f} GB KV cache ({ctx:,}-token "
-          f"context, batch 1), + {oh:.1f} GB for the runtime")
-    zh = (f"{model.label('zh')} 按 {quant.label_zh} 约 {w:.1f} GB 权重，另加 {kv:.1f} GB KV 缓存（上下文 {ctx:,} token、"
-          f"batch 1），再加 {oh:.1f} GB 运行时开销")
+    batch_en = f"{users} users at once, {ctx:,} tokens each" if users > 1 else f"{ctx:,}-token context, batch 1"
+    batch_zh = f"{users} 人同时使用、每人 {ctx:,} token" if users > 1 else f"上下文 {ctx:,} token、batch 1"
+    en = (f"{model.label('en')} at {quant.label_en} = {w:.1f} GB of weights, + {kv:.1f} GB KV cache ({batch_en}), "
+          f"+ {oh:.1f} GB for the runtime")
+    zh = (f"{model.label('zh')} 按 {quant.label_zh} 约 {w:.1f} GB 权重，另加 {kv:.1f} GB KV 缓存（{batch_zh}），"
+          f"再加 {oh:.1f} GB 运行时开销")
     est = MemoryEstimate(round(total, 1), round(w, 1), round(kv, 1), "inference", quant.bits, need.model_size_b, en, zh)
     return est, (w + kv) / count + oh
+
+
+def serving_users(need: Need) -> int:
+    """The requests whose KV cache is held at once: the users said when a model is served to several, else one."""
+    return need.concurrent_users if need.serves_many and (need.concurrent_users or 0) > 1 else 1
 
 
 def setup_counts(need: Need, spec: WorkloadSpec, lab: bool = False) -> tuple[int, ...]:
@@ -411,6 +420,7 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     vendors = (need.vendor,) if need.vendor else tuple(dict.fromkeys(
         model.default_vendors + ((need.also_vendor,) if need.also_vendor else ())))
     cap = power_cap_w(need)
+    serving = spec.name == "llm_inference" and need.serves_many
 
     candidates: list[Candidate] = []
     too_small: list[Candidate] = []
@@ -436,9 +446,9 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     for g in pool:
         if g in mine:
             continue
-        if (no_crippled or need.serving) and g.crippled_fp16:
+        if (no_crippled or need.serves_many) and g.crippled_fp16:
             continue  # FP16 at 1/64 rate: mixed-precision training gains nothing, vLLM does not run on it
-        if need.serving and (g.vendor == "Apple" or (g.compute_capability and float(g.compute_capability) < 7.0)):
+        if need.serves_many and (g.vendor == "Apple" or (g.compute_capability and float(g.compute_capability) < 7.0)):
             continue  # vLLM/SGLang need CUDA compute capability 7.0+
         if g.release_date and g.release_date > on:
             continue
@@ -480,6 +490,8 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
             sizes = [next((k for k in counts if holds >= per_card[k]), counts[0])]
         for n in sizes:
             perf = model.relative(g, spec.family, ref, n)
+            if serving and n > 1 and perf is not None:  # vLLM splits each layer: bandwidth adds up
+                perf = model.relative(g, spec.family, ref) * tensor_parallel_speedup(n, knowledge_dir)
             if perf is None or (need.min_perf is not None and perf <= need.min_perf):
                 continue
             if mine and not ((mine_perf is not None and perf > UPGRADE_MARGIN * mine_perf and holds * n >= mine_gb)
@@ -513,7 +525,7 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     cheapest_used = None
     if not picks and need.used is None and (need.gpu_count or 1) == 1:  # "look at the used market": with its price
         used_fits = [(g, p) for g in pool if (not vendors or g.vendor in vendors) and g.form_factor not in
-                     MODULE_FORM_FACTORS and not ((no_crippled or need.serving) and g.crippled_fp16) and
+                     MODULE_FORM_FACTORS and not ((no_crippled or need.serves_many) and g.crippled_fp16) and
                      usable_memory_gb(g, knowledge_dir) >= needed and
                      (p := g.price(currency, "used", on, catalog.fx)) is not None]
         cheapest_used = min(used_fits, key=lambda gp: gp[1].amount, default=None)
@@ -523,7 +535,9 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     if lab and picks and not runs_a_model(need, spec):
         notes = (_SHARED_NOTE if shared_only else _LAB_NOTE,)
     elif split and spec.name == "llm_inference":
-        notes = (_split_note(split),)
+        notes = (_split_note(split, need.serves_many),)
+    if spec.name == "llm_inference" and need.serves_many:
+        notes = (serving_note(serving_users(need)),) + notes
     return Ranking(need, currency, budget, count, spec, on, round(needed, 1), est, tuple(picks), tuple(candidates),
                    exclusions, suggestions, notes)
 
@@ -555,10 +569,33 @@ _LAB_NOTE = Text("A budget this size buys a machine, not a card: these are 4- an
                  "（每翻一倍约 1.5–1.9 倍，Lambda 实测）；没有 NVLink 的卡之间走 PCIe。")
 
 
-def _split_note(n: int) -> Text:
+def _split_note(n: int, serving: bool = False) -> Text:
+    if serving:
+        return Text(f"Setups of {n} cards split every layer across the cards (tensor parallel, vLLM's "
+                    f"--tensor-parallel-size {n}): memory and bandwidth add up; consumer cards talk over PCIe, which "
+                    "costs some of it (no NVLink on current GeForce cards).",
+                    f"{n} 卡方案把每一层切到各张卡上（张量并行，vLLM 的 --tensor-parallel-size {n}）：显存和带宽都相加；"
+                    "消费级卡之间走 PCIe，会损失一部分（现在的 GeForce 没有 NVLink）。")
     return Text(f"Setups of {n} cards hold the model split across the cards by layers: memory adds up, speed does not "
                 "multiply, and consumer cards talk over PCIe (no NVLink on current GeForce cards).",
                 f"{n} 卡方案把模型按层切分到各张卡上：显存相加，速度不会成倍增加；消费级卡之间走 PCIe（现在的 GeForce 没有 NVLink）。")
+
+
+def serving_note(users: int) -> Text:
+    """What serving several users changes, for a need that says so: sized for them when their number is known."""
+    if users > 1:
+        return Text(f"Sized for serving {users} users at once with vLLM or SGLang: every running request keeps its own "
+                    "KV cache (in the memory figure), weights are AWQ/GPTQ or FP8, and vLLM needs compute capability 7.0 "
+                    "or newer (no Pascal cards such as the P40). Speeds are what each user sees at that load.",
+                    f"按 vLLM 或 SGLang 同时服务 {users} 人来配：每个进行中的请求都有自己的 KV 缓存（已算进显存需求），权重用 "
+                    "AWQ/GPTQ 或 FP8，vLLM 要求计算能力 7.0 及以上（P40 这类 Pascal 卡不行）。速度是这个负载下每人看到的速度。")
+    return Text("These speeds are for one user at a time (llama.cpp). Serving many users with vLLM or SGLang batches "
+                "requests: it wants FP16/FP8 or AWQ/GPTQ weights, KV cache for every concurrent request on top, and "
+                "compute capability 7.0 or newer (no Pascal cards such as the P40); tensor cores then matter as much as "
+                "bandwidth. Say how many users at once (\"20 users\") and I size the memory and speed for them.",
+                "以上速度是单用户（llama.cpp）的数字。用 vLLM 或 SGLang 给多人提供服务时会把请求打包成批：需要 FP16/FP8 或 "
+                "AWQ/GPTQ 权重，每个并发请求还要额外的 KV 缓存，并且要求计算能力 7.0 及以上（P40 这类 Pascal 卡不行）；这时张量核心"
+                "和带宽一样重要。告诉我同时有多少人用（例如“20 人同时用”），我按这个人数算显存和速度。")
 
 
 def _split_total_note(n: int, total_gb: float, workload: str | None) -> Text:
@@ -731,7 +768,7 @@ def _used_is_better_value(catalog: Catalog, need: Need, r: Ranking, knowledge_di
 def _mac_note(catalog: Catalog, r: Ranking, knowledge_dir: Path) -> tuple[Text, ...]:
     """For running an LLM: the cheapest Mac whose unified memory holds the model (within the budget), with its speed:
     the usual third answer after used cards and one big card. Never for training (no CUDA)."""
-    if r.workload.name != "llm_inference" or r.need.vendor or r.need.serving or r.need.whole_pc is False:
+    if r.workload.name != "llm_inference" or r.need.vendor or r.need.serves_many or r.need.whole_pc is False:
         return ()  # a Mac serves one person, not a vLLM deployment; "card only" asks for a card, not a computer
     if not r.need.model_size_b:
         return _roomiest_mac(catalog, r)
@@ -989,12 +1026,18 @@ def _speed_reason(need: Need, est: MemoryEstimate, knowledge_dir: Path, catalog:
     from bot.fit import mixed_decode_speed, model_for, quant_for
 
     model = model_for(knowledge_dir, need.model, est.params_b)
-    quant = quant_for(knowledge_dir, need.quant, est.precision_bits)
+    # served with vLLM, 4-bit is AWQ/GPTQ (what the memory figure counted), not GGUF
+    quant = quant_for(knowledge_dir, need.quant or ("AWQ" if need.serves_many and est.precision_bits == 4 else None),
+                      est.precision_bits)
+
+    users = serving_users(need)
 
     def reason(c: Candidate) -> Text | None:
         e = tokens_per_s(c)
         if e is None:
             return None
+        if users > 1 and not c.with_owned:
+            return _serving_reason(c, model, quant, users, need.context_tokens, knowledge_dir)
         tps, b = _tps_text(e.decode_tokens_per_s), _BASIS[e.basis]
         return Text(f"~{tps} tokens/s generating {model.label('en')} at {quant.label_en} ({b.en})",
                     f"{model.label('zh')} {quant.label_zh} 生成约 {tps} tokens/s（{b.zh}）")
@@ -1011,6 +1054,24 @@ def _speed_reason(need: Need, est: MemoryEstimate, knowledge_dir: Path, catalog:
 
     reason.tokens_per_s = tokens_per_s
     return reason
+
+
+def _serving_reason(c: Candidate, model, quant, users: int, context: int | None, knowledge_dir: Path) -> Text | None:
+    """What each of the users gets, and all of them together, when the setup serves them at once (bot.fit)."""
+    from bot.fit import serving_speed
+
+    sv = serving_speed(c.gpu, model, quant, users, c.count, knowledge_dir, context)
+    if sv is None:
+        return None
+    each, total = _tps_text(sv.per_user_tokens_per_s), f"{sv.total_tokens_per_s:,.0f}"
+    split_en = f", split over {c.count} cards (tensor parallel)" if c.count > 1 else ""
+    split_zh = f"，{c.count} 卡张量并行" if c.count > 1 else ""
+    bound = Text("compute-bound at this batch", "这个并发量下受算力限制") if sv.compute_bound else \
+        Text("bandwidth-bound", "受显存带宽限制")
+    return Text(f"~{each} tokens/s for each of {users} users at once, ~{total} in all ({model.label('en')} at "
+                f"{quant.label_en}{split_en}; formula only, vLLM-style batching, {bound.en})",
+                f"{users} 人同时使用时每人约 {each} tokens/s，合计约 {total}（{model.label('zh')} {quant.label_zh}{split_zh}；"
+                f"仅公式估算，按 vLLM 批处理，{bound.zh}）")
 
 
 CHAT_SPEED_TOKENS_S = 10  # below this, generation is slower than people read: not a "best overall" pick

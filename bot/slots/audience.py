@@ -1,0 +1,66 @@
+"""The audience slot: how many people a model serves at once, which sizes the KV cache and the speed each one gets.
+
+"20 staff", "50 concurrent users", "30个人同时用", "并发50", "50路并发", "a team of 15", "十几个同事" (about 15),
+"20-30 people" (sized for 30, the upper end). Words in knowledge/lexicon/slots.yaml `audience`; the text is the
+parser's, with Chinese numerals already digits ("十几" reads "10几")."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from bot.slots.lexicon import load
+
+Spans = list[tuple[int, int]]
+MOST_USERS = 100_000  # more is no audience a GPU buyer sizes for ("100000000 users"): not read
+
+
+def _alternation(words) -> str:
+    parts = []
+    for w in sorted(set(words), key=len, reverse=True):
+        head = r"(?<![a-z])" if w[:1].isascii() and w[:1].isalpha() else ""
+        tail = r"(?![a-z])" if w[-1:].isascii() and w[-1:].isalpha() else ""
+        parts.append(head + re.escape(w) + tail)
+    return "(?:" + "|".join(parts) + ")"
+
+
+@lru_cache(maxsize=1)
+def _grammar() -> tuple[re.Pattern[str], ...]:
+    lex = load("slots")["audience"]
+    people, at_once, team, more = (_alternation(lex[k]) for k in ("people", "at_once", "team", "more"))
+    # a number, an optional range's upper end, an optional "more than" word
+    num = r"(?<![\d.,$¥€£])(\d{1,6})(?:\s*(?:-|–|~|到|至|to)\s*(\d{1,6}))?\s*(" + more + r")?"
+    classifier = r"[\s-]*(?:个|位|名)?\s*"
+    person = r"人(?!民|工|脸|像|体|物|类)"
+    return (
+        # "20 staff", "30个同事", "15 concurrent users", "30个人同时用", "二三十人"
+        re.compile(num + classifier + r"(?:(?:" + at_once + r"|active|internal|daily)\s+)?(?:" + people + "|" + person + ")"),
+        # "50 concurrent", "50并发", "50路并发"
+        re.compile(num + r"\s*(?:" + at_once + ")"),
+        # "并发50", "concurrency of 50", "同时在线50人"
+        re.compile(r"(?:" + at_once + r")\s*(?:数|量|用户|人数|数量)?\s*(?:of|=|:|：|is|为|是|到|达到|约|大概|around|about)?\s*"
+                   + num),
+        # "a team of 15", "团队15人"
+        re.compile(r"(?:" + team + r")\s*(?:约|大概|about|around)?\s*" + num),
+    )
+
+
+def _value(m: re.Match) -> int:
+    """The number read: a range's upper end; "十几", "30多", "20+" as half a place more (15, 35, 25)."""
+    value = int(m[2] or m[1])
+    if m[3] and not m[2]:
+        place = 10 ** (len(str(value)) - 1)
+        value += max(1, place // 2)
+    return value
+
+
+def concurrent_users(text: str) -> tuple[int | None, Spans]:
+    """How many people the text says use the model at once (None: not said), and where it says so."""
+    found, spans = None, []
+    for pattern in _grammar():
+        for m in pattern.finditer(text):
+            value = _value(m)
+            if 0 < value <= MOST_USERS:
+                found = value if found is None else max(found, value)
+                spans.append(m.span())
+    return found, spans

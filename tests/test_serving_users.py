@@ -1,0 +1,157 @@
+"""Serving a model to many people at once: how many is a slot of its own ("20 staff", "并发50", "十幾個同事"), and the
+memory, the cards and the speed are sized for them: every running request's KV cache, vLLM's compute capability,
+tensor parallel over several cards, and what each user gets at that load."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.dialogue import Conversation
+from bot.fit import model_for, quant_for, serving_speed
+from bot.need import Need
+from bot.nlu import parse
+from bot.render import plain
+from bot.scorer import rank
+from bot.slots.audience import concurrent_users
+from bot.slots.text import chinese_numerals_to_digits, normalise
+
+KNOWLEDGE = Path(__file__).resolve().parent.parent / "knowledge"
+
+
+def _users(text: str) -> int | None:
+    return concurrent_users(chinese_numerals_to_digits(normalise(text)))[0]
+
+
+@pytest.mark.parametrize("text, users", [
+    ("we want to serve Qwen3-32B to 20 staff with vLLM", 20),
+    ("50 concurrent users on an 8B model", 50),
+    ("a team of 15 will use it", 15),
+    ("20+ users hitting the endpoint", 25),
+    ("serving ~100 requests at a time", 100),
+    ("about 8 people in the office would chat with it", 8),
+    ("我们想部署一个14B模型给30个人同时用", 30),
+    ("并发50，跑qwen2.5 7b", 50),
+    ("50路并发", 50),
+    ("二三十人用", 30),
+    ("给公司十几个同事用", 15),
+    ("給公司十幾個同事用嘅內部chatbot", 15),
+    ("同時在線一百人", 100),
+    ("團隊20人要一起用", 20),
+])
+def test_the_number_of_people_served_at_once_is_read(text, users):
+    assert _users(text) == users
+
+
+@pytest.mark.parametrize("text", ["预算5万人民币", "5000元跑人工智能", "just for me", "only one user", "$1500 for a 4090",
+                                  "2x 3090 for 70B", "两张3090跑32B", "一个人用"])
+def test_money_cards_and_one_person_are_no_audience(text):
+    assert _users(text) in (None, 1)
+
+
+@pytest.mark.parametrize("text, users", [("we want to serve Qwen3-32B to 20 staff, $15k", 20),
+                                         ("我们想部署一个14B模型给30个人同时用，预算5万", 30)])
+def test_users_are_not_read_as_a_budget_or_a_card_count(catalog, text, users):
+    need = parse(text, catalog).need
+    assert need.concurrent_users == users and need.gpu_count is None
+    assert need.budget is not None and need.budget.amount in (15_000, 50_000)
+
+
+def test_people_training_together_are_not_a_served_model(catalog):
+    need = parse("我们实验室4个人共用，预算5万训练CNN", catalog).need
+    assert need.concurrent_users == 4 and not need.serves_many
+
+
+def test_a_new_kind_of_job_drops_the_users():
+    need = Need(workloads=("llm_inference",), model_size_b=14, concurrent_users=20)
+    assert need.merge(Need(workloads=("cnn",))).concurrent_users is None
+
+
+@pytest.fixture(scope="module")
+def llm_need():
+    return Need(workloads=("llm_inference",), model_size_b=32, model="Qwen3 32B")
+
+
+def test_memory_grows_with_every_user_and_old_cards_are_out(catalog, llm_need):
+    one = rank(catalog, llm_need, KNOWLEDGE)
+    many = rank(catalog, Need(**{**llm_need.__dict__, "concurrent_users": 20}), KNOWLEDGE)
+    assert many.memory.total_gb > one.memory.total_gb + 15  # 20 requests of a 32B model's 4k-token cache: ~20 GB
+    assert "20 users at once" in many.memory.assumption_en
+    for c in many.candidates:  # vLLM needs compute capability 7.0+
+        assert not c.gpu.compute_capability or float(c.gpu.compute_capability) >= 7.0, c.gpu.name
+
+
+@settings(max_examples=30, deadline=None)
+@given(users=st.integers(min_value=2, max_value=200), count=st.sampled_from([1, 2, 4]))
+def test_each_user_never_gets_more_when_more_share_the_setup(catalog, users, count):
+    model = model_for(KNOWLEDGE, "Qwen3 32B", 32)
+    quant = quant_for(KNOWLEDGE, "AWQ", 4)
+    card = catalog.get("GeForce RTX 3090")
+    fewer = serving_speed(card, model, quant, users - 1, count, KNOWLEDGE)
+    more = serving_speed(card, model, quant, users, count, KNOWLEDGE)
+    assert more.per_user_tokens_per_s <= fewer.per_user_tokens_per_s
+    assert more.total_tokens_per_s >= fewer.total_tokens_per_s * 0.999  # batching never loses throughput in all
+
+
+def test_more_cards_in_tensor_parallel_serve_each_user_faster(catalog):
+    model = model_for(KNOWLEDGE, "Qwen3 32B", 32)
+    quant = quant_for(KNOWLEDGE, "AWQ", 4)
+    card = catalog.get("GeForce RTX 3090")
+    speeds = [serving_speed(card, model, quant, 20, n, KNOWLEDGE).per_user_tokens_per_s for n in (1, 2, 4)]
+    assert speeds[0] < speeds[1] < speeds[2] < 4 * speeds[0]
+
+
+def _chat(engine, turns):
+    conv = Conversation(engine)
+    return [conv.turn(t) for t in turns]
+
+
+@pytest.mark.parametrize("turns, users", [
+    (["50 concurrent users with vLLM on an 8B model, what GPU should I buy? budget $10000"], 50),
+    (["我们想部署一个14B模型给30个人同时用，用vllm，预算5万，买什么卡"], 30),
+    (["best gpu for a local llm, 70b, $8000", "it's for our team of 12"], 12),
+    (["预算3万，跑qwen 14b", "我们有20个人要同时用呢"], 20),
+    (["預算10萬台幣，公司內部部署32B模型", "大概十幾個同事會同時用"], 15),
+])
+def test_picks_for_many_users_are_sized_and_timed_for_them(engine, turns, users):
+    reply = _chat(engine, turns)[-1]
+    said = plain(reply)
+    assert reply.intent == "recommend" and reply.recommendations, said[:600]
+    assert f"{users} users at once" in said or f"{users} 人同时使用" in said or f"{users} 人同時使用" in said, said[:900]
+    assert re.search(r"for each of \d+ users|每人约 [\d.]+ tokens/s|每人約 [\d.]+ tokens/s", said), said[:1500]
+    assert "P40" not in " ".join(r.gpu for r in reply.recommendations)
+
+
+@pytest.mark.parametrize("text, verdict", [
+    ("can 2x 3090 serve qwen2.5 32b to 20 users at once with vllm?", "it fits"),
+    ("4090能不能同时给10个人跑7B模型？速度多少", "装得下"),
+    ("can a single 3090 serve a 32B model to 40 people at once?", "does not fit"),
+])
+def test_a_setup_asked_about_for_many_users_gets_their_memory_and_speed(engine, text, verdict):
+    reply = _chat(engine, [text])[-1]
+    said = plain(reply)
+    assert reply.intent == "fit" and verdict in said, said[:900]
+    assert "KV" in said and ("tokens/s" in said), said[:900]
+
+
+@pytest.mark.parametrize("text", ["公司内部部署deepseek-r1满血版，预算100万，H20还是4090？", "H100 vs A100 for llama 405b?",
+                                  "llama 3.1 405b: h100或a100哪個好"])
+def test_cards_too_small_alone_are_weighed_as_the_fewest_that_hold_the_model(engine, text):
+    reply = _chat(engine, [text])[-1]
+    said = plain(reply)
+    assert reply.intent == "compare", said[:600]
+    setups = [row[0] for row in reply.table.rows]
+    grown = [s for s in setups if re.match(r"\d+× ", s)]
+    assert grown, said[:600]
+    assert "fewest that do" in said or "最少张数" in said or "最少張數" in said, said[:600]
+    for s in grown:  # no more than a server holds
+        assert int(s.split("×")[0]) <= 8
+
+
+def test_a_setup_the_user_counted_is_kept_as_said(engine):
+    reply = _chat(engine, ["2x3090 vs one A6000 for 70B"])[-1]
+    assert [row[0] for row in reply.table.rows] == ["2× GeForce RTX 3090", "RTX A6000"]
