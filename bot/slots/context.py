@@ -269,8 +269,10 @@ def cues(text: str, with_cards: str | None = None) -> frozenset[str]:
             found.discard(small)
     if "offtopic" in found:  # "is it safe to buy a mining card": a used GPU, not crypto mining
         rest = mask(text, find_any(text, words("slots", "offtopic_in_domain")))
-        if "dl" in found or has_any(text, words("slots", "card_classes")):
-            # "游戏卡跑深度学习行吗", "为什么游戏卡比专业卡性价比高": a gaming card for machine learning, or against other cards
+        if "dl" in found or has_any(text, words("slots", "card_classes")) or \
+                ("compare" in found and with_cards and "@" in with_cards):
+            # "游戏卡跑深度学习行吗", "为什么游戏卡比专业卡性价比高", "游戏卡和A100有啥区别": a gaming card for machine
+            # learning, or against other cards
             rest = mask(rest, find_any(rest, words("slots", "offtopic_in_domain_with_ml")))
         rest = mask(rest, clauses_from(rest, words("slots", "topic_dropped")))  # "ok forget gaming. cheaper?"
         if not has_any(rest, words("slots", "cues", "offtopic")):
