@@ -3913,7 +3913,7 @@ def serving_fit(engine: Engine, gpu_name: str, count: int, need: Need, lang: str
     verdict first, and what each user gets (bot.fit.serving_speed, formula only)."""
     from bot.fit import memory, quant_for, serving_speed, settings, usable_memory_gb
 
-    users = serving_users(need)
+    users = serving_users(need, engine.knowledge_dir)
     model, g = _model_of(engine, need), engine.catalog.get(gpu_name)
     if users < 2 or model is None or model.kind != "llm" or g is None:
         return None

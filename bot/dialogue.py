@@ -1585,7 +1585,7 @@ class Conversation:
             # after the verdict on memory: the guide's paragraph that names the card's model number, else its latest
             # word on the maker's software
             reply = self._with_card_software(t, reply, card)
-        if need.serves_many and (t.cue("serving") or t.q.need.concurrent_users):
+        if need.serves_many and (t.cue("serving") or t.q.need.concurrent_users or t.q.need.headcount):
             # "serve it to 20 people at once?": the memory and speed for them, else what serving changes
             served = answers.serving_fit(self.engine, t.referred[0], count, need, t.lang)
             reply = replace(reply, paragraphs=reply.paragraphs[:1] + (served or serving_note(1).get(t.lang),)

@@ -91,7 +91,8 @@ class Need:
     context_tokens: int | None = None
     owned_gpus: tuple[str, ...] = ()  # cards the user already has (one entry per card) to build on
     serving: bool | None = None  # serving many users (vLLM/SGLang), not one person chatting
-    concurrent_users: int | None = None  # people using the model at once ("20 staff", "并发50"): KV cache for each
+    concurrent_users: int | None = None  # people using the model at once ("并发50", "30个人同时用"): KV cache for each
+    headcount: int | None = None  # people who use it, not all at once ("20 staff", "a team of 15")
     kv_cache_bits: int | None = None  # a quantised KV cache (8 or 4); None: F16
     usage: Usage | None = None  # GPU-hours the user expects ("10 hours a week"): what rent-or-buy arithmetic uses
     dataset_samples: int | None = None  # a fine-tuning dataset's size ("10k samples"): how long an epoch takes
@@ -122,7 +123,7 @@ class Need:
         """A model served to several people at once: said outright (vLLM, "concurrent"), or a number of its users
         ("20 staff") when the job is running an LLM. A lab's "4 people" training together is not this."""
         llm_run = "llm_inference" in self.workloads or self.size_names_an_llm
-        return bool(self.serving) or (llm_run and (self.concurrent_users or 0) > 1)
+        return bool(self.serving) or (llm_run and max(self.concurrent_users or 0, self.headcount or 0) > 1)
 
     @property
     def size_names_an_llm(self) -> bool:
@@ -160,7 +161,7 @@ class Need:
                 drop = {"vendor": None, "also_vendor": None, "min_perf": None, "min_vram_gb": None, "min_total_vram_gb": None}
                 if llm_before != llm_now:
                     drop.update(model_size_b=None, finetune_method=None, precision_bits=None, model=None, quant=None,
-                                context_tokens=None, concurrent_users=None)
+                                context_tokens=None, concurrent_users=None, headcount=None)
                 elif "llm_finetune" not in turn.workloads:
                     drop.update(finetune_method=None)
                 base = replace(base, **drop)

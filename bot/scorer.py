@@ -178,7 +178,7 @@ def _inference_memory(need: Need, bits: int | None, count: int, knowledge_dir: P
     quant = quant_for(knowledge_dir, need.quant or ("AWQ" if need.serves_many and bits == 4 else None), bits or 16)
     ctx = need.context_tokens or int(settings(knowledge_dir)["default_context"])
     w, kv, oh = memory(model, quant, ctx, 1, knowledge_dir)
-    users = serving_users(need)
+    users = serving_users(need, knowledge_dir)
     kv *= users  # vLLM keeps every running request's KV cache at once
     total = w + kv + oh
     batch_en = f"{users} users at once, {ctx:,} tokens each" if users > 1 else f"{ctx:,}-token context, batch 1"
@@ -191,9 +191,35 @@ def _inference_memory(need: Need, bits: int | None, count: int, knowledge_dir: P
     return est, (w + kv) / count + oh
 
 
-def serving_users(need: Need) -> int:
-    """The requests whose KV cache is held at once: the users said when a model is served to several, else one."""
-    return need.concurrent_users if need.serves_many and (need.concurrent_users or 0) > 1 else 1
+def with_assumed_serving_model(need: Need, knowledge_dir: Path) -> tuple[Need, Text | None]:
+    """An LLM served to several people with no model or size named: the need for the model served by default
+    (knowledge/llm-inference.yaml `serving.assumed_model`), and the note that says so; else the need as it is."""
+    from bot.fit import model_for, settings
+
+    if need.model_size_b or need.model or not need.serves_many or need.workload != "llm_inference":
+        return need, None
+    m = model_for(knowledge_dir, settings(knowledge_dir)["serving"].get("assumed_model"), None)
+    if m is None:
+        return need, None
+    return replace(need, model=m.name, model_size_b=m.params_b), Text(
+        f"No model named: sized for {m.label('en')}, a common choice for an internal assistant or support bot (good "
+        "answers on one or two cards). Name the model to size for it.",
+        f"没说用哪个模型：按 {m.label('zh')} 来配，这是内部助手、客服一类服务的常见选择（效果好，一两张卡放得下）。说出模型名就按它来算。")
+
+
+def serving_users(need: Need, knowledge_dir: Path) -> int:
+    """The requests whose KV cache is held at once when a model is served to several: the users said to use it at
+    once, else the share of a headcount active at the busiest moment (knowledge/llm-inference.yaml `serving`), at
+    least two; one when it is not served to several."""
+    from bot.fit import settings
+
+    if not need.serves_many:
+        return 1
+    if (need.concurrent_users or 0) > 1:
+        return need.concurrent_users
+    if need.headcount:
+        return max(2, math.ceil(need.headcount * float(settings(knowledge_dir)["serving"]["peak_active_share"])))
+    return 1
 
 
 def setup_counts(need: Need, spec: WorkloadSpec, lab: bool = False) -> tuple[int, ...]:
@@ -398,6 +424,7 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
          perf_model: PerfModel | None = None, lang: str = "en") -> Ranking:
     """Every card that meets the need's hard constraints, best first, and the picks with their reasons."""
     on = as_of or need.as_of or date.today()
+    need, assumed = with_assumed_serving_model(need, knowledge_dir)
     currency, budget = pricing(need, catalog, on, lang)
     model = perf_model or load_perf_model(knowledge_dir)
     spec = workload_spec(knowledge_dir, need.workload, on)
@@ -536,8 +563,11 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
         notes = (_SHARED_NOTE if shared_only else _LAB_NOTE,)
     elif split and spec.name == "llm_inference":
         notes = (_split_note(split, need.serves_many),)
+    if assumed:
+        notes = (assumed,) + notes
     if spec.name == "llm_inference" and need.serves_many:
-        notes = (serving_note(serving_users(need)),) + notes
+        notes = (serving_note(serving_users(need, knowledge_dir), need.headcount if not need.concurrent_users else None),) \
+            + notes
     return Ranking(need, currency, budget, count, spec, on, round(needed, 1), est, tuple(picks), tuple(candidates),
                    exclusions, suggestions, notes)
 
@@ -581,14 +611,22 @@ def _split_note(n: int, serving: bool = False) -> Text:
                 f"{n} 卡方案把模型按层切分到各张卡上：显存相加，速度不会成倍增加；消费级卡之间走 PCIe（现在的 GeForce 没有 NVLink）。")
 
 
-def serving_note(users: int) -> Text:
-    """What serving several users changes, for a need that says so: sized for them when their number is known."""
+def serving_note(users: int, headcount: int | None = None) -> Text:
+    """What serving several users changes, for a need that says so: sized for them when their number is known (for a
+    headcount, the share of it active at once, said as an assumption)."""
     if users > 1:
-        return Text(f"Sized for serving {users} users at once with vLLM or SGLang: every running request keeps its own "
-                    "KV cache (in the memory figure), weights are AWQ/GPTQ or FP8, and vLLM needs compute capability 7.0 "
-                    "or newer (no Pascal cards such as the P40). Speeds are what each user sees at that load.",
-                    f"按 vLLM 或 SGLang 同时服务 {users} 人来配：每个进行中的请求都有自己的 KV 缓存（已算进显存需求），权重用 "
-                    "AWQ/GPTQ 或 FP8，vLLM 要求计算能力 7.0 及以上（P40 这类 Pascal 卡不行）。速度是这个负载下每人看到的速度。")
+        lead = Text(f"Your {headcount} people will not all send a request at the same moment: sized for about {users} "
+                    f"at once at the busiest time with vLLM or SGLang (an assumption; say \"{headcount} at once\" to "
+                    "size for all of them)",
+                    f"{headcount} 个人不会在同一时刻都发请求：按高峰时约 {users} 人同时使用、用 vLLM 或 SGLang 来配（这是假设；"
+                    f"要按全部人同时用来配，就说“{headcount} 人同时用”）") if headcount else \
+            Text(f"Sized for serving {users} users at once with vLLM or SGLang",
+                 f"按 vLLM 或 SGLang 同时服务 {users} 人来配")
+        return Text(lead.en + ": every running request keeps its own KV cache (in the memory figure), weights are "
+                    "AWQ/GPTQ or FP8, and vLLM needs compute capability 7.0 or newer (no Pascal cards such as the P40). "
+                    "Speeds are what each user sees at that load.",
+                    lead.zh + "：每个进行中的请求都有自己的 KV 缓存（已算进显存需求），权重用 AWQ/GPTQ 或 FP8，vLLM 要求计算能力 "
+                    "7.0 及以上（P40 这类 Pascal 卡不行）。速度是这个负载下每人看到的速度。")
     return Text("These speeds are for one user at a time (llama.cpp). Serving many users with vLLM or SGLang batches "
                 "requests: it wants FP16/FP8 or AWQ/GPTQ weights, KV cache for every concurrent request on top, and "
                 "compute capability 7.0 or newer (no Pascal cards such as the P40); tensor cores then matter as much as "
@@ -1030,7 +1068,7 @@ def _speed_reason(need: Need, est: MemoryEstimate, knowledge_dir: Path, catalog:
     quant = quant_for(knowledge_dir, need.quant or ("AWQ" if need.serves_many and est.precision_bits == 4 else None),
                       est.precision_bits)
 
-    users = serving_users(need)
+    users = serving_users(need, knowledge_dir)
 
     def reason(c: Candidate) -> Text | None:
         e = tokens_per_s(c)

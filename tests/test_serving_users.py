@@ -57,13 +57,27 @@ def test_money_cards_and_one_person_are_no_audience(text):
                                          ("我们想部署一个14B模型给30个人同时用，预算5万", 30)])
 def test_users_are_not_read_as_a_budget_or_a_card_count(catalog, text, users):
     need = parse(text, catalog).need
-    assert need.concurrent_users == users and need.gpu_count is None
+    assert (need.concurrent_users or need.headcount) == users and need.gpu_count is None
     assert need.budget is not None and need.budget.amount in (15_000, 50_000)
 
 
 def test_people_training_together_are_not_a_served_model(catalog):
     need = parse("我们实验室4个人共用，预算5万训练CNN", catalog).need
-    assert need.concurrent_users == 4 and not need.serves_many
+    assert need.headcount == 4 and not need.serves_many
+
+
+@pytest.mark.parametrize("text, at_once, headcount", [
+    ("50 concurrent users on an 8B model", 50, None),
+    ("30个人同时用", 30, None),
+    ("并发50", 50, None),
+    ("we want to serve Qwen3-32B to 20 staff", None, 20),
+    ("a team of 15 will use it", None, 15),
+    ("公司100人要用内部知识库", None, 100),
+    ("部門五十個同事都會用", None, 50),
+])
+def test_people_at_once_are_told_from_a_headcount(catalog, text, at_once, headcount):
+    need = parse(text, catalog).need
+    assert (need.concurrent_users, need.headcount) == (at_once, headcount)
 
 
 def test_a_new_kind_of_job_drops_the_users():
@@ -113,9 +127,11 @@ def _chat(engine, turns):
 @pytest.mark.parametrize("turns, users", [
     (["50 concurrent users with vLLM on an 8B model, what GPU should I buy? budget $10000"], 50),
     (["我们想部署一个14B模型给30个人同时用，用vllm，预算5万，买什么卡"], 30),
-    (["best gpu for a local llm, 70b, $8000", "it's for our team of 12"], 12),
+    (["best gpu for a local llm, 70b, $8000", "12 of us will use it at the same time"], 12),
     (["预算3万，跑qwen 14b", "我们有20个人要同时用呢"], 20),
     (["預算10萬台幣，公司內部部署32B模型", "大概十幾個同事會同時用"], 15),
+    (["公司想部署一个内部问答系统，50人用，预算10万", "那如果要并发100人呢"], 100),
+    (["我们想给客服系统部署LLM, 并发大概20，预算5万"], 20),
 ])
 def test_picks_for_many_users_are_sized_and_timed_for_them(engine, turns, users):
     reply = _chat(engine, turns)[-1]
@@ -155,3 +171,25 @@ def test_cards_too_small_alone_are_weighed_as_the_fewest_that_hold_the_model(eng
 def test_a_setup_the_user_counted_is_kept_as_said(engine):
     reply = _chat(engine, ["2x3090 vs one A6000 for 70B"])[-1]
     assert [row[0] for row in reply.table.rows] == ["2× GeForce RTX 3090", "RTX A6000"]
+
+
+@pytest.mark.parametrize("turns, headcount, at_once", [
+    (["we want to serve Qwen3-32B to 20 staff with vLLM, budget $15k, what GPUs?"], 20, 3),
+    (["best gpu for a local llm, 70b, $8000", "it's for our team of 12"], 12, 2),
+    (["公司想部署一个内部问答系统，200人用，预算20万"], 200, 30),
+])
+def test_a_headcount_is_sized_for_the_share_active_at_once_and_says_so(engine, turns, headcount, at_once):
+    reply = _chat(engine, turns)[-1]
+    said = plain(reply)
+    assert reply.intent == "recommend", said[:600]
+    assert f"Your {headcount} people" in said or f"{headcount} 个人不会" in said, said[:900]
+    assert f"{at_once} users at once" in said or f"{at_once} 人同时使用" in said, said[:1200]
+
+
+@pytest.mark.parametrize("text", ["公司想部署一个内部问答系统，50人用，预算10万", "support bot for our 30 agents, budget $12k",
+                                  "智能客服要同時服務40人，預算30萬台幣"])
+def test_a_served_assistant_with_no_model_named_is_sized_for_a_stated_default(engine, text):
+    reply = _chat(engine, [text])[-1]
+    said = plain(reply)
+    assert reply.intent == "recommend" and reply.recommendations, said[:600]
+    assert "No model named" in said or "没说用哪个模型" in said or "沒說用哪個模型" in said, said[:900]

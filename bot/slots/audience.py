@@ -1,4 +1,6 @@
-"""The audience slot: how many people a model serves at once, which sizes the KV cache and the speed each one gets.
+"""The audience slots: how many people use a model, and whether at once, which sizes the KV cache and the speed each
+one gets. A headcount ("20 staff") is not that many at once: the scorer sizes for the share of them active at the
+busiest moment (knowledge/llm-inference.yaml `serving`).
 
 "20 staff", "50 concurrent users", "30个人同时用", "并发50", "50路并发", "a team of 15", "十几个同事" (about 15),
 "20-30 people" (sized for 30, the upper end). Words in knowledge/lexicon/slots.yaml `audience`; the text is the
@@ -29,7 +31,7 @@ def _grammar() -> tuple[re.Pattern[str], ...]:
     lex = load("slots")["audience"]
     people, at_once, team, more = (_alternation(lex[k]) for k in ("people", "at_once", "team", "more"))
     # a number, an optional range's upper end, an optional "more than" word
-    num = r"(?<![\d.,$¥€£])(\d{1,6})(?:\s*(?:-|–|~|到|至|to)\s*(\d{1,6}))?\s*(" + more + r")?"
+    num = r"(?<![\d.$¥€£])(?<!\d,)(\d{1,6})(?:\s*(?:-|–|~|到|至|to)\s*(\d{1,6}))?\s*(" + more + r")?"
     classifier = r"[\s-]*(?:个|位|名)?\s*"
     person = r"人(?!民|工|脸|像|体|物|类)"
     return (
@@ -54,8 +56,15 @@ def _value(m: re.Match) -> int:
     return value
 
 
-def concurrent_users(text: str) -> tuple[int | None, Spans]:
-    """How many people the text says use the model at once (None: not said), and where it says so."""
+@lru_cache(maxsize=1)
+def _at_once() -> re.Pattern[str]:
+    return re.compile(_alternation(load("slots")["audience"]["at_once"]))
+
+
+def audience(text: str) -> tuple[int | None, bool, Spans]:
+    """How many people the text says use the model (None: not said); whether it says they use it at once ("50
+    concurrent", "30个人同时用", "并发50") rather than how many people there are ("20 staff", "a team of 15": a few of
+    them at a time); and where it says so."""
     found, spans = None, []
     for pattern in _grammar():
         for m in pattern.finditer(text):
@@ -63,4 +72,10 @@ def concurrent_users(text: str) -> tuple[int | None, Spans]:
             if 0 < value <= MOST_USERS:
                 found = value if found is None else max(found, value)
                 spans.append(m.span())
+    return found, found is not None and _at_once().search(text) is not None, spans
+
+
+def concurrent_users(text: str) -> tuple[int | None, Spans]:
+    """How many people the text says use the model, at once or in all, and where it says so."""
+    found, _, spans = audience(text)
     return found, spans
