@@ -3542,6 +3542,8 @@ def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, la
     from bot.models import load_models
 
     model = _model_of(engine, need)
+    if serving_users(need, engine.knowledge_dir) > 1 and model is not None and model.kind == "llm":
+        return _compare_serving_setups(engine, setups, need, lang)
     table = load_models(engine.knowledge_dir)
     quant = quant_for(engine.knowledge_dir, need.quant, need.precision_bits)
     on = need.as_of or engine.today or date.today()
@@ -3631,6 +3633,77 @@ def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, la
                  paragraphs=(verdict,), table=Table(header, tuple(rows)), footer=footer,
                  sources=tuple(Source(f"{m.gpu} {m.model} {m.quant}", m.url) for r in results for m in r[1].measured[:1]),
                  chart_gpus=tuple(name for name, _ in setups), chart_counts=tuple(n for _, n in setups))
+
+
+def _compare_serving_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, lang: str) -> Reply:
+    """Setups weighed for serving a model to several users at once ("8x H100 vs 8x H200 for serving DeepSeek-V3 to
+    50 users"): each holds the weights and every user's KV cache or not (one card grows to the fewest that do, up to
+    a server's eight), and what each user gets (`fit.serving_speed`, formula only); the verdict names the faster."""
+    from bot.fit import default_quant, memory, quant_for, serving_speed, settings, usable_memory_gb
+    from bot.models import load_models
+
+    kd = engine.knowledge_dir
+    model, users = _model_of(engine, need), serving_users(need, kd)
+    usual = default_quant(model, kd, load_models(kd))
+    bits = need.precision_bits or (usual.bits if usual.bits <= 8 else None)
+    quant = quant_for(kd, need.quant or ("AWQ" if bits == 4 else None), bits) or usual
+    ctx = need.context_tokens or int(settings(kd)["default_context"])
+    on = need.as_of or engine.today or date.today()
+    currency, _ = pricing(need, engine.catalog, on, lang)
+
+    def needed(g, n: int) -> tuple[float, float]:
+        w, kv, oh = memory(model, quant, ctx, n, kd)
+        return w + kv * users + oh, usable_memory_gb(g, kd) * n
+
+    results, rows, grown = [], [], []
+    for name, n in setups:
+        g = engine.catalog.get(name)
+        if needed(g, n)[0] > needed(g, n)[1] and n == 1 and not g.unified_memory:
+            n = next((k for k in (2, 4, MOST_CARDS_IN_A_SERVER) if needed(g, k)[0] <= needed(g, k)[1]), n)
+            if n > 1:
+                grown.append(f"{n}× {g.name}")
+        total, have = needed(g, n)
+        sv = serving_speed(g, model, quant, users, n, kd, ctx) if total <= have else None
+        price = price_for(g, currency, True, on, engine.catalog)
+        label = f"{n}× {g.name}" if n > 1 else g.name
+        results.append((label, total <= have, sv, price.amount * n if price else None, price))
+        rows.append((label, f"{have:g} GB", f"~{total:.0f} GB" + ("" if total <= have else _t(lang, " (does not fit)", "（装不下）")),
+                     f"~{_tps(sv.per_user_tokens_per_s)} / ~{sv.total_tokens_per_s:,.0f}" if sv else "—",
+                     (money(price.amount * n, price.currency) + _market_word(price, lang)) if price else "—"))
+    fitting = [r for r in results if r[1] and r[2]]
+    name_en, name_zh = model.label("en"), model.label("zh")
+    if fitting:
+        best = max(fitting, key=lambda r: r[2].per_user_tokens_per_s)
+        verdict = _t(lang, f"For {users} users at once on {name_en} ({quant.label_en}), {best[0]} serves each faster: about "
+                           f"{_tps(best[2].per_user_tokens_per_s)} tokens/s a user, {best[2].total_tokens_per_s:,.0f} in all.",
+                     f"{users} 人同时用 {name_zh}（{quant.label_zh}），{best[0]} 每人更快：每人约 "
+                     f"{_tps(best[2].per_user_tokens_per_s)} tokens/s，合计约 {best[2].total_tokens_per_s:,.0f}。")
+        cheapest = min((r for r in fitting if r[3]), key=lambda r: r[3], default=None)
+        if cheapest and cheapest is not best:
+            verdict += _t(lang, f" {cheapest[0]} costs less ({money(cheapest[3], cheapest[4].currency)}) at about "
+                                f"{_tps(cheapest[2].per_user_tokens_per_s)} tokens/s a user.",
+                          f"{cheapest[0]} 更便宜（{money(cheapest[3], cheapest[4].currency)}），每人约 "
+                          f"{_tps(cheapest[2].per_user_tokens_per_s)} tokens/s。")
+    else:
+        verdict = _t(lang, f"None of these holds {name_en} ({quant.label_en}) with {users} users' KV cache.",
+                     f"这几种配置都放不下 {name_zh}（{quant.label_zh}）加 {users} 人的 KV 缓存。")
+    left = [r[0] for r in results if not r[1]]
+    if left and fitting:
+        verdict += _t(lang, f" {', '.join(left)} cannot hold it with {users} users.",
+                      f"{'、'.join(left)} 放不下 {users} 人的量。")
+    if grown:
+        verdict += _t(lang, f" One card cannot hold it, so these are the fewest that do: {', '.join(grown)}.",
+                      f"一张卡放不下，所以按放得下的最少张数来比：{'、'.join(grown)}。")
+    header = (_t(lang, "Setup", "配置"), _t(lang, "Memory", "显存"), _t(lang, f"Needed ({users} users)", f"需要（{users} 人）"),
+              _t(lang, "tokens/s per user / in all", "tokens/s 每人 / 合计"), _t(lang, "Price", "价格"))
+    footer = (_t(lang, f"Memory: weights + KV cache for {users} requests of {ctx:,} tokens + runtime. Speeds: formula only "
+                       "(vLLM-style batching; several cards split each layer, tensor parallel).",
+                 f"显存：权重 + {users} 个请求各 {ctx:,} token 的 KV 缓存 + 运行时。速度：仅公式估算（按 vLLM 批处理；多卡按张量"
+                 "并行切分每一层）。"),)
+    return Reply("compare", lang, title=_t(lang, f"{' vs '.join(r[0] for r in results)}: serving {name_en} to {users} users",
+                                           f"{' 对比 '.join(r[0] for r in results)}：{users} 人同时用 {name_zh}"),
+                 paragraphs=(verdict,), table=Table(header, tuple(rows)), footer=footer,
+                 chart_gpus=tuple(name for name, _ in setups))
 
 
 def typical_card(engine: Engine, gb: float, need: Need, lang: str) -> str | None:

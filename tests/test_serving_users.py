@@ -193,3 +193,20 @@ def test_a_served_assistant_with_no_model_named_is_sized_for_a_stated_default(en
     said = plain(reply)
     assert reply.intent == "recommend" and reply.recommendations, said[:600]
     assert "No model named" in said or "没说用哪个模型" in said or "沒說用哪個模型" in said, said[:900]
+
+
+@pytest.mark.parametrize("text, users", [
+    ("vllm serving qwen2.5-72b w/ 50 concurrent users, A100s or H100s? how many", 50),
+    ("50人同时用qwen3 32b，4090还是L40S", 50),
+    ("8x H100 vs 8x H200 for serving deepseek v3 with 64 concurrent requests", 64),
+])
+def test_setups_weighed_for_serving_hold_every_users_cache_and_say_each_users_speed(engine, text, users):
+    reply = _chat(engine, [text])[-1]
+    said = plain(reply)
+    assert reply.intent == "compare", said[:600]
+    assert f"{users} users" in said or f"{users} 人" in said, said[:600]
+    for row in reply.table.rows:
+        have, needed = float(row[1].split()[0]), float(row[2].strip("~").split()[0])
+        assert ("does not fit" in row[2] or "装不下" in row[2] or "裝不下" in row[2]) == (needed > have), row
+        assert int(row[0].split("×")[0]) <= 8 if "×" in row[0] else True
+    assert re.search(r"tokens/s a user|每人(?:约|約) [\d.]+ tokens/s", said), said[:600]
