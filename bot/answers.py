@@ -3999,7 +3999,13 @@ def serving_fit(engine: Engine, gpu_name: str, count: int, need: Need, lang: str
     w, kv, oh = memory(model, quant, ctx, count, kd)
     total, have = w + kv * users + oh, usable_memory_gb(g, kd) * count
     setup = f"{count}× {g.name}" if count > 1 else g.name
-    head = _t(lang, f"For {users} users at once (vLLM, {quant.label_en}): {w:.1f} GB of weights + {kv * users:.1f} GB of "
+    if need.headcount and not need.concurrent_users:  # "20 staff": the share of them at once, said as an assumption
+        head = _t(lang, f"Of {need.headcount} people, about {users} at once at the busiest time (an assumption; say "
+                        f"\"{need.headcount} at once\" for all). ",
+                  f"{need.headcount} 人里高峰时约 {users} 人同时用（这是假设；全部同时用就说“{need.headcount} 人同时用”）。")
+    else:
+        head = ""
+    head += _t(lang, f"For {users} users at once (vLLM, {quant.label_en}): {w:.1f} GB of weights + {kv * users:.1f} GB of "
                     f"KV cache ({ctx:,} tokens each) + {oh:.1f} GB = ~{total:.1f} GB against {have:g} GB",
               f"{users} 人同时使用（vLLM，{quant.label_zh}）：权重 {w:.1f} GB + KV 缓存 {kv * users:.1f} GB（每人 {ctx:,} token）"
               f"+ {oh:.1f} GB ≈ {total:.1f} GB，{setup} 有 {have:g} GB")

@@ -210,3 +210,13 @@ def test_setups_weighed_for_serving_hold_every_users_cache_and_say_each_users_sp
         assert ("does not fit" in row[2] or "装不下" in row[2] or "裝不下" in row[2]) == (needed > have), row
         assert int(row[0].split("×")[0]) <= 8 if "×" in row[0] else True
     assert re.search(r"tokens/s a user|每人(?:约|約) [\d.]+ tokens/s", said), said[:600]
+
+
+@pytest.mark.parametrize("text, users, headcount", [
+    ("2x 3090能不能同时给20个人用qwen2.5 32b", 20, None),
+    ("can 2x 3090 serve qwen2.5 32b to our 20 staff?", 3, 20),
+])
+def test_a_fit_for_many_users_says_how_many_it_sized_for(engine, text, users, headcount):
+    said = plain(_chat(engine, [text])[-1])
+    assert f"For {users} users at once" in said or f"{users} 人同时使用" in said, said[:700]
+    assert (f"Of {headcount} people" in said or f"{headcount} 人里" in said) if headcount else "高峰" not in said
