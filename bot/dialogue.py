@@ -31,6 +31,7 @@ from bot.scorer import (
     low_power_w,
     rank_or_used,
     serving_note,
+    with_assumed_serving_model,
     workload_spec,
 )
 from bot.session import Session
@@ -1574,6 +1575,9 @@ class Conversation:
         need = s.need.merge(replace(t.q.need, gpu_count=None, budget=None))
         if not (need.workloads or need.model_size_b or need.model):
             need = replace(need, workloads=("general",))  # "能拿来跑pytorch训练吗": deep learning in general
+        # a served assistant with no model named ("客服系统，并发20" then "can an L40S handle it?"): the model its picks
+        # were sized for
+        need, assumed = with_assumed_serving_model(need, self.engine.knowledge_dir)
         vram = t.q.card_memory_gb or (s.focus_vram_gb if same and not t.q.gpus else None)
         if _asks_how_many(t.q) and not t.q.need.gpu_count and vram is None:  # "how many would I need?": that many
             held = answers.cards_to_hold(self.engine, t.referred[0], need)
@@ -1585,11 +1589,12 @@ class Conversation:
             # after the verdict on memory: the guide's paragraph that names the card's model number, else its latest
             # word on the maker's software
             reply = self._with_card_software(t, reply, card)
-        if need.serves_many and (t.cue("serving") or t.q.need.concurrent_users or t.q.need.headcount):
-            # "serve it to 20 people at once?": the memory and speed for them, else what serving changes
+        if need.serves_many:
+            # "serve it to 20 people at once?", "用H20可以吗" after picks for a team: the memory and speed for them,
+            # else what serving changes
             served = answers.serving_fit(self.engine, t.referred[0], count, need, t.lang)
             reply = replace(reply, paragraphs=reply.paragraphs[:1] + (served or serving_note(1).get(t.lang),)
-                            + reply.paragraphs[1:])
+                            + ((assumed.get(t.lang),) if assumed else ()) + reply.paragraphs[1:])
         if need.psu_w and card is not None and card.tdp_w and card.vendor != "Apple":
             # "my psu is 750w" earlier, "would a 5090 work?" now: the job and the power supply the user has
             psu = answers.power(self.engine, card.name, count, need.psu_w, t.lang)
@@ -2479,8 +2484,10 @@ POLICY: tuple[Rule, ...] = (
          not t.need.model_size_b and not t.need.model and (_says(t.text, "memory_enough") or
                                                            _says(t.text, "enough_question")),
          lambda c, t: c._memory_enough(t)),  # "8G显存够学深度学习吗"
-    Rule("fit", _acts("fit", "memory"),
-         lambda c, t: bool(t.referred) and _has_a_job(c, t) and not t.need.budget, lambda c, t: c._fit(t)),
+    Rule("fit", _acts("fit", "memory", "gpu_info"),
+         lambda c, t: bool(t.referred) and _has_a_job(c, t) and not t.need.budget and
+         (t.act != "gpu_info" or _says(t.text, "will_it_do") and not t.cue("more_info")),  # "用H20可以吗" after picks
+         lambda c, t: c._fit(t)),
     Rule("memory", _acts("memory", "fit"),
          lambda c, t: bool(t.need.model_size_b or c.session.need.model_size_b or t.need.model) and not t.need.budget,
          lambda c, t: answers.memory_question(c.engine, c.session.need, t.lang)),

@@ -220,3 +220,15 @@ def test_a_fit_for_many_users_says_how_many_it_sized_for(engine, text, users, he
     said = plain(_chat(engine, [text])[-1])
     assert f"For {users} users at once" in said or f"{users} 人同时使用" in said, said[:700]
     assert (f"Of {headcount} people" in said or f"{headcount} 人里" in said) if headcount else "高峰" not in said
+
+
+@pytest.mark.parametrize("turns, card, users", [
+    (["公司200人用qwen2.5 72b做内部助手，预算50万", "用H20可以吗"], "H20", 30),
+    (["我们想给客服系统部署LLM, 并发大概20", "can an L40S handle it?"], "L40S", 20),
+    (["serving llama 3.3 70b to 40 people at once, $30k", "would two A6000s do it?"], "A6000", 40),
+])
+def test_a_card_asked_after_picks_for_a_team_is_fitted_for_that_team(engine, turns, card, users):
+    reply = _chat(engine, turns)[-1]
+    said = plain(reply)
+    assert reply.intent == "fit" and card in said, said[:600]
+    assert f"For {users} users at once" in said or f"{users} 人同时使用" in said, said[:900]
