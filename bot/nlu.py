@@ -112,7 +112,9 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     t = _SCIENTIFIC.sub(_plain_number, t)  # "$1e9", "1.5e3 dollars": the amounts the notation writes
     n = chinese_numerals_to_digits(t)  # numbers, names and sizes are read from here; words from `t`
 
-    gpus, gpu_spans = hardware.gpus(n, catalog)
+    # "a 500 person company", "500人": people, not the RTX 500 (read before the cards, whose names are numbers too)
+    _, _, audience_spans = audience.audience(n)
+    gpus, gpu_spans = hardware.gpus(mask(n, audience_spans), catalog)
     size, size_spans = model.model_size(mask(n, gpu_spans))
     model_name, model_params, name_spans = model.named_model(mask(n, gpu_spans))
     if model_params is not None and (size is None or abs(size / model_params - 1) > 0.15):

@@ -232,3 +232,14 @@ def test_a_card_asked_after_picks_for_a_team_is_fitted_for_that_team(engine, tur
     said = plain(reply)
     assert reply.intent == "fit" and card in said, said[:600]
     assert f"For {users} users at once" in said or f"{users} 人同时使用" in said, said[:900]
+
+
+@pytest.mark.parametrize("text, gpus, at_once, headcount", [
+    ("500 person company, how many H100", ("H100 SXM5 80GB",), None, 500),
+    ("RTX 6000 Ada可以同時服務20個使用者跑70B嗎", ("RTX 6000 Ada Generation",), 20, None),
+    ("公司60来号人用", (), None, 60),
+    ("2x 3090 for 20 ppl", ("GeForce RTX 3090",), None, 20),
+])
+def test_people_are_read_before_cards_whose_names_are_numbers(catalog, text, gpus, at_once, headcount):
+    q = parse(text, catalog)
+    assert (q.gpus, q.need.concurrent_users, q.need.headcount) == (gpus, at_once, headcount)

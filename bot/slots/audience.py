@@ -32,7 +32,7 @@ def _grammar() -> tuple[re.Pattern[str], ...]:
     people, at_once, team, more = (_alternation(lex[k]) for k in ("people", "at_once", "team", "more"))
     # a number, an optional range's upper end, an optional "more than" word
     num = r"(?<![\d.$¥€£])(?<!\d,)(\d{1,6})(?:\s*(?:-|–|~|到|至|to)\s*(\d{1,6}))?\s*(" + more + r")?"
-    classifier = r"[\s-]*(?:个|位|名)?\s*"
+    classifier = r"[\s-]*(?:来)?(?:个|位|名|号)?\s*"  # ("十来个人", "60来号人": about that many)
     person = r"人(?!民|工|脸|像|体|物|类)"
     return (
         # "20 staff", "30个同事", "15 concurrent users", "30个人同时用", "二三十人"
