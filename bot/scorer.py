@@ -473,9 +473,9 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     for g in pool:
         if g in mine:
             continue
-        if (no_crippled or need.serves_many) and g.crippled_fp16:
+        if (no_crippled or serving) and g.crippled_fp16:
             continue  # FP16 at 1/64 rate: mixed-precision training gains nothing, vLLM does not run on it
-        if need.serves_many and (g.vendor == "Apple" or (g.compute_capability and float(g.compute_capability) < 7.0)):
+        if serving and (g.vendor == "Apple" or (g.compute_capability and float(g.compute_capability) < 7.0)):
             continue  # vLLM/SGLang need CUDA compute capability 7.0+
         if g.release_date and g.release_date > on:
             continue
@@ -552,7 +552,7 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     cheapest_used = None
     if not picks and need.used is None and (need.gpu_count or 1) == 1:  # "look at the used market": with its price
         used_fits = [(g, p) for g in pool if (not vendors or g.vendor in vendors) and g.form_factor not in
-                     MODULE_FORM_FACTORS and not ((no_crippled or need.serves_many) and g.crippled_fp16) and
+                     MODULE_FORM_FACTORS and not ((no_crippled or serving) and g.crippled_fp16) and
                      usable_memory_gb(g, knowledge_dir) >= needed and
                      (p := g.price(currency, "used", on, catalog.fx)) is not None]
         cheapest_used = min(used_fits, key=lambda gp: gp[1].amount, default=None)
@@ -562,10 +562,10 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     if lab and picks and not runs_a_model(need, spec):
         notes = (_SHARED_NOTE if shared_only else _LAB_NOTE,)
     elif split and spec.name == "llm_inference":
-        notes = (_split_note(split, need.serves_many),)
+        notes = (_split_note(split, serving),)
     if assumed:
         notes = (assumed,) + notes
-    if spec.name == "llm_inference" and need.serves_many:
+    if serving:
         notes = (serving_note(serving_users(need, knowledge_dir), need.headcount if not need.concurrent_users else None),) \
             + notes
     return Ranking(need, currency, budget, count, spec, on, round(needed, 1), est, tuple(picks), tuple(candidates),
