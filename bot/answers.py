@@ -4027,6 +4027,46 @@ def serving_fit(engine: Engine, gpu_name: str, count: int, need: Need, lang: str
                      f"（仅公式估算：按批量生成的带宽和张量算力{'，张量并行' if count > 1 else ''}）。")
 
 
+def serving_capacity(engine: Engine, gpu_name: str, count: int, need: Need, lang: str) -> str | None:
+    """"How many users can one 4090 serve on an 8B model?": the users at once whose KV cache fits beside the weights,
+    and how many of them each still get a comfortable speed (bot.fit.serving_speed, formula only)."""
+    from bot.fit import memory, quant_for, serving_speed, settings, usable_memory_gb
+
+    model, g = _model_of(engine, need), engine.catalog.get(gpu_name)
+    if model is None or model.kind != "llm" or g is None:
+        return None
+    kd = engine.knowledge_dir
+    bits = need.precision_bits or default_bits(workload_spec(kd, "llm_inference", date.today()), model.params_b) or 16
+    quant = quant_for(kd, need.quant or ("AWQ" if bits == 4 else None), bits)
+    if quant is None:
+        return None
+    ctx = need.context_tokens or int(settings(kd)["default_context"])
+    w, kv, oh = memory(model, quant, ctx, count, kd)
+    have = usable_memory_gb(g, kd) * count
+    setup = f"{count}× {g.name}" if count > 1 else g.name
+    most = int((have - w - oh) // kv) if kv and have > w + oh else 0
+    if most < 1:
+        return _t(lang, f"{setup} ({have:g} GB) cannot hold {model.label('en')} at {quant.label_en} with any user's KV "
+                        "cache.",
+                  f"{setup}（{have:g} GB）放不下 {model.label('zh')}（{quant.label_zh}）加上任何一个用户的 KV 缓存。")
+    comfortable = float(settings(kd)["serving"]["comfortable_tokens_per_s"])
+    at_most = serving_speed(g, model, quant, most, count, kd, ctx)
+    quick = max((n for n in range(1, most + 1) if (sv := serving_speed(g, model, quant, n, count, kd, ctx))
+                 and sv.per_user_tokens_per_s >= comfortable), default=0)
+    text = _t(lang, f"{setup} holds {model.label('en')} at {quant.label_en} ({w:.1f} GB) plus the KV cache of about "
+                    f"{most} users at once ({kv:.2f} GB each at {ctx:,} tokens)",
+              f"{setup} 放得下 {model.label('zh')}（{quant.label_zh}，{w:.1f} GB）再加约 {most} 人同时使用的 KV 缓存"
+              f"（每人 {ctx:,} token 约 {kv:.2f} GB）")
+    if at_most:
+        text += _t(lang, f"; with all of them each gets about {_tps(at_most.per_user_tokens_per_s)} tokens/s",
+                   f"；都在用时每人约 {_tps(at_most.per_user_tokens_per_s)} tokens/s")
+    if quick and quick < most:
+        text += _t(lang, f"; for {comfortable:g} tokens/s or more each, about {quick} at once",
+                   f"；要每人 {comfortable:g} tokens/s 以上，约 {quick} 人同时")
+    return text + _t(lang, " (formula only; vLLM-style batching; longer contexts hold fewer users).",
+                     "（仅公式估算，按 vLLM 批处理；上下文更长，能同时服务的人更少）。")
+
+
 def _model_of(engine: Engine, need: Need):
     from bot.fit import model_for
 

@@ -1575,6 +1575,8 @@ class Conversation:
         need = s.need.merge(replace(t.q.need, gpu_count=None, budget=None))
         if not (need.workloads or need.model_size_b or need.model):
             need = replace(need, workloads=("general",))  # "能拿来跑pytorch训练吗": deep learning in general
+        if _says(t.text, "capacity_asked") and need.workload in (None, "llm_inference", "inference", "general"):
+            need = replace(need, serving=True, workloads=("llm_inference",))  # "A800能撑多少并发": an LLM served
         # a served assistant with no model named ("客服系统，并发20" then "can an L40S handle it?"): the model its picks
         # were sized for
         need, assumed = with_assumed_serving_model(need, self.engine.knowledge_dir)
@@ -1589,7 +1591,11 @@ class Conversation:
             # after the verdict on memory: the guide's paragraph that names the card's model number, else its latest
             # word on the maker's software
             reply = self._with_card_software(t, reply, card)
-        if need.serves_many:
+        capacity = answers.serving_capacity(self.engine, t.referred[0], count, need, t.lang) \
+            if _says(t.text, "capacity_asked") and (need.model_size_b or need.model) else None
+        if capacity:  # "how many users can one 4090 handle on an 8B model?", "A800能撑多少并发"
+            reply = replace(reply, paragraphs=(capacity,) + reply.paragraphs + ((assumed.get(t.lang),) if assumed else ()))
+        elif need.serves_many:
             # "serve it to 20 people at once?", "用H20可以吗" after picks for a team: the memory and speed for them,
             # else what serving changes
             served = answers.serving_fit(self.engine, t.referred[0], count, need, t.lang)
@@ -2484,9 +2490,11 @@ POLICY: tuple[Rule, ...] = (
          not t.need.model_size_b and not t.need.model and (_says(t.text, "memory_enough") or
                                                            _says(t.text, "enough_question")),
          lambda c, t: c._memory_enough(t)),  # "8G显存够学深度学习吗"
-    Rule("fit", _acts("fit", "memory", "gpu_info"),
-         lambda c, t: bool(t.referred) and _has_a_job(c, t) and not t.need.budget and
-         (t.act != "gpu_info" or _says(t.text, "will_it_do") and not t.cue("more_info")),  # "用H20可以吗" after picks
+    Rule("fit", _acts("fit", "memory", "gpu_info", "question"),
+         lambda c, t: bool(t.referred) and not t.need.budget and (
+             _says(t.text, "capacity_asked") and len(t.q.gpus) <= 1 or  # "A800能撑多少并发": the users it serves
+             _has_a_job(c, t) and t.act != "question" and
+             (t.act != "gpu_info" or _says(t.text, "will_it_do") and not t.cue("more_info"))),  # "用H20可以吗"
          lambda c, t: c._fit(t)),
     Rule("memory", _acts("memory", "fit"),
          lambda c, t: bool(t.need.model_size_b or c.session.need.model_size_b or t.need.model) and not t.need.budget,

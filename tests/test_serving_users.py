@@ -243,3 +243,28 @@ def test_a_card_asked_after_picks_for_a_team_is_fitted_for_that_team(engine, tur
 def test_people_are_read_before_cards_whose_names_are_numbers(catalog, text, gpus, at_once, headcount):
     q = parse(text, catalog)
     assert (q.gpus, q.need.concurrent_users, q.need.headcount) == (gpus, at_once, headcount)
+
+
+@pytest.mark.parametrize("turns", [
+    ["how many users at once can a single 4090 handle on an 8b model"],
+    ["4090跑qwen2.5 14b能同时给几个人用"],
+    ["A800能撑多少并发"],
+    ["how many concurrent users can 2x 3090 serve with llama 3.3 70b?"],
+    ["4090多少钱", "它能同时给几个人用"],
+    ["RTX PRO 6000可以同時服務幾多個人？"],
+])
+def test_how_many_users_a_setup_serves_is_a_number_of_users(engine, turns):
+    reply = _chat(engine, turns)[-1]
+    said = plain(reply)
+    first = reply.paragraphs[0]
+    found = re.search(r"about (\d+) users at once|约 (\d+) 人同时使用|約 (\d+) 人同時使用", first)
+    assert reply.intent == "fit" and found, said[:600]
+    assert int(next(g for g in found.groups() if g)) >= 1
+
+
+def test_more_memory_serves_more_users(engine):
+    def users(text):
+        m = re.search(r"about (\d+) users at once", _chat(engine, [text])[-1].paragraphs[0])
+        return int(m.group(1))
+    assert users("how many users can a 3090 serve on an 8b model") < \
+        users("how many users can an RTX PRO 6000 serve on an 8b model")
