@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from bot.catalog import GPU
     from bot.engine import Engine
     from bot.knowledge import Platform
+    from bot.models import ModelSpec, Quant
     from bot.rentals import RentalOffer
 
 _CHEAPEST_ROLE = Text("Fastest of the cheapest", "便宜方案中最快")  # "best" when no budget was said ("cheapest?")
@@ -3981,14 +3982,28 @@ def _fit_gpu(engine: Engine, g: GPU, need: Need, count: int, lang: str) -> Reply
     return _fit_by_memory(engine, g, need, count, lang)
 
 
-def serving_fit(engine: Engine, gpu_name: str, count: int, need: Need, lang: str) -> str | None:
-    """"Can 2x 3090 serve a 32B model to 20 users at once?": the memory with every user's KV cache against the setup's,
-    verdict first, and what each user gets (bot.fit.serving_speed, formula only)."""
-    from bot.fit import memory, quant_for, serving_speed, settings, usable_memory_gb
+@dataclass(frozen=True)
+class _ServedMemory:
+    """A setup serving the need's LLM with vLLM: the format it is served in and the memory it has and takes."""
 
-    users = serving_users(need, engine.knowledge_dir)
+    model: ModelSpec
+    gpu: GPU
+    quant: Quant
+    context: int
+    weights_gb: float
+    kv_gb: float  # one user's KV cache at `context`
+    overhead_gb: float
+    have_gb: float
+    setup: str  # "2× GeForce RTX 3090"
+
+
+def _served_memory(engine: Engine, gpu_name: str, count: int, need: Need) -> _ServedMemory | None:
+    """What serving_fit and serving_capacity weigh: the model at the precision a server runs it (AWQ for 4-bit), one
+    user's KV cache, the weights and runtime, and the memory `count` cards have."""
+    from bot.fit import memory, quant_for, settings, usable_memory_gb
+
     model, g = _model_of(engine, need), engine.catalog.get(gpu_name)
-    if users < 2 or model is None or model.kind != "llm" or g is None:
+    if model is None or model.kind != "llm" or g is None:
         return None
     kd = engine.knowledge_dir
     bits = need.precision_bits or default_bits(workload_spec(kd, "llm_inference", date.today()), model.params_b) or 16
@@ -3997,8 +4012,22 @@ def serving_fit(engine: Engine, gpu_name: str, count: int, need: Need, lang: str
         return None
     ctx = need.context_tokens or int(settings(kd)["default_context"])
     w, kv, oh = memory(model, quant, ctx, count, kd)
-    total, have = w + kv * users + oh, usable_memory_gb(g, kd) * count
-    setup = f"{count}× {g.name}" if count > 1 else g.name
+    return _ServedMemory(model, g, quant, ctx, w, kv, oh, usable_memory_gb(g, kd) * count,
+                         f"{count}× {g.name}" if count > 1 else g.name)
+
+
+def serving_fit(engine: Engine, gpu_name: str, count: int, need: Need, lang: str) -> str | None:
+    """"Can 2x 3090 serve a 32B model to 20 users at once?": the memory with every user's KV cache against the setup's,
+    verdict first, and what each user gets (bot.fit.serving_speed, formula only)."""
+    from bot.fit import serving_speed
+
+    users = serving_users(need, engine.knowledge_dir)
+    sm = _served_memory(engine, gpu_name, count, need)
+    if users < 2 or sm is None:
+        return None
+    kd, model, g, quant, ctx = engine.knowledge_dir, sm.model, sm.gpu, sm.quant, sm.context
+    w, kv, oh, have, setup = sm.weights_gb, sm.kv_gb, sm.overhead_gb, sm.have_gb, sm.setup
+    total = w + kv * users + oh
     if need.headcount and not need.concurrent_users:  # "20 staff": the share of them at once, said as an assumption
         head = _t(lang, f"Of {need.headcount} people, about {users} at once at the busiest time (an assumption; say "
                         f"\"{need.headcount} at once\" for all). ",
@@ -4030,20 +4059,13 @@ def serving_fit(engine: Engine, gpu_name: str, count: int, need: Need, lang: str
 def serving_capacity(engine: Engine, gpu_name: str, count: int, need: Need, lang: str) -> str | None:
     """"How many users can one 4090 serve on an 8B model?": the users at once whose KV cache fits beside the weights,
     and how many of them each still get a comfortable speed (bot.fit.serving_speed, formula only)."""
-    from bot.fit import memory, quant_for, serving_speed, settings, usable_memory_gb
+    from bot.fit import serving_speed, settings
 
-    model, g = _model_of(engine, need), engine.catalog.get(gpu_name)
-    if model is None or model.kind != "llm" or g is None:
+    sm = _served_memory(engine, gpu_name, count, need)
+    if sm is None:
         return None
-    kd = engine.knowledge_dir
-    bits = need.precision_bits or default_bits(workload_spec(kd, "llm_inference", date.today()), model.params_b) or 16
-    quant = quant_for(kd, need.quant or ("AWQ" if bits == 4 else None), bits)
-    if quant is None:
-        return None
-    ctx = need.context_tokens or int(settings(kd)["default_context"])
-    w, kv, oh = memory(model, quant, ctx, count, kd)
-    have = usable_memory_gb(g, kd) * count
-    setup = f"{count}× {g.name}" if count > 1 else g.name
+    kd, model, g, quant, ctx = engine.knowledge_dir, sm.model, sm.gpu, sm.quant, sm.context
+    w, kv, oh, have, setup = sm.weights_gb, sm.kv_gb, sm.overhead_gb, sm.have_gb, sm.setup
     most = int((have - w - oh) // kv) if kv and have > w + oh else 0
     if most < 1:
         return _t(lang, f"{setup} ({have:g} GB) cannot hold {model.label('en')} at {quant.label_en} with any user's KV "
