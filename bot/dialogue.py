@@ -1599,8 +1599,11 @@ class Conversation:
             # "serve it to 20 people at once?", "用H20可以吗" after picks for a team: the memory and speed for them,
             # else what serving changes
             served = answers.serving_fit(self.engine, t.referred[0], count, need, t.lang)
-            reply = replace(reply, paragraphs=reply.paragraphs[:1] + (served or serving_note(1).get(t.lang),)
-                            + ((assumed.get(t.lang),) if assumed else ()) + reply.paragraphs[1:])
+            if served:  # the verdict for them first: one user's "yes" does not answer "for 40 at once?"
+                reply = replace(reply, paragraphs=(served,) + reply.paragraphs + ((assumed.get(t.lang),) if assumed else ()))
+            else:
+                reply = replace(reply, paragraphs=reply.paragraphs[:1] + (serving_note(1).get(t.lang),)
+                                + reply.paragraphs[1:])
         if need.psu_w and card is not None and card.tdp_w and card.vendor != "Apple":
             # "my psu is 750w" earlier, "would a 5090 work?" now: the job and the power supply the user has
             psu = answers.power(self.engine, card.name, count, need.psu_w, t.lang)

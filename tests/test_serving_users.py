@@ -268,3 +268,13 @@ def test_more_memory_serves_more_users(engine):
         return int(m.group(1))
     assert users("how many users can a 3090 serve on an 8b model") < \
         users("how many users can an RTX PRO 6000 serve on an 8b model")
+
+
+@pytest.mark.parametrize("turns, verdict", [
+    (["serving llama 3.3 70b to 40 people at once, $30k", "16k context per user?"], "it does not fit"),
+    (["can a single 3090 serve a 32B model to 40 people at once?"], "it does not fit"),
+    (["2x 3090能不能同时给20个人用qwen2.5 32b"], "装得下"),
+])
+def test_the_verdict_for_the_users_comes_before_one_users_figures(engine, turns, verdict):
+    reply = _chat(engine, turns)[-1]
+    assert verdict in reply.paragraphs[0], plain(reply)[:700]
