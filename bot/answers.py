@@ -3555,11 +3555,12 @@ def compare_setups(engine: Engine, setups: list[tuple[str, int]], need: Need, la
     # one format for every setup (the asked one, else the usual one): "faster" at Q2 against Q4 would mislead
     common = quant or default_quant(model, engine.knowledge_dir, table)
     grown, too_many = [], []
-    any_fits = any(estimate_fit(engine.catalog.get(name), model, engine.knowledge_dir, n, common, need.context_tokens,
-                                need.kv_cache_bits).chosen.fits for name, n in setups)
+    first = [estimate_fit(engine.catalog.get(name), model, engine.knowledge_dir, n, common, need.context_tokens,
+                          need.kv_cache_bits) for name, n in setups]
+    any_fits = any(a.chosen.fits for a in first)
     for i, (name, n) in enumerate(setups):
         g = engine.catalog.get(name)
-        ans = estimate_fit(g, model, engine.knowledge_dir, n, common, need.context_tokens, need.kv_cache_bits)
+        ans = first[i]
         if not ans.chosen.fits and n == 1 and not g.unified_memory and not any_fits:
             # "H20 or 4090 for DeepSeek-R1?": one card of either holds nothing; the fewest of each that hold it (a
             # server's eight at most) are what is really weighed (when one setup holds it as asked, that is the answer)
@@ -3652,18 +3653,20 @@ def _compare_serving_setups(engine: Engine, setups: list[tuple[str, int]], need:
     on = need.as_of or engine.today or date.today()
     currency, _ = pricing(need, engine.catalog, on, lang)
 
-    def needed(g, n: int) -> tuple[float, float]:
+    def holds(g, n: int) -> tuple[bool, float, float]:
+        """Whether `n` x `g` hold the weights and every user's cache; the memory that takes, and what they have."""
         w, kv, oh = memory(model, quant, ctx, n, kd)
-        return w + kv * users + oh, usable_memory_gb(g, kd) * n
+        total, have = w + kv * users + oh, usable_memory_gb(g, kd) * n
+        return total <= have, total, have
 
     results, rows, grown = [], [], []
     for name, n in setups:
         g = engine.catalog.get(name)
-        if needed(g, n)[0] > needed(g, n)[1] and n == 1 and not g.unified_memory:
-            n = next((k for k in (2, 4, MOST_CARDS_IN_A_SERVER) if needed(g, k)[0] <= needed(g, k)[1]), n)
+        if not holds(g, n)[0] and n == 1 and not g.unified_memory:
+            n = next((k for k in (2, 4, MOST_CARDS_IN_A_SERVER) if holds(g, k)[0]), n)
             if n > 1:
                 grown.append(f"{n}× {g.name}")
-        total, have = needed(g, n)
+        _, total, have = holds(g, n)
         sv = serving_speed(g, model, quant, users, n, kd, ctx) if total <= have else None
         price = price_for(g, currency, True, on, engine.catalog)
         label = f"{n}× {g.name}" if n > 1 else g.name

@@ -1575,7 +1575,8 @@ class Conversation:
         need = s.need.merge(replace(t.q.need, gpu_count=None, budget=None))
         if not (need.workloads or need.model_size_b or need.model):
             need = replace(need, workloads=("general",))  # "能拿来跑pytorch训练吗": deep learning in general
-        if _says(t.text, "capacity_asked") and need.workload in (None, "llm_inference", "inference", "general"):
+        asks_capacity = _says(t.text, "capacity_asked")
+        if asks_capacity and need.workload in (None, "llm_inference", "inference", "general"):
             need = replace(need, serving=True, workloads=("llm_inference",))  # "A800能撑多少并发": an LLM served
         # a served assistant with no model named ("客服系统，并发20" then "can an L40S handle it?"): the model its picks
         # were sized for
@@ -1592,7 +1593,7 @@ class Conversation:
             # word on the maker's software
             reply = self._with_card_software(t, reply, card)
         capacity = answers.serving_capacity(self.engine, t.referred[0], count, need, t.lang) \
-            if _says(t.text, "capacity_asked") and (need.model_size_b or need.model) else None
+            if asks_capacity and (need.model_size_b or need.model) else None
         if capacity:  # "how many users can one 4090 handle on an 8B model?", "A800能撑多少并发"
             reply = replace(reply, paragraphs=(capacity,) + reply.paragraphs + ((assumed.get(t.lang),) if assumed else ()))
         elif need.serves_many:

@@ -11,7 +11,17 @@ from functools import lru_cache
 from pathlib import Path
 
 from bot.catalog import GPU, Availability, Catalog, Price, parse_yaml
-from bot.fit import tensor_parallel_speedup, usable_memory_gb
+from bot.fit import estimate as fit_estimate
+from bot.fit import (
+    memory,
+    mixed_decode_speed,
+    model_for,
+    quant_for,
+    serving_speed,
+    settings,
+    tensor_parallel_speedup,
+    usable_memory_gb,
+)
 from bot.i18n import CURRENCY_NAMES, MARKET_WHERE, PRICE_BASIS, PRICE_LIST, Text, money, per_thousand
 from bot.need import LLM_WORKLOADS, PRICING_CURRENCIES, Budget, Need
 from bot.perf import PerfModel, load_perf_model
@@ -171,8 +181,6 @@ def _inference_memory(need: Need, bits: int | None, count: int, knowledge_dir: P
                       ) -> tuple[MemoryEstimate, float]:
     """Running the need's model, as bot.fit counts it (the same figures a fit answer shows): the estimate for one
     card, and what each of `count` cards must hold when the layers are split over them."""
-    from bot.fit import memory, model_for, quant_for, settings
-
     model = model_for(knowledge_dir, need.model, need.model_size_b)
     # vLLM serves 4-bit as AWQ/GPTQ, not GGUF
     quant = quant_for(knowledge_dir, need.quant or ("AWQ" if need.serves_many and bits == 4 else None), bits or 16)
@@ -194,8 +202,6 @@ def _inference_memory(need: Need, bits: int | None, count: int, knowledge_dir: P
 def with_assumed_serving_model(need: Need, knowledge_dir: Path) -> tuple[Need, Text | None]:
     """An LLM served to several people with no model or size named: the need for the model served by default
     (knowledge/llm-inference.yaml `serving.assumed_model`), and the note that says so; else the need as it is."""
-    from bot.fit import model_for, settings
-
     if need.model_size_b or need.model or not need.serves_many or need.workload != "llm_inference":
         return need, None
     m = model_for(knowledge_dir, settings(knowledge_dir)["serving"].get("assumed_model"), None)
@@ -211,8 +217,6 @@ def serving_users(need: Need, knowledge_dir: Path) -> int:
     """The requests whose KV cache is held at once when a model is served to several: the users said to use it at
     once, else the share of a headcount active at the busiest moment (knowledge/llm-inference.yaml `serving`), at
     least two; one when it is not served to several."""
-    from bot.fit import settings
-
     if not need.serves_many:
         return 1
     if (need.concurrent_users or 0) > 1:
@@ -812,9 +816,6 @@ def _mac_note(catalog: Catalog, r: Ranking, knowledge_dir: Path) -> tuple[Text, 
         return _roomiest_mac(catalog, r)
     if not r.memory:
         return ()
-    from bot.fit import estimate as fit_estimate
-    from bot.fit import model_for, quant_for
-
     model = model_for(knowledge_dir, r.need.model, r.need.model_size_b)
     quant = quant_for(knowledge_dir, r.need.quant, r.memory.precision_bits)
     options = []
@@ -1060,9 +1061,6 @@ def _tps_text(v: float) -> str:
 
 def _speed_reason(need: Need, est: MemoryEstimate, knowledge_dir: Path, catalog: Catalog):
     """For running an LLM: each pick's generation speed on the need's model, from bot.fit (what it rests on said)."""
-    from bot.fit import estimate as fit_estimate
-    from bot.fit import mixed_decode_speed, model_for, quant_for
-
     model = model_for(knowledge_dir, need.model, est.params_b)
     # served with vLLM, 4-bit is AWQ/GPTQ (what the memory figure counted), not GGUF
     quant = quant_for(knowledge_dir, need.quant or ("AWQ" if need.serves_many and est.precision_bits == 4 else None),
@@ -1096,8 +1094,6 @@ def _speed_reason(need: Need, est: MemoryEstimate, knowledge_dir: Path, catalog:
 
 def _serving_reason(c: Candidate, model, quant, users: int, context: int | None, knowledge_dir: Path) -> Text | None:
     """What each of the users gets, and all of them together, when the setup serves them at once (bot.fit)."""
-    from bot.fit import serving_speed
-
     sv = serving_speed(c.gpu, model, quant, users, c.count, knowledge_dir, context)
     if sv is None:
         return None

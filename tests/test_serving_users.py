@@ -17,14 +17,14 @@ from bot.need import Need
 from bot.nlu import parse
 from bot.render import plain
 from bot.scorer import rank
-from bot.slots.audience import concurrent_users
+from bot.slots.audience import audience
 from bot.slots.text import chinese_numerals_to_digits, normalise
 
 KNOWLEDGE = Path(__file__).resolve().parent.parent / "knowledge"
 
 
 def _users(text: str) -> int | None:
-    return concurrent_users(chinese_numerals_to_digits(normalise(text)))[0]
+    return audience(chinese_numerals_to_digits(normalise(text)))[0]
 
 
 @pytest.mark.parametrize("text, users", [

@@ -12,24 +12,16 @@ import re
 from functools import lru_cache
 
 from bot.slots.lexicon import load
+from bot.slots.text import word_alternation
 
 Spans = list[tuple[int, int]]
 MOST_USERS = 100_000  # more is no audience a GPU buyer sizes for ("100000000 users"): not read
 
 
-def _alternation(words) -> str:
-    parts = []
-    for w in sorted(set(words), key=len, reverse=True):
-        head = r"(?<![a-z])" if w[:1].isascii() and w[:1].isalpha() else ""
-        tail = r"(?![a-z])" if w[-1:].isascii() and w[-1:].isalpha() else ""
-        parts.append(head + re.escape(w) + tail)
-    return "(?:" + "|".join(parts) + ")"
-
-
 @lru_cache(maxsize=1)
 def _grammar() -> tuple[re.Pattern[str], ...]:
     lex = load("slots")["audience"]
-    people, at_once, team, more = (_alternation(lex[k]) for k in ("people", "at_once", "team", "more"))
+    people, at_once, team, more = (word_alternation(lex[k]) for k in ("people", "at_once", "team", "more"))
     # a number, an optional range's upper end, an optional "more than" word
     num = r"(?<![\d.$¥€£])(?<!\d,)(\d{1,6})(?:\s*(?:-|–|~|到|至|to)\s*(\d{1,6}))?\s*(" + more + r")?"
     classifier = r"[\s-]*(?:来)?(?:个|位|名|号)?\s*"  # ("十来个人", "60来号人": about that many)
@@ -58,7 +50,7 @@ def _value(m: re.Match) -> int:
 
 @lru_cache(maxsize=1)
 def _at_once() -> re.Pattern[str]:
-    return re.compile(_alternation(load("slots")["audience"]["at_once"]))
+    return re.compile(word_alternation(load("slots")["audience"]["at_once"]))
 
 
 def audience(text: str) -> tuple[int | None, bool, Spans]:
@@ -73,9 +65,3 @@ def audience(text: str) -> tuple[int | None, bool, Spans]:
                 found = value if found is None else max(found, value)
                 spans.append(m.span())
     return found, found is not None and _at_once().search(text) is not None, spans
-
-
-def concurrent_users(text: str) -> tuple[int | None, Spans]:
-    """How many people the text says use the model, at once or in all, and where it says so."""
-    found, _, spans = audience(text)
-    return found, spans

@@ -118,6 +118,18 @@ def _read_as_mainland(text: str) -> str:
     return text
 
 
+def word_alternation(words) -> str:
+    """One regex alternative for a word list, longest first, its Chinese numerals read as digits (as the parser's text
+    has them); a word that starts or ends with a Latin letter must not run into another letter ("h" is not the h of
+    "hbm", "a day" not the end of "today"; "8h" is eight hours)."""
+    parts = []
+    for w in sorted({chinese_numerals_to_digits(w) for w in words}, key=len, reverse=True):
+        head = r"(?<![a-z])" if w[:1].isascii() and w[:1].isalpha() else ""
+        tail = r"(?![a-z])" if w[-1:].isascii() and w[-1:].isalpha() else ""
+        parts.append(head + re.escape(w) + tail)
+    return "(?:" + "|".join(parts) + ")"
+
+
 @lru_cache(maxsize=512)
 def words_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
     """One regex for a word list: Chinese (and symbol-led) words as substrings, English words on word boundaries."""

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from bot.need import Usage
 from bot.slots.lexicon import load
-from bot.slots.text import chinese_numerals_to_digits, mask
+from bot.slots.text import mask, word_alternation
 
 Spans = list[tuple[int, int]]
 HOURS_A_DAY = 24  # a rented card kept running: whole days of it are counted around the clock
@@ -22,32 +22,21 @@ _MOST = {"day": 24, "week": 24 * 7, "month": 24 * 31}  # more is no rate ("每�
 _STOP = r"[^\d，,。.!！?？;；\n]"  # what may sit between a period and its hours ("一周大概用20小时"): no digit, no clause end
 
 
-def _alternation(words) -> str:
-    """One regex alternative for a word list, longest first; a word that starts or ends with a Latin letter must not
-    run into another letter ("h" is not the h of "hbm", "a day" not the end of "today"; "8h" is eight hours)."""
-    parts = []
-    for w in sorted({chinese_numerals_to_digits(w) for w in words}, key=len, reverse=True):
-        head = r"(?<![a-z])" if w[:1].isascii() and w[:1].isalpha() else ""
-        tail = r"(?![a-z])" if w[-1:].isascii() and w[-1:].isalpha() else ""
-        parts.append(head + re.escape(w) + tail)
-    return "(?:" + "|".join(parts) + ")"
-
-
 @lru_cache(maxsize=1)
 def _grammar() -> dict:
     lex = load("slots")["usage"]
     words = lex["number_words"]
     num = r"\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|" + "|".join(rf"(?<![a-z]){re.escape(w)}(?![a-z])" for w in sorted(words, key=len, reverse=True))
     rng = rf"(?P<lo>{num})(?:\s*(?:-|–|~|～|到|至|to|or|、)\s*(?P<hi>{num}))?"
-    hours = _alternation(lex["hours"])
-    per = {p: _alternation(ws) for p, ws in lex["per"].items()}
+    hours = word_alternation(lex["hours"])
+    per = {p: word_alternation(ws) for p, ws in lex["per"].items()}
     any_per = "(?:" + "|".join(f"(?P<{p}>{rx})" for p, rx in per.items()) + ")"
     # an English period right after the hours ("8h/day", "8 hours a day") is their rate, whatever period came before
     # ("per month at 8h/day": the month is what the question is about)
-    ascii_per = "(?:" + "|".join(f"(?P<{p}>{_alternation([w for w in ws if w.isascii()])})"
+    ascii_per = "(?:" + "|".join(f"(?P<{p}>{word_alternation([w for w in ws if w.isascii()])})"
                                  for p, ws in lex["per"].items()) + ")"
     between = r"(?:\s+(?:[a-z]+\s+){0,3}?|\s*)"  # "10 hours of training a week", "10 hours or so a week"
-    days = _alternation(lex["days"])
+    days = word_alternation(lex["days"])
     return {
         "numbers": {k: float(v) for k, v in words.items()},
         "rates": (
@@ -58,34 +47,34 @@ def _grammar() -> dict:
             # "10 hours a week", "10h/week", "20小时一周"
             re.compile(rng + r"\s*-?\s*" + hours + between + r"(?:,\s*)?" + any_per),
             # "8h days", "8-hour days": hours a day
-            re.compile(rng + r"\s*-?\s*" + hours + r"\s*(?P<day>" + _alternation(lex["days_after_hours"]) + ")"),
+            re.compile(rng + r"\s*-?\s*" + hours + r"\s*(?P<day>" + word_alternation(lex["days_after_hours"]) + ")"),
         ),
         # "5 days a week", "一周5天"
         "days": (re.compile(rng + r"\s*" + days + r"\s*" + per["week"]),
                  re.compile(per["week"] + _STOP + "{0,4}?" + rng + r"\s*" + days)),
-        "working_week": (re.compile(_alternation(lex["working_week"]["words"])), float(lex["working_week"]["days"])),
+        "working_week": (re.compile(word_alternation(lex["working_week"]["words"])), float(lex["working_week"]["days"])),
         "totals": (
             # "need 200 hours", "总共100小时", "跑200小时"
-            re.compile(_alternation(lex["total_before"]) + r"\s*(?:about|around|roughly|approximately|like|maybe|say|"
+            re.compile(word_alternation(lex["total_before"]) + r"\s*(?:about|around|roughly|approximately|like|maybe|say|"
                        r"大概|大约|约|差不多|~|～)?\s*" + rng + r"\s*-?\s*" + hours),
             # "200 hours of A100 time", "500 hours in total", "a 300-hour project"
             re.compile(rng + r"\s*-?\s*" + hours + r"\s*(?:of\s+(?:[a-z0-9@]+\s+){0,2}?)?" +
-                       _alternation(lex["total_after"])),
+                       word_alternation(lex["total_after"])),
             # "~500 GPU hours", "2000卡时": compute counted in card-hours is a total
-            re.compile(r"(?<![\d.])" + rng + r"\s*-?\s*" + _alternation(lex["total_units"])),
+            re.compile(r"(?<![\d.])" + rng + r"\s*-?\s*" + word_alternation(lex["total_units"])),
         ),
         # "how much would 10 hours cost", "10小时要多少钱": hours asked the price of are a total
-        "total_hours": re.compile(r"(?<![\d.])" + rng + r"\s*-?\s*" + hours + r"\s*" + _alternation(lex["cost_after"])),
+        "total_hours": re.compile(r"(?<![\d.])" + rng + r"\s*-?\s*" + hours + r"\s*" + word_alternation(lex["cost_after"])),
         # "跑三天", "for 3 days", "how much would 3 days cost": whole days around the clock
         "total_days": (
-            re.compile(_alternation(lex["total_before"]) + r"\s*" + rng + r"\s*" + _alternation(lex["total_days"])),
-            re.compile(r"(?<![\d.])" + rng + r"\s*" + _alternation(lex["total_days"]) + r"\s*" +
-                       _alternation(lex["cost_after"])),
+            re.compile(word_alternation(lex["total_before"]) + r"\s*" + rng + r"\s*" + word_alternation(lex["total_days"])),
+            re.compile(r"(?<![\d.])" + rng + r"\s*" + word_alternation(lex["total_days"]) + r"\s*" +
+                       word_alternation(lex["cost_after"])),
         ),
         # "a 3-month project", "for 6 weeks", "三个月": how long the rate runs (a number right before the unit)
-        "horizon": {p: re.compile(r"(?<![\d.])(?P<lo>" + num + r")\s*-?\s*" + _alternation(ws))
+        "horizon": {p: re.compile(r"(?<![\d.])(?P<lo>" + num + r")\s*-?\s*" + word_alternation(ws))
                     for p, ws in lex["horizon"].items()},
-        "vague": tuple((re.compile(_alternation(v["words"])), float(v["hours"]), v["per"], not v.get("exact"))
+        "vague": tuple((re.compile(word_alternation(v["words"])), float(v["hours"]), v["per"], not v.get("exact"))
                        for v in lex["said_without_number"].values()),
     }
 
