@@ -27,6 +27,7 @@ from bot.scorer import (
     SYSTEM_POWER_W,
     Candidate,
     Ranking,
+    assumed_at_once,
     assumed_precision,
     buyer_market,
     candidate_for,
@@ -4031,12 +4032,8 @@ def serving_fit(engine: Engine, gpu_name: str, count: int, need: Need, lang: str
     kd, model, g, quant, ctx = engine.knowledge_dir, sm.model, sm.gpu, sm.quant, sm.context
     w, kv, oh, have, setup = sm.weights_gb, sm.kv_gb, sm.overhead_gb, sm.have_gb, sm.setup
     total = w + kv * users + oh
-    if need.headcount and not need.concurrent_users:  # "20 staff": the share of them at once, said as an assumption
-        head = _t(lang, f"Of {need.headcount} people, about {users} at once at the busiest time (an assumption; say "
-                        f"\"{need.headcount} at once\" for all). ",
-                  f"{need.headcount} 人里高峰时约 {users} 人同时用（这是假设；全部同时用就说“{need.headcount} 人同时用”）。")
-    else:
-        head = ""
+    assumption = assumed_at_once(need, users, engine.knowledge_dir)  # "20 staff", "3000 daily users": the share of them at once, said so
+    head = _t(lang, assumption.en + ". ", assumption.zh + "。") if assumption else ""
     head += _t(lang, f"For {users} users at once (vLLM, {quant.label_en}): {w:.1f} GB of weights + {kv * users:.1f} GB of "
                     f"KV cache ({ctx:,} tokens each) + {oh:.1f} GB = ~{total:.1f} GB against {have:g} GB",
               f"{users} 人同时使用（vLLM，{quant.label_zh}）：权重 {w:.1f} GB + KV 缓存 {kv * users:.1f} GB（每人 {ctx:,} token）"

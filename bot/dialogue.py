@@ -386,6 +386,36 @@ def _says(text: str, *path: str) -> bool:
     return has_any(normalise(text), words("slots", *path))
 
 
+_TERM_SLOTS = {"precision_bits": None, "quant": None, "kv_cache_bits": None, "finetune_method": None,
+               "context_tokens": None, "multi_gpu": None}  # what naming a term ("FP8", "LoRA", "KV cache") sets
+
+
+def _owned(c: Conversation, t: Turn) -> tuple[str, ...]:
+    """The cards the user has: said in this message ("worth upgrading from my 4070"), else earlier."""
+    return t.q.need.owned_gpus or c.session.need.owned_gpus
+
+
+def _describes_a_machine(q: Query) -> bool:
+    """A message that says what a machine is for or who shares it ("实验室要配一台服务器给8个人用，训练为主"): a need the
+    picks answer (asking the budget when there is none), when the guide has no section on its words."""
+    n = q.need
+    return bool(n.workloads or n.shared or n.form_factor or n.headcount or n.concurrent_users or n.daily_users or
+                n.whole_pc)
+
+
+def _asks_what_a_term_means(q: Query) -> bool:
+    """"whats FP8 and do i need a card that supports it", "什么是TF32", "NVLink是啥": what a term means, with nothing of a
+    purchase stated (no card, budget or job); "what is the best gpu for me" asks for picks."""
+    if q.gpus or not replace(q.need, **_TERM_SLOTS).is_empty():
+        return False
+    text = normalise(q.text)
+    lead = re.match(r"^\W*(?:(?:so|ok|okay|and|hey|hi|那|请问|問下|问下)\W+)?(" +
+                    "|".join(re.escape(w) for w in words("slots", "definition_asked", "lead")) + r")\s*(.*)", text)
+    if lead:
+        return not any(lead[2].startswith(w) for w in words("slots", "definition_asked", "not_after_lead"))
+    return has_any(text, words("slots", "definition_asked", "tail"))
+
+
 def _asks_how_many(q: Query) -> bool:
     """"需要几张", "how many H100s would I need": how many of a card the job takes (the card's name set aside, so
     "how many 4090s do I need" reads as "how many do I need")."""
@@ -589,6 +619,8 @@ class Conversation:
         referred = self._referred(q, act)
         act = self._act_in_context(q, need, act, referred)
         act = _off_topic_gate(q, act, guess, _about_the_focus(q, s))
+        if act in ("recommend", "refine") and _asks_what_a_term_means(q):
+            act = "question"  # "whats FP8 and do i need a card that supports it": the term explained, no budget asked
         if act in ("refine", "recommend") and q.cues & {"budget_up", "budget_down"} and q.need.is_empty() and \
                 s.need.budget is None and not q.gpus and q.bare_number is None and not q.cues - {
                     "budget_up", "budget_down", "domain", "dl", "now"} and (guess is None or guess.confidence < 0.6):
@@ -1211,7 +1243,8 @@ class Conversation:
             s.need = replace(s.need, usage=t.need.usage)
         if t.q.need.region:  # "where would we rent 4 of those in the us": where the user is, for what follows
             s.need = replace(s.need, region=t.q.need.region)
-        names = list(t.q.gpus) or list(t.referred) or (s.last_picks[:3] if s.last_picks else [])
+        names = list(t.q.gpus) or list(t.referred) or (s.last_picks[:3] if s.last_picks else []) or \
+            ([s.focus] if s.last_act == "rent" and s.focus else [])  # "what about vast" after the A100 on RunPod
         # "or should I just rent?" after 2× 3090 for 70B: that many of the card, as the setup on screen had
         shown = s.pick_counts.get(names[0]) if names and not t.q.gpus and names[0] in s.last_picks else None
         count = t.q.need.gpu_count or (s.need.gpu_count if s.last_act == "rent" else None) or shown or 1
@@ -1417,6 +1450,8 @@ class Conversation:
             reply = answers.question(self.engine, _asked_as("multi_gpu_query", text), t.lang)
         if _says(t.q.text, "other_parts") and (reply.focus or reply.intent == "unknown") and not several:
             return answers.unknown(t.lang)  # "which CPU for a 4090?": an honest "I don't know", not the 4090's numbers
+        if reply.intent == "unknown" and not t.q.gpus and "offtopic" not in t.q.cues and _describes_a_machine(t.q):
+            return self._recommend(t)  # "实验室要配一台服务器给8个人用，训练为主": a machine to spec, not a fact to look up
         if reply.intent != "unknown" or not t.q.gpus:
             return reply
         if len(t.q.gpus) >= 2:
@@ -2286,6 +2321,13 @@ def _makes_a_choice(c: Conversation, t: Turn) -> bool:
         and not _asks(t.text) and replace(q.need, used=None).is_empty() and not q.direction
 
 
+def _memory_of_the_job_on_own_card(c: Conversation, t: Turn) -> bool:
+    """"那用LoRA要多少显存，我是4070 12g": the memory the job on the table needs, asked with the card the user has: the
+    job on that card, not the card's memory figure."""
+    return t.cue("memory_question") and bool(t.q.gpus) and set(t.q.gpus) <= set(t.q.need.owned_gpus) and \
+        _has_a_job(c, t)
+
+
 def _upgrade_on_screen(s: Session) -> tuple[str, str] | None:
     """The card the user owns and the one just weighed as its upgrade: the comparison just shown, or the top pick of an
     upgrade's ranking."""
@@ -2344,7 +2386,8 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: answers.unreleased(t.lang)),
     Rule("spec-value", _acts("gpu_info", "question"),
          lambda c, t: len(t.referred) == 1 and not t.q.need.model_size_b and not t.q.need.model and
-         not t.q.need.budget and not t.q.need.workloads and bool(context.specs_asked(normalise(t.q.text))),
+         not t.q.need.budget and not t.q.need.workloads and bool(context.specs_asked(normalise(t.q.text))) and
+         not _memory_of_the_job_on_own_card(c, t),
          lambda c, t: answers.spec_values(c.engine, c.session.need, t.referred[0],
                                           context.specs_asked(normalise(t.q.text)), t.lang)),
     Rule("used-safety", _acts("recommend", "refine", "question", "where_to_buy", "gpu_info"),
@@ -2384,6 +2427,16 @@ POLICY: tuple[Rule, ...] = (
          _says(t.text, "which_platform") and not t.q.gpus and not t.need.budget and not t.q.direction and
          not t.cue("price") and not answers.platforms_named(c.engine, t.q.text),  # ("哪个平台最便宜": the prices)
          lambda c, t: c._platform_choice(t)),  # "which platform would you use" after a rental list: the guide's word
+    Rule("platform-after-rent", _acts("question", "recommend", "refine", "greeting", "gpu_info", "where_to_buy"),
+         lambda c, t: c.session.last_act == "rent" and not t.q.gpus and not t.need.budget and
+         bool(answers.platforms_named(c.engine, t.q.text)) and len(t.text) <= SHORT,
+         lambda c, t: c._rent(t)),  # "what about vast", "AutoDL呢" after a rental: the same card there
+    Rule("instead-of-the-card", _acts("gpu_info", "refine", "recommend", "question", "compare", "where_to_buy", "why_not"),
+         lambda c, t: t.cue("instead") and len(t.q.gpus) == 1 and bool(c.session.focus) and
+         c.session.focus != t.q.gpus[0] and not c.session.last_picks and not t.q.need.budget,
+         # "那还不如买新的5070ti？" after a used 3090's price: the two weighed, not the new card's spec sheet
+         lambda c, t: answers.compare(c.engine, c.session.need.merge(t.need), [c.session.focus, t.q.gpus[0]],
+                                      t.lang)),
     Rule("why-not", _acts("why_not"), lambda c, t: bool(t.referred) and bool(c.session.need.workload
                                                                                or c.session.last_picks),
          lambda c, t: c._why_not(t)),
@@ -2438,10 +2491,11 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: answers.power_for_watts(c.engine, t.q.need.max_power_w, t.q.need.gpu_count or 1,
                                               t.q.need.psu_w, t.lang)),
     Rule("worth-upgrading", _acts("refine", "recommend", "fit", "compare", "gpu_info", "question", "why"),
-         lambda c, t: t.cue("upgrade") and not t.q.gpus and not t.q.need.budget and bool(c.session.need.owned_gpus)
-         and bool(c.session.focus) and c.session.focus not in c.session.need.owned_gpus,
-         # "值得升级吗" after asking about another card for the job: the user's card against that one
-         lambda c, t: answers.compare(c.engine, c.session.need, [c.session.need.owned_gpus[0], c.session.focus],
+         lambda c, t: t.cue("upgrade") and set(t.q.gpus) <= set(_owned(c, t)) and not t.q.need.budget and
+         bool(_owned(c, t)) and bool(c.session.focus) and c.session.focus not in _owned(c, t),
+         # "值得升级吗" after asking about another card for the job, "so is it worth upgrading from my 4070" after the
+         # 5070: the user's card against that one
+         lambda c, t: answers.compare(c.engine, c.session.need.merge(t.need), [_owned(c, t)[0], c.session.focus],
                                       t.lang)),
     Rule("worth-for-llm", _acts("gpu_info", "question", "recommend", "fit", "where_to_buy"),
          lambda c, t: len(t.referred) == 1 and t.cue("worth") and not t.q.need.model_size_b and not t.need.budget and (
@@ -2475,7 +2529,8 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: len(t.q.gpus) == 1 and t.q.need.owned_gpus == t.q.gpus and bool(t.referred) and
          bool(set(t.need.workloads) & set(LLM_WORKLOADS)) and not (
              t.need.budget or t.need.model_size_b or t.need.model or t.need.gpu_count or t.q.direction or
-             t.q.cues & {"pick_request", "upgrade", "add_card"}),
+             t.q.cues & {"pick_request", "upgrade", "add_card"} or
+             (c.session.need.model_size_b and _memory_of_the_job_on_own_card(c, t))),
          # "想跑本地大模型，现在用的是4060ti 16g": what the card they have runs, before anything to buy
          lambda c, t: c._what_fits(t)),
     Rule("what-fits", _acts("fit", "memory", "gpu_info", "question", "recommend", "refine"),
@@ -2498,7 +2553,8 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: bool(t.referred) and not t.need.budget and (
              _says(t.text, "capacity_asked") and len(t.q.gpus) <= 1 or  # "A800能撑多少并发": the users it serves
              _has_a_job(c, t) and t.act != "question" and
-             (t.act != "gpu_info" or _says(t.text, "will_it_do") and not t.cue("more_info"))),  # "用H20可以吗"
+             (t.act != "gpu_info" or _says(t.text, "will_it_do") and not t.cue("more_info") or  # "用H20可以吗"
+              _memory_of_the_job_on_own_card(c, t))),
          lambda c, t: c._fit(t)),
     Rule("memory", _acts("memory", "fit"),
          lambda c, t: bool(t.need.model_size_b or c.session.need.model_size_b or t.need.model) and not t.need.budget,

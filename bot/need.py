@@ -64,6 +64,9 @@ class Usage:
         return self.hours * per_month[self.per] if self.per in per_month else None
 
 
+_AUDIENCE = ("concurrent_users", "headcount", "daily_users")  # three ways of counting a served model's users
+
+
 @dataclass(frozen=True)
 class Need:
     """What the user wants. Every front end, the parser and the scorer speak this one type."""
@@ -93,6 +96,7 @@ class Need:
     serving: bool | None = None  # serving many users (vLLM/SGLang), not one person chatting
     concurrent_users: int | None = None  # people using the model at once ("并发50", "30个人同时用"): KV cache for each
     headcount: int | None = None  # people who use it, not all at once ("20 staff", "a team of 15")
+    daily_users: int | None = None  # an app's users in a day ("3000 daily users", "日活5000"): few of them at once
     kv_cache_bits: int | None = None  # a quantised KV cache (8 or 4); None: F16
     usage: Usage | None = None  # GPU-hours the user expects ("10 hours a week"): what rent-or-buy arithmetic uses
     dataset_samples: int | None = None  # a fine-tuning dataset's size ("10k samples"): how long an epoch takes
@@ -123,7 +127,8 @@ class Need:
         """A model served to several people at once: said outright (vLLM, "concurrent"), or a number of its users
         ("20 staff") when the job is running an LLM. A lab's "4 people" training together is not this."""
         llm_run = "llm_inference" in self.workloads or self.size_names_an_llm
-        return bool(self.serving) or (llm_run and max(self.concurrent_users or 0, self.headcount or 0) > 1)
+        return bool(self.serving) or (llm_run and max(self.concurrent_users or 0, self.headcount or 0,
+                                                        self.daily_users or 0) > 1)
 
     @property
     def size_names_an_llm(self) -> bool:
@@ -161,7 +166,7 @@ class Need:
                 drop = {"vendor": None, "also_vendor": None, "min_perf": None, "min_vram_gb": None, "min_total_vram_gb": None}
                 if llm_before != llm_now:
                     drop.update(model_size_b=None, finetune_method=None, precision_bits=None, model=None, quant=None,
-                                context_tokens=None, concurrent_users=None, headcount=None)
+                                context_tokens=None, concurrent_users=None, headcount=None, daily_users=None)
                 elif "llm_finetune" not in turn.workloads:
                     drop.update(finetune_method=None)
                 base = replace(base, **drop)
@@ -171,6 +176,8 @@ class Need:
             base = replace(base, model=None)  # "what about 14B?": another size, not the model named before
         if turn.precision_bits is not None and turn.quant is None:
             base = replace(base, quant=None)
+        if any(getattr(turn, k) for k in _AUDIENCE):  # "并发100" after "20 staff": the users counted the new way only
+            base = replace(base, **dict.fromkeys(_AUDIENCE))
         return replace(base, **turn.stated())
 
     # --- JSON (the session store, `--json`) ------------------------------------------------------------------------

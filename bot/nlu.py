@@ -60,7 +60,7 @@ class Query:
         out = {}
         for k, v in self.need.stated().items():
             if k in ("model", "quant", "context_tokens", "owned_gpus", "serving", "concurrent_users", "headcount",
-                     "kv_cache_bits", "usage", "dataset_samples",
+                     "daily_users", "kv_cache_bits", "usage", "dataset_samples",
                      "kwh_price", "price_currency", "quiet", "min_total_vram_gb", "multi_gpu", "whole_pc", "upgrade_from",
                      "shared"):
                 continue  # not labelled in knowledge/intents (the model table's own tests cover them)
@@ -138,7 +138,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     spans += sample_spans
     kwh, kwh_spans = money.kwh_price(mask(n, spans), lang)  # "电费每度0.6": no budget
     spans += kwh_spans
-    users, at_once, user_spans = audience.audience(mask(n, spans))  # "20 staff", "并发50": no budget, no count
+    users, counted, user_spans = audience.audience(mask(n, spans))  # "20 staff", "并发50": no budget, no count
     spans += user_spans
     # a card's name reads "@" for the count grammar ("2x @", "@ ×2", "两张@")
     with_cards = mask(mask(n, gpu_spans, "@"), [s for s in spans if s not in gpu_spans])
@@ -182,8 +182,9 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
                 vendor=vendor, also_vendor=also_vendor, as_of=as_of, min_vram_gb=min_vram, max_power_w=cap_w,
                 psu_w=psu_w, region=region, form_factor=hardware.form_factor(t), model=model_name,
                 quant=model.quant_format(masked), context_tokens=ctx, owned_gpus=hardware.owned_cards(n, catalog),
-                serving=True if "serving" in cues else None, concurrent_users=users if at_once else None,
-                headcount=None if at_once else users, kv_cache_bits=kv_bits, usage=hours,
+                serving=True if "serving" in cues else None, concurrent_users=users if counted == audience.AT_ONCE else None,
+                headcount=users if counted == audience.HEADCOUNT else None,
+                daily_users=users if counted == audience.DAILY else None, kv_cache_bits=kv_bits, usage=hours,
                 dataset_samples=samples, kwh_price=kwh,
                 price_currency=money.price_currency(t) if found.budget is None and found.rejected is None else None,
                 quiet=True if "quiet" in cues else None,

@@ -221,9 +221,32 @@ def serving_users(need: Need, knowledge_dir: Path) -> int:
         return 1
     if (need.concurrent_users or 0) > 1:
         return need.concurrent_users
-    if need.headcount:
-        return max(2, math.ceil(need.headcount * float(settings(knowledge_dir)["serving"]["peak_active_share"])))
+    counted = need.daily_users or need.headcount
+    if counted:
+        share = settings(knowledge_dir)["serving"]["daily_peak_share" if need.daily_users else "peak_active_share"]
+        return max(2, math.ceil(counted * float(share)))
     return 1
+
+
+def assumed_at_once(need: Need, users: int, knowledge_dir: Path) -> Text | None:
+    """How the users sized for were read from a number of people who are not all at once ("20 staff", "3000 daily
+    users"), said as the assumption it is and how to change it; None when the user said how many at once."""
+    if need.concurrent_users or users < 2:
+        return None
+    if need.daily_users:
+        n, pct = need.daily_users, float(settings(knowledge_dir)["serving"]["daily_peak_share"]) * 100
+        return Text(f"{n:,} daily users come and go over the day: at the busiest moment about {users} of them have a "
+                    f"request running (an assumption, about {pct:g} % of a day's users; say \"{users * 2} at once\" to size "
+                    "for more)",
+                    f"日活 {n:,} 的用户分散在一天里：高峰时刻约 {users} 人的请求同时在跑（这是假设，约为日活的 {pct:g}%；要多留余量就说"
+                    f"“{users * 2} 人同时用”）")
+    if need.headcount:
+        n = need.headcount
+        return Text(f"Your {n} people will not all send a request at the same moment: sized for about {users} at once at "
+                    f"the busiest time (an assumption; say \"{n} at once\" to size for all of them)",
+                    f"{n} 个人不会在同一时刻都发请求：按高峰时约 {users} 人同时使用来配（这是假设；要按全部人同时用来配，就说"
+                    f"“{n} 人同时用”）")
+    return None
 
 
 def setup_counts(need: Need, spec: WorkloadSpec, lab: bool = False) -> tuple[int, ...]:
@@ -570,8 +593,8 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
     if assumed:
         notes = (assumed,) + notes
     if serving:
-        notes = (serving_note(serving_users(need, knowledge_dir), need.headcount if not need.concurrent_users else None),) \
-            + notes
+        users = serving_users(need, knowledge_dir)
+        notes = (serving_note(users, assumed_at_once(need, users, knowledge_dir)),) + notes
     return Ranking(need, currency, budget, count, spec, on, round(needed, 1), est, tuple(picks), tuple(candidates),
                    exclusions, suggestions, notes)
 
@@ -615,15 +638,11 @@ def _split_note(n: int, serving: bool = False) -> Text:
                 f"{n} 卡方案把模型按层切分到各张卡上：显存相加，速度不会成倍增加；消费级卡之间走 PCIe（现在的 GeForce 没有 NVLink）。")
 
 
-def serving_note(users: int, headcount: int | None = None) -> Text:
-    """What serving several users changes, for a need that says so: sized for them when their number is known (for a
-    headcount, the share of it active at once, said as an assumption)."""
+def serving_note(users: int, assumption: Text | None = None) -> Text:
+    """What serving several users changes, for a need that says so: sized for them when their number is known (read
+    from a headcount or a day's users: `assumed_at_once`, said as such)."""
     if users > 1:
-        lead = Text(f"Your {headcount} people will not all send a request at the same moment: sized for about {users} "
-                    f"at once at the busiest time with vLLM or SGLang (an assumption; say \"{headcount} at once\" to "
-                    "size for all of them)",
-                    f"{headcount} 个人不会在同一时刻都发请求：按高峰时约 {users} 人同时使用、用 vLLM 或 SGLang 来配（这是假设；"
-                    f"要按全部人同时用来配，就说“{headcount} 人同时用”）") if headcount else \
+        lead = Text(assumption.en + ", with vLLM or SGLang", assumption.zh + "，用 vLLM 或 SGLang") if assumption else \
             Text(f"Sized for serving {users} users at once with vLLM or SGLang",
                  f"按 vLLM 或 SGLang 同时服务 {users} 人来配")
         return Text(lead.en + ": every running request keeps its own KV cache (in the memory figure), weights are "
@@ -703,7 +722,8 @@ def rank_or_used(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
                 # an image or video model named that no new card in budget holds comfortably ("$1500 for Flux dev")
                 cramped = bool(need.model) and r.workload.name in ("diffusion", "video") and \
                     not any(p.gpu.vram_gb >= r.workload.comfortable_vram_gb for p in r.picks)
-                if (llm or cramped or need.budget is None) and need.vendor != "Apple":
+                # (a model served to a team or an app: a business buys new, with a warranty, unless it says used)
+                if (llm or cramped or need.budget is None) and need.vendor != "Apple" and not need.serves_many:
                     used = _used_is_better_value(catalog, alt, r, knowledge_dir, as_of, lang, cramped)
                     if used is not None:
                         note = _USED_LLM_NOTE if llm == "llm_inference" else \

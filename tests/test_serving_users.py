@@ -4,6 +4,7 @@ tensor parallel over several cards, and what each user gets at that load."""
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from bot.dialogue import Conversation
 from bot.fit import model_for, quant_for, serving_speed
+from bot.fit import settings as inference_settings
 from bot.need import Need
 from bot.nlu import parse
 from bot.render import plain
@@ -78,6 +80,54 @@ def test_people_training_together_are_not_a_served_model(catalog):
 def test_people_at_once_are_told_from_a_headcount(catalog, text, at_once, headcount):
     need = parse(text, catalog).need
     assert (need.concurrent_users, need.headcount) == (at_once, headcount)
+
+
+@pytest.mark.parametrize("text, daily", [
+    ("we expect about 3000 daily users for a chatbot on Qwen3 8B", 3000),
+    ("5000 DAU, qwen3 14b customer service bot", 5000),
+    ("我们的应用日活5000，用Qwen3-14B做客服", 5000),
+    ("日活跃用户约2万的app想接入大模型", 20_000),
+    ("每天大概有8000个用户会用这个问答机器人", 8000),
+    ("our app gets 10,000 users a day", 10_000),
+    ("App日活一萬，要自己部署模型", 10_000),
+])
+def test_an_apps_daily_users_are_told_from_a_headcount_and_from_users_at_once(catalog, text, daily):
+    need = parse(text, catalog).need
+    assert (need.daily_users, need.headcount, need.concurrent_users) == (daily, None, None)
+
+
+@pytest.mark.parametrize("text", ["我们20个同事每天都会用", "our 20 staff use it every day", "一天5000块的预算能租什么卡",
+                                  "每天跑8小时，20人团队"])
+def test_a_team_that_uses_it_daily_is_no_apps_daily_users(catalog, text):
+    assert parse(text, catalog).need.daily_users is None
+
+
+def test_daily_users_are_sized_for_a_small_share_at_once_and_say_so(engine):
+    reply = _chat(engine, ["we expect about 3000 daily users for a chatbot on Qwen3 8B, what GPUs?"])[-1]
+    said = plain(reply)
+    share = float(inference_settings(KNOWLEDGE)["serving"]["daily_peak_share"])
+    at_once = math.ceil(3000 * share)
+    assert reply.intent == "recommend" and reply.recommendations, said[:600]
+    assert "3,000 daily users" in said and f"{at_once} users at once" in said, said[:1200]
+
+
+@pytest.mark.parametrize("text", ["公司想搭个内部ChatGPT给200个员工用，预算30万", "给开发团队20人搭个代码助手，预算8万",
+                                  "self-hosted coding assistant for 25 devs, $20k"])
+def test_an_in_house_chatgpt_or_coding_assistant_is_a_served_llm(engine, text):
+    reply = _chat(engine, [text])[-1]
+    said = plain(reply)
+    assert reply.intent == "recommend" and reply.recommendations, said[:600]
+    assert "at once" in said or "同时使用" in said, said[:900]
+
+
+def test_a_served_model_is_not_pushed_to_the_used_market(engine):
+    reply = _chat(engine, ["我们的应用日活5000，用Qwen3-14B做客服，预算10万"])[-1]
+    assert reply.recommendations and all(r.market != "used" for r in reply.recommendations), plain(reply)[:900]
+
+
+def test_a_new_way_of_counting_the_users_replaces_the_old_one():
+    need = Need(workloads=("llm_inference",), headcount=20).merge(Need(concurrent_users=100))
+    assert (need.headcount, need.concurrent_users) == (None, 100)
 
 
 def test_a_new_kind_of_job_drops_the_users():
@@ -219,7 +269,7 @@ def test_setups_weighed_for_serving_hold_every_users_cache_and_say_each_users_sp
 def test_a_fit_for_many_users_says_how_many_it_sized_for(engine, text, users, headcount):
     said = plain(_chat(engine, [text])[-1])
     assert f"For {users} users at once" in said or f"{users} 人同时使用" in said, said[:700]
-    assert (f"Of {headcount} people" in said or f"{headcount} 人里" in said) if headcount else "高峰" not in said
+    assert (f"Your {headcount} people" in said or f"{headcount} 个人不会" in said) if headcount else "高峰" not in said
 
 
 @pytest.mark.parametrize("turns, card, users", [

@@ -1,0 +1,80 @@
+"""Follow-ups found in stranger round 29 that got a card's spec sheet or the wrong kind of answer: the card the user
+has named in a follow-up ("worth upgrading from my 4070", "我是4070 12g"), a card offered in place of the one on the
+table ("那还不如买新的5070ti？"), a platform after a rental ("what about vast"), what a term means ("whats FP8"), and a
+machine described with no budget ("实验室要配一台服务器给8个人用")."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.dialogue import Conversation
+from bot.render import plain
+
+
+def _chat(engine, turns):
+    c = Conversation(engine)
+    return [c.turn(t) for t in turns]
+
+
+@pytest.mark.parametrize("turns, owned, other", [
+    (["does the 5070 have more than the 4070", "so is it worth upgrading from my 4070 for training"],
+     "GeForce RTX 4070", "GeForce RTX 5070"),
+    (["5080怎么样", "我现在用的是3080，值得升级吗"], "GeForce RTX 3080 10GB", "GeForce RTX 5080"),
+])
+def test_worth_upgrading_from_the_card_named_weighs_it_against_the_one_on_the_table(engine, turns, owned, other):
+    reply = _chat(engine, turns)[-1]
+    assert reply.intent == "compare", plain(reply)[:500]
+    assert owned in reply.title and other in reply.title, reply.title
+
+
+@pytest.mark.parametrize("turns, before, named", [
+    (["3090大概多少钱", "那还不如买新的5070ti？"], "GeForce RTX 3090", "GeForce RTX 5070 Ti"),
+    (["how much is a used 3090 these days", "why not just get a 4070 ti super then?"], "GeForce RTX 3090",
+     "GeForce RTX 4070 Ti Super"),
+    (["4090現在多少錢", "不如直接上5090？"], "GeForce RTX 4090", "GeForce RTX 5090"),
+])
+def test_a_card_offered_instead_of_the_one_on_the_table_is_weighed_against_it(engine, turns, before, named):
+    reply = _chat(engine, turns)[-1]
+    assert reply.intent == "compare", plain(reply)[:500]
+    assert before in reply.title and named in reply.title, reply.title
+
+
+@pytest.mark.parametrize("turns", [
+    ["我想fine-tune llama 3.1 8b", "那用LoRA要多少显存，我是4070 12g"],
+    ["want to lora a 8b model", "how much vram would that need? i'm on a 4070"],
+])
+def test_the_jobs_memory_asked_with_the_users_card_is_that_job_on_that_card(engine, turns):
+    reply = _chat(engine, turns)[-1]
+    said = plain(reply)
+    assert reply.intent == "fit", said[:500]
+    assert "QLoRA" in said and "GeForce RTX 4070" in said, said[:700]
+
+
+@pytest.mark.parametrize("turns, platform", [
+    (["what would renting an A100 cost on runpod", "what about vast"], "vast.ai"),
+    (["AutoDL上4090多少钱一小时", "恒源云呢"], "恒源云"),
+])
+def test_a_platform_after_a_rental_prices_the_same_card_there(engine, turns, platform):
+    first, reply = _chat(engine, turns)
+    assert reply.intent == "rent" and reply.title == first.title, (first.title, reply.title)
+    assert platform in plain(reply).split("\n\n", 2)[1], plain(reply)[:500]
+
+
+@pytest.mark.parametrize("text", ["whats FP8 and do i need a card that supports it", "what is TF32?",
+                                  "什么是BF16", "NVLink是啥"])
+def test_what_a_term_means_is_explained_not_a_budget_asked(engine, text):
+    reply = Conversation(engine).turn(text)
+    assert reply.intent == "question", plain(reply)[:400]
+
+
+@pytest.mark.parametrize("text", ["what is the best gpu for me", "what's a good card for deep learning under $1000"])
+def test_what_is_the_best_card_still_asks_for_picks(engine, text):
+    reply = Conversation(engine).turn(text)
+    assert reply.intent == "recommend", plain(reply)[:400]
+
+
+@pytest.mark.parametrize("text", ["实验室要配一台服务器给8个人用，训练为主", "我们组想买台训练服务器，大概6个人用"])
+def test_a_machine_described_with_no_budget_asks_for_it(engine, text):
+    reply = Conversation(engine).turn(text)
+    said = plain(reply)
+    assert reply.intent == "recommend" and "预算" in said, said[:400]
