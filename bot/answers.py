@@ -36,6 +36,7 @@ from bot.scorer import (
     price_for,
     pricing,
     psu_for,
+    served_quant,
     serving_users,
     setup_perf,
     stated_pricing,
@@ -231,7 +232,14 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
                                       "faster with as much, are listed.",
                                 f"从你的 {mine} 升级：只列显存更大、或显存不少且快 10% 以上的卡。"))
     bits = assumed_precision(r.need, engine.knowledge_dir, r.as_of)
-    if bits:
+    if bits and r.need.serves_many:
+        paragraphs.append(_t(lang, f"Assumed {bits}-bit weights (AWQ/GPTQ), the smallest a served model usually runs "
+                                   "in with vLLM; on cards with FP8 (RTX 40/50, L40S, H100 and later) many serve FP8 "
+                                   "for near-16-bit quality at about twice the weight memory: say \"8-bit\" to size "
+                                   "for it, or \"16-bit\".",
+                             f"按 {bits} 位权重（AWQ/GPTQ）估算，这是 vLLM 部署时最省显存的常见做法；支持 FP8 的卡（RTX 40/50、"
+                             "L40S、H100 及以后）很多人直接跑 FP8，质量接近 16 位，权重显存约翻倍：说“8 位”就按它来配，或说“16 位”。"))
+    elif bits:
         paragraphs.append(_t(lang, f"Assumed {bits}-bit quantisation (GGUF Q4_K_M / AWQ class), which is how people run "
                                    f"{r.need.model_size_b:g}B models locally; say \"8-bit\" or \"16-bit\" for more "
                                    "memory-hungry, slightly better-quality options.",
@@ -3642,14 +3650,14 @@ def _compare_serving_setups(engine: Engine, setups: list[tuple[str, int]], need:
     """Setups weighed for serving a model to several users at once ("8x H100 vs 8x H200 for serving DeepSeek-V3 to
     50 users"): each holds the weights and every user's KV cache or not (one card grows to the fewest that do, up to
     a server's eight), and what each user gets (`fit.serving_speed`, formula only); the verdict names the faster."""
-    from bot.fit import default_quant, memory, quant_for, serving_speed, settings, usable_memory_gb
+    from bot.fit import default_quant, memory, serving_speed, settings, usable_memory_gb
     from bot.models import load_models
 
     kd = engine.knowledge_dir
     model, users = _model_of(engine, need), serving_users(need, kd)
     usual = default_quant(model, kd, load_models(kd))
-    bits = need.precision_bits or (usual.bits if usual.bits <= 8 else None)
-    quant = quant_for(kd, need.quant or ("AWQ" if bits == 4 else None), bits) or usual
+    bits = need.precision_bits or default_bits(workload_spec(kd, "llm_inference", date.today()), model.params_b) or 16
+    quant = served_quant(replace(need, serving=True), bits, kd) or usual
     ctx = need.context_tokens or int(settings(kd)["default_context"])
     on = need.as_of or engine.today or date.today()
     currency, _ = pricing(need, engine.catalog, on, lang)
@@ -4004,14 +4012,14 @@ class _ServedMemory:
 def _served_memory(engine: Engine, gpu_name: str, count: int, need: Need) -> _ServedMemory | None:
     """What serving_fit and serving_capacity weigh: the model at the precision a server runs it (AWQ for 4-bit), one
     user's KV cache, the weights and runtime, and the memory `count` cards have."""
-    from bot.fit import memory, quant_for, settings, usable_memory_gb
+    from bot.fit import memory, settings, usable_memory_gb
 
     model, g = _model_of(engine, need), engine.catalog.get(gpu_name)
     if model is None or model.kind != "llm" or g is None:
         return None
     kd = engine.knowledge_dir
     bits = need.precision_bits or default_bits(workload_spec(kd, "llm_inference", date.today()), model.params_b) or 16
-    quant = quant_for(kd, need.quant or ("AWQ" if bits == 4 else None), bits)
+    quant = served_quant(replace(need, serving=True), bits, kd)
     if quant is None:
         return None
     ctx = need.context_tokens or int(settings(kd)["default_context"])

@@ -23,6 +23,7 @@ from bot.fit import (
     usable_memory_gb,
 )
 from bot.i18n import CURRENCY_NAMES, MARKET_WHERE, PRICE_BASIS, PRICE_LIST, Text, money, per_thousand
+from bot.models import Quant
 from bot.need import LLM_WORKLOADS, PRICING_CURRENCIES, Budget, Need
 from bot.perf import PerfModel, load_perf_model
 from bot.vram import MemoryEstimate, estimate
@@ -53,6 +54,7 @@ class WorkloadSpec:
     quantised_default: tuple[int, float] | None = None  # (bits, from this many billion parameters)
     trains: bool = True  # the workload trains models (False: inference only)
     small_models_fit: bool = False  # under the minimum memory, small models of the kind still train
+    served_formats: tuple[tuple[int, str], ...] = ()  # (bits, format code) a server runs at that width ("AWQ" at 4)
 
 
 SMALL_MODELS_SHARE = 0.5  # memory at least this share of a training job's minimum still trains small models
@@ -146,7 +148,8 @@ def workload_spec(knowledge_dir: Path, workload: str | None, on: date) -> Worklo
                         Text(data["caveat"]["en"], data["caveat"]["zh"]) if data.get("caveat") else None,
                         (int(data["quantised_default"]["bits"]), float(data["quantised_default"]["from_params_b"]))
                         if data.get("quantised_default") else None, bool(data.get("trains", True)),
-                        bool(data.get("small_models_fit", False)))
+                        bool(data.get("small_models_fit", False)),
+                        tuple((int(b), str(c)) for b, c in (data.get("served_formats") or {}).items()))
 
 
 def memory_needed(need: Need, spec: WorkloadSpec, knowledge_dir: Path, on: date | None = None
@@ -182,8 +185,7 @@ def _inference_memory(need: Need, bits: int | None, count: int, knowledge_dir: P
     """Running the need's model, as bot.fit counts it (the same figures a fit answer shows): the estimate for one
     card, and what each of `count` cards must hold when the layers are split over them."""
     model = model_for(knowledge_dir, need.model, need.model_size_b)
-    # vLLM serves 4-bit as AWQ/GPTQ, not GGUF
-    quant = quant_for(knowledge_dir, need.quant or ("AWQ" if need.serves_many and bits == 4 else None), bits or 16)
+    quant = served_quant(need, bits, knowledge_dir)
     ctx = need.context_tokens or int(settings(knowledge_dir)["default_context"])
     w, kv, oh = memory(model, quant, ctx, 1, knowledge_dir)
     users = serving_users(need, knowledge_dir)
@@ -321,6 +323,17 @@ def assumed_precision(need: Need, knowledge_dir: Path, on: date) -> int | None:
     spec = workload_spec(knowledge_dir, "llm_inference", on)
     bits = default_bits(spec, need.model_size_b)
     return bits if bits != spec.default_precision_bits else None
+
+
+def served_quant(need: Need, bits: int | None, knowledge_dir: Path) -> Quant | None:
+    """The format the need's model runs in at `bits`: the one named; for a model served to several people, the
+    server's format of that width (AWQ at 4-bit, FP8 at 8-bit: vLLM does not run GGUF well); else the usual one."""
+    spec = workload_spec(knowledge_dir, "llm_inference", date.today())
+    named = quant_for(knowledge_dir, need.quant, None) if need.quant else None
+    served = dict(spec.served_formats).get(bits) if need.serves_many and bits else None
+    # ("8-bit" reads as llama.cpp's Q8_0; said of a server, it is FP8)
+    code = served if served and (named is None or named.kind == "gguf") else need.quant
+    return quant_for(knowledge_dir, code, bits or 16)
 
 
 def pricing(need: Need, catalog: Catalog, on: date, lang: str = "en") -> tuple[str, Budget | None]:
@@ -1082,9 +1095,7 @@ def _tps_text(v: float) -> str:
 def _speed_reason(need: Need, est: MemoryEstimate, knowledge_dir: Path, catalog: Catalog):
     """For running an LLM: each pick's generation speed on the need's model, from bot.fit (what it rests on said)."""
     model = model_for(knowledge_dir, need.model, est.params_b)
-    # served with vLLM, 4-bit is AWQ/GPTQ (what the memory figure counted), not GGUF
-    quant = quant_for(knowledge_dir, need.quant or ("AWQ" if need.serves_many and est.precision_bits == 4 else None),
-                      est.precision_bits)
+    quant = served_quant(need, est.precision_bits, knowledge_dir)  # (what the memory figure counted)
 
     users = serving_users(need, knowledge_dir)
 

@@ -328,3 +328,17 @@ def test_more_memory_serves_more_users(engine):
 def test_the_verdict_for_the_users_comes_before_one_users_figures(engine, turns, verdict):
     reply = _chat(engine, turns)[-1]
     assert verdict in reply.paragraphs[0], plain(reply)[:700]
+
+
+@pytest.mark.parametrize("text, said", [("serve qwen3 32b at 8-bit to 30 users at once, budget $40k", "at FP8"),
+                                        ("50人同时用qwen3 32b，8位，预算30万", "按 FP8")])
+def test_eight_bits_for_a_server_are_fp8_not_llama_cpps_q8_0(engine, text, said):
+    reply = _chat(engine, [text])[-1]
+    assert said in plain(reply) and "Q8_0" not in plain(reply), plain(reply)[:900]
+
+
+def test_a_served_models_format_is_the_same_in_a_fit_a_capacity_and_a_comparison(engine):
+    fit = _chat(engine, ["can one 4090 serve qwen3 8b to 10 users at once?"])[-1]
+    compared = _chat(engine, ["10 users at once on qwen3 8b: 4090 or L40S?"])[-1]
+    for reply in (fit, compared):  # (the fit's next paragraph is one user's llama.cpp figure, in GGUF)
+        assert "(AWQ/GPTQ)" in reply.paragraphs[0], reply.paragraphs[0]
