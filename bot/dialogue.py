@@ -661,6 +661,10 @@ class Conversation:
                 not (need.budget or q.ordinals or context.specs_asked(normalise(q.text))) and \
                 (_says(q.text, "run_words") or _says(q.text, "works_on_it")):
             return "fit"  # "6800xt pytorch ok?", "A770能跑pytorch训练吗": whether the framework runs on that card
+        if act in ("gpu_info", "refine", "recommend", "question", "where_to_buy", "why_not") and "instead" in q.cues and \
+                len(q.gpus) == 1 and s.focus and s.focus != q.gpus[0] and not s.last_picks and not q.need.budget and \
+                s.follow_up != "rent":
+            return "compare"  # "那还不如买新的5070ti？" after a used 3090's price: the two weighed
         if "alternative" in q.cues and len(q.gpus) == 1 and act in ("gpu_info", "question", "compare") and \
                 not q.ordinals:
             return "recommend"  # "4090平替 24g": cards that stand in for it
@@ -2433,7 +2437,8 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._rent(t)),  # "what about vast", "AutoDL呢" after a rental: the same card there
     Rule("instead-of-the-card", _acts("gpu_info", "refine", "recommend", "question", "compare", "where_to_buy", "why_not"),
          lambda c, t: t.cue("instead") and len(t.q.gpus) == 1 and bool(c.session.focus) and
-         c.session.focus != t.q.gpus[0] and not c.session.last_picks and not t.q.need.budget,
+         c.session.focus != t.q.gpus[0] and not c.session.last_picks and not t.q.need.budget and
+         c.session.follow_up != "rent",
          # "那还不如买新的5070ti？" after a used 3090's price: the two weighed, not the new card's spec sheet
          lambda c, t: answers.compare(c.engine, c.session.need.merge(t.need), [c.session.focus, t.q.gpus[0]],
                                       t.lang)),
