@@ -2238,6 +2238,9 @@ def _works_out_rent_or_buy(c: Conversation, t: Turn) -> bool:
         return False
     if _asks_rent_or_buy(t):
         return bool(t.need.usage or s.need.usage) or _says(t.text, "break_even")
+    if s.last_act == "rent" and s.focus and (t.need.usage or s.need.usage) and _says(t.text, "which_is_cheaper") and \
+            not t.q.gpus:
+        return True  # "一年下来哪个划算，我大概每天用6小时" after a rental's price: that card, rented against bought
     if s.last_rule == "rent-vs-buy" and s.need.usage and t.short and "pick_request" not in t.q.cues and \
             not (t.q.need.budget or t.q.need.workloads or t.q.direction) and t.act not in COMMANDS and \
             not _says(t.text, "hourly_price_asked") and (len(t.q.gpus) == 1 or answers.platforms_named(c.engine, t.q.text) or t.q.need.region):

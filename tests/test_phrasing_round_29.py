@@ -78,3 +78,25 @@ def test_a_machine_described_with_no_budget_asks_for_it(engine, text):
     reply = Conversation(engine).turn(text)
     said = plain(reply)
     assert reply.intent == "recommend" and "预算" in said, said[:400]
+
+
+@pytest.mark.parametrize("text, laptop, desktop", [
+    ("筆電RTX 5090 24G跟桌機5080比，跑模型哪個好", "GeForce RTX 5090 Mobile", "GeForce RTX 5080"),
+    ("游戏本4090和台式4090差多少", "GeForce RTX 4090 Laptop GPU", "GeForce RTX 4090"),
+    ("laptop 4070 vs desktop 4070 for pytorch", "GeForce RTX 4070 Laptop GPU", "GeForce RTX 4070"),
+])
+def test_a_laptop_card_against_a_desktop_card_reads_each_as_said(engine, text, laptop, desktop):
+    reply = Conversation(engine).turn(text)
+    assert reply.intent == "compare", plain(reply)[:300]
+    assert reply.title.split(" vs ")[0].split(": ")[-1] == laptop and reply.title.split(" vs ")[1] == desktop, \
+        reply.title
+
+
+@pytest.mark.parametrize("turns, said", [
+    (["AutoDL上4090多少钱一小时", "一年下来哪个划算，我大概每天用6小时"], "回本"),
+    (["what does an H100 cost per hour on runpod", "which works out cheaper if I use it 10 hours a week?"],
+     "Break-even"),
+])
+def test_which_is_cheaper_after_a_rental_with_hours_works_out_rent_or_buy(engine, turns, said):
+    reply = _chat(engine, turns)[-1]
+    assert reply.query["rule"] == "rent-vs-buy" and said in plain(reply), plain(reply)[:500]

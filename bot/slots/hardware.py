@@ -78,20 +78,19 @@ def _other_form_variant(text: str, g, catalog: Catalog, end: int):
     return (other, m.span()) if other is not g else None
 
 
-_DESKTOP = ("desktop", "台式", "台式机", "桌面版", "桌機", "台式電腦")
 
 
 def _laptop_variant(text: str, g, catalog: Catalog, start: int, end: int):
     """'my laptop has a 4070', '笔记本 4060': the laptop GPU of that name (less memory, less power), when the
     catalog has one and the message speaks of a laptop; with a desktop named too ('游戏本 4090 和台式 4090'), only the
     mention next to the laptop word."""
-    laptop = words("slots", "form_factor", "laptop")
+    laptop, desktop = words("slots", "form_factor", "laptop"), words("slots", "form_factor", "desktop")
     if g.form_factor == "Laptop" or not has_any(text, laptop):
         return g
-    if has_any(text, _DESKTOP):
+    if has_any(text, desktop):
         def distance(spans):
             return min((max(a - end, start - b, 0) for a, b in spans), default=len(text))
-        if distance(find_any(text, laptop)) >= distance(find_any(text, _DESKTOP)):
+        if distance(find_any(text, laptop)) >= distance(find_any(text, desktop)):
             return g  # the nearer word says desktop
     return next((c for c in catalog if c.form_factor == "Laptop" and c.name.startswith(g.name + " ")), None) or \
         catalog.laptop_reference(g) or g
