@@ -16,27 +16,21 @@ def _chat(engine, turns):
     return [c.turn(t) for t in turns]
 
 
-@pytest.mark.parametrize("turns, owned, other", [
+@pytest.mark.parametrize("turns, mine, other", [
+    # worth upgrading from the card named, after another card: the two weighed
     (["does the 5070 have more than the 4070", "so is it worth upgrading from my 4070 for training"],
      "GeForce RTX 4070", "GeForce RTX 5070"),
     (["5080怎么样", "我现在用的是3080，值得升级吗"], "GeForce RTX 3080 10GB", "GeForce RTX 5080"),
-])
-def test_worth_upgrading_from_the_card_named_weighs_it_against_the_one_on_the_table(engine, turns, owned, other):
-    reply = _chat(engine, turns)[-1]
-    assert reply.intent == "compare", plain(reply)[:500]
-    assert owned in reply.title and other in reply.title, reply.title
-
-
-@pytest.mark.parametrize("turns, before, named", [
+    # a card offered instead of the one on the table: the two weighed, not the new card's spec sheet
     (["3090大概多少钱", "那还不如买新的5070ti？"], "GeForce RTX 3090", "GeForce RTX 5070 Ti"),
     (["how much is a used 3090 these days", "why not just get a 4070 ti super then?"], "GeForce RTX 3090",
      "GeForce RTX 4070 Ti Super"),
     (["4090現在多少錢", "不如直接上5090？"], "GeForce RTX 4090", "GeForce RTX 5090"),
 ])
-def test_a_card_offered_instead_of_the_one_on_the_table_is_weighed_against_it(engine, turns, before, named):
+def test_a_card_weighed_against_the_one_on_the_table_is_a_comparison_of_the_two(engine, turns, mine, other):
     reply = _chat(engine, turns)[-1]
     assert reply.intent == "compare", plain(reply)[:500]
-    assert before in reply.title and named in reply.title, reply.title
+    assert mine in reply.title and other in reply.title, reply.title
 
 
 @pytest.mark.parametrize("turns", [
