@@ -1454,8 +1454,11 @@ class Conversation:
             reply = answers.question(self.engine, _asked_as("multi_gpu_query", text), t.lang)
         if _says(t.q.text, "other_parts") and (reply.focus or reply.intent == "unknown") and not several:
             return answers.unknown(t.lang)  # "which CPU for a 4090?": an honest "I don't know", not the 4090's numbers
-        if reply.intent == "unknown" and not t.q.gpus and "offtopic" not in t.q.cues and _describes_a_machine(t.q):
-            return self._recommend(t)  # "实验室要配一台服务器给8个人用，训练为主": a machine to spec, not a fact to look up
+        if reply.intent == "unknown" and not t.q.gpus and "offtopic" not in t.q.cues and (
+                _describes_a_machine(t.q) or t.cue("upgrade") and bool(s.need.owned_gpus)):
+            # "实验室要配一台服务器给8个人用，训练为主": a machine to spec, not a fact to look up; "那升级成什么好" after the
+            # user's 3060 could not run a model: the cards that beat it
+            return self._recommend(t)
         if reply.intent != "unknown" or not t.q.gpus:
             return reply
         if len(t.q.gpus) >= 2:
@@ -2443,7 +2446,8 @@ POLICY: tuple[Rule, ...] = (
          c.session.focus != t.q.gpus[0] and not c.session.last_picks and not t.q.need.budget and
          c.session.follow_up != "rent",
          # "那还不如买新的5070ti？" after a used 3090's price: the two weighed, not the new card's spec sheet
-         lambda c, t: answers.compare(c.engine, c.session.need.merge(t.need), [c.session.focus, t.q.gpus[0]],
+         # (the card offered first: "it" next is that one)
+         lambda c, t: answers.compare(c.engine, c.session.need.merge(t.need), [t.q.gpus[0], c.session.focus],
                                       t.lang)),
     Rule("why-not", _acts("why_not"), lambda c, t: bool(t.referred) and bool(c.session.need.workload
                                                                                or c.session.last_picks),
@@ -2504,6 +2508,14 @@ POLICY: tuple[Rule, ...] = (
          # "值得升级吗" after asking about another card for the job, "so is it worth upgrading from my 4070" after the
          # 5070: the user's card against that one
          lambda c, t: answers.compare(c.engine, c.session.need.merge(t.need), [_owned(c, t)[0], c.session.focus],
+                                      t.lang)),
+    Rule("upgrade-to-a-named-card", _acts("refine", "recommend", "fit", "compare", "gpu_info", "question", "why"),
+         lambda c, t: t.cue("upgrade") and len(t.q.gpus) == 1 and bool(_owned(c, t)) and
+         t.q.gpus[0] not in _owned(c, t) and not t.q.need.budget and
+         not (c.session.need.model or c.session.need.model_size_b or t.need.model_size_b),
+         # "is it worth upgrading to a 5070 for that" with a 3070 for SD: the two weighed for the job (with a model on
+         # the table, rule upgrade-to-a-card weighs both on it)
+         lambda c, t: answers.compare(c.engine, c.session.need.merge(t.need), [_owned(c, t)[0], t.q.gpus[0]],
                                       t.lang)),
     Rule("worth-for-llm", _acts("gpu_info", "question", "recommend", "fit", "where_to_buy"),
          lambda c, t: len(t.referred) == 1 and t.cue("worth") and not t.q.need.model_size_b and not t.need.budget and (

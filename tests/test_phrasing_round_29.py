@@ -26,6 +26,11 @@ def _chat(engine, turns):
     (["how much is a used 3090 these days", "why not just get a 4070 ti super then?"], "GeForce RTX 3090",
      "GeForce RTX 4070 Ti Super"),
     (["4090現在多少錢", "不如直接上5090？"], "GeForce RTX 4090", "GeForce RTX 5090"),
+    # upgrading from the card the user has to a card named, for a job with no model: the two weighed for it
+    (["I've got a 3070 8GB, mostly doing stable diffusion", "is it worth upgrading to a 5070 for that"],
+     "GeForce RTX 3070", "GeForce RTX 5070"),
+    (["I've got a 3070 8GB, mostly doing stable diffusion", "is it worth upgrading to a 5070 for that",
+      "what about the 5070 Ti instead"], "GeForce RTX 5070 Ti", "GeForce RTX 5070"),
 ])
 def test_a_card_weighed_against_the_one_on_the_table_is_a_comparison_of_the_two(engine, turns, mine, other):
     reply = _chat(engine, turns)[-1]
@@ -94,3 +99,21 @@ def test_a_laptop_card_against_a_desktop_card_reads_each_as_said(engine, text, l
 def test_which_is_cheaper_after_a_rental_with_hours_works_out_rent_or_buy(engine, turns, said):
     reply = _chat(engine, turns)[-1]
     assert reply.query["rule"] == "rent-vs-buy" and said in plain(reply), plain(reply)[:500]
+
+
+@pytest.mark.parametrize("turns", [["想跑qwen3 14b", "要多大显存？我的是3060"],
+                                   ["want to run qwen3 14b", "how much vram does it need? mine is a 3060"]])
+def test_how_much_memory_with_the_users_card_named_is_the_job_on_that_card(engine, turns):
+    reply = _chat(engine, turns)[-1]
+    assert reply.intent == "fit" and "GeForce RTX 3060 12GB" in reply.title, plain(reply)[:400]
+
+
+def test_what_to_upgrade_to_after_the_users_card_fell_short_lists_the_cards_that_beat_it(engine):
+    reply = _chat(engine, ["我现在有一张3060 12g", "能跑qwen3 32b吗", "那升级成什么好"])[-1]
+    assert reply.intent == "recommend" and reply.recommendations, plain(reply)[:400]
+    assert "GeForce RTX 3060 12GB" in plain(reply).split("\n\n")[1], plain(reply)[:400]  # "从你的 … 升级"
+
+
+def test_a_rental_then_another_card_instead_rents_that_card(engine):
+    reply = _chat(engine, ["what would renting an A100 cost on runpod", "what about H100 instead"])[-1]
+    assert reply.intent == "rent" and "H100" in reply.title, reply.title
