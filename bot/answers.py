@@ -234,11 +234,11 @@ def recommend(engine: Engine, r: Ranking, lang: str, notes: list[Text]) -> Reply
     bits = assumed_precision(r.need, engine.knowledge_dir, r.as_of)
     if bits and r.need.serves_many:
         paragraphs.append(_t(lang, f"Assumed {bits}-bit weights (AWQ/GPTQ), the smallest a served model usually runs "
-                                   "in with vLLM; on cards with FP8 (RTX 40/50, L40S, H100 and later) many serve FP8 "
+                                   "in with vLLM; on cards with FP8 (compute capability 8.9 and newer) many serve FP8 "
                                    "for near-16-bit quality at about twice the weight memory: say \"8-bit\" to size "
                                    "for it, or \"16-bit\".",
-                             f"按 {bits} 位权重（AWQ/GPTQ）估算，这是 vLLM 部署时最省显存的常见做法；支持 FP8 的卡（RTX 40/50、"
-                             "L40S、H100 及以后）很多人直接跑 FP8，质量接近 16 位，权重显存约翻倍：说“8 位”就按它来配，或说“16 位”。"))
+                             f"按 {bits} 位权重（AWQ/GPTQ）估算，这是 vLLM 部署时最省显存的常见做法；支持 FP8 的卡（计算能力 8.9 "
+                             "及以上）很多人直接跑 FP8，质量接近 16 位，权重显存约翻倍：说“8 位”就按它来配，或说“16 位”。"))
     elif bits:
         paragraphs.append(_t(lang, f"Assumed {bits}-bit quantisation (GGUF Q4_K_M / AWQ class), which is how people run "
                                    f"{r.need.model_size_b:g}B models locally; say \"8-bit\" or \"16-bit\" for more "
