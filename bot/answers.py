@@ -31,12 +31,11 @@ from bot.scorer import (
     assumed_precision,
     buyer_market,
     candidate_for,
-    default_bits,
     price_elsewhere,
     price_for,
     pricing,
     psu_for,
-    served_quant,
+    quant_on_a_server,
     serving_users,
     setup_perf,
     stated_pricing,
@@ -3656,8 +3655,7 @@ def _compare_serving_setups(engine: Engine, setups: list[tuple[str, int]], need:
     kd = engine.knowledge_dir
     model, users = _model_of(engine, need), serving_users(need, kd)
     usual = default_quant(model, kd, load_models(kd))
-    bits = need.precision_bits or default_bits(workload_spec(kd, "llm_inference", date.today()), model.params_b) or 16
-    quant = served_quant(replace(need, serving=True), bits, kd) or usual
+    quant = quant_on_a_server(need, model.params_b, kd) or usual
     ctx = need.context_tokens or int(settings(kd)["default_context"])
     on = need.as_of or engine.today or date.today()
     currency, _ = pricing(need, engine.catalog, on, lang)
@@ -4018,8 +4016,7 @@ def _served_memory(engine: Engine, gpu_name: str, count: int, need: Need) -> _Se
     if model is None or model.kind != "llm" or g is None:
         return None
     kd = engine.knowledge_dir
-    bits = need.precision_bits or default_bits(workload_spec(kd, "llm_inference", date.today()), model.params_b) or 16
-    quant = served_quant(replace(need, serving=True), bits, kd)
+    quant = quant_on_a_server(need, model.params_b, kd)
     if quant is None:
         return None
     ctx = need.context_tokens or int(settings(kd)["default_context"])

@@ -390,6 +390,13 @@ _TERM_SLOTS = {"precision_bits": None, "quant": None, "kv_cache_bits": None, "fi
                "context_tokens": None, "multi_gpu": None}  # what naming a term ("FP8", "LoRA", "KV cache") sets
 
 
+def _offers_instead(q: Query, s: Session) -> bool:
+    """A card offered in place of the one on the table ("那还不如买新的5070ti？", "what about the 5070 Ti instead") with no
+    picks on screen; not after a rental, where "H100 instead" rents that card."""
+    return "instead" in q.cues and len(q.gpus) == 1 and bool(s.focus) and s.focus != q.gpus[0] and \
+        not s.last_picks and not q.need.budget and s.follow_up != "rent"
+
+
 def _owned(c: Conversation, t: Turn) -> tuple[str, ...]:
     """The cards the user has: said in this message ("worth upgrading from my 4070"), else earlier."""
     return t.q.need.owned_gpus or c.session.need.owned_gpus
@@ -403,14 +410,20 @@ def _describes_a_machine(q: Query) -> bool:
                 n.whole_pc)
 
 
+@functools.lru_cache(maxsize=1)
+def _definition_lead() -> re.Pattern[str]:
+    """"whats …", "什么是 …" at the start of a message (after a "so", "ok", "请问"): group 2 is what follows."""
+    lead = "|".join(re.escape(w) for w in words("slots", "definition_asked", "lead"))
+    return re.compile(r"^\W*(?:(?:so|ok|okay|and|hey|hi|那|请问|問下|问下)\W+)?(" + lead + r")\s*(.*)")
+
+
 def _asks_what_a_term_means(q: Query) -> bool:
     """"whats FP8 and do i need a card that supports it", "什么是TF32", "NVLink是啥": what a term means, with nothing of a
     purchase stated (no card, budget or job); "what is the best gpu for me" asks for picks."""
     if q.gpus or not replace(q.need, **_TERM_SLOTS).is_empty():
         return False
     text = normalise(q.text)
-    lead = re.match(r"^\W*(?:(?:so|ok|okay|and|hey|hi|那|请问|問下|问下)\W+)?(" +
-                    "|".join(re.escape(w) for w in words("slots", "definition_asked", "lead")) + r")\s*(.*)", text)
+    lead = _definition_lead().match(text)
     if lead:
         return not any(lead[2].startswith(w) for w in words("slots", "definition_asked", "not_after_lead"))
     return has_any(text, words("slots", "definition_asked", "tail"))
@@ -661,9 +674,7 @@ class Conversation:
                 not (need.budget or q.ordinals or context.specs_asked(normalise(q.text))) and \
                 (_says(q.text, "run_words") or _says(q.text, "works_on_it")):
             return "fit"  # "6800xt pytorch ok?", "A770能跑pytorch训练吗": whether the framework runs on that card
-        if act in ("gpu_info", "refine", "recommend", "question", "where_to_buy", "why_not") and "instead" in q.cues and \
-                len(q.gpus) == 1 and s.focus and s.focus != q.gpus[0] and not s.last_picks and not q.need.budget and \
-                s.follow_up != "rent":
+        if act in ("gpu_info", "refine", "recommend", "question", "where_to_buy", "why_not") and _offers_instead(q, s):
             return "compare"  # "那还不如买新的5070ti？" after a used 3090's price: the two weighed
         if "alternative" in q.cues and len(q.gpus) == 1 and act in ("gpu_info", "question", "compare") and \
                 not q.ordinals:
@@ -2442,9 +2453,7 @@ POLICY: tuple[Rule, ...] = (
          bool(answers.platforms_named(c.engine, t.q.text)) and len(t.text) <= SHORT,
          lambda c, t: c._rent(t)),  # "what about vast", "AutoDL呢" after a rental: the same card there
     Rule("instead-of-the-card", _acts("gpu_info", "refine", "recommend", "question", "compare", "where_to_buy", "why_not"),
-         lambda c, t: t.cue("instead") and len(t.q.gpus) == 1 and bool(c.session.focus) and
-         c.session.focus != t.q.gpus[0] and not c.session.last_picks and not t.q.need.budget and
-         c.session.follow_up != "rent",
+         lambda c, t: _offers_instead(t.q, c.session),
          # "那还不如买新的5070ti？" after a used 3090's price: the two weighed, not the new card's spec sheet
          # (the card offered first: "it" next is that one)
          lambda c, t: answers.compare(c.engine, c.session.need.merge(t.need), [t.q.gpus[0], c.session.focus],

@@ -336,6 +336,15 @@ def served_quant(need: Need, bits: int | None, knowledge_dir: Path) -> Quant | N
     return quant_for(knowledge_dir, code, bits or 16)
 
 
+def quant_on_a_server(need: Need, params_b: float, knowledge_dir: Path) -> Quant | None:
+    """The format a model of `params_b` billion runs in when served to several people: the precision said, else the
+    usual one for its size, in the server's format of that width (what a fit, a capacity and a comparison of serving
+    setups all weigh)."""
+    spec = workload_spec(knowledge_dir, "llm_inference", date.today())
+    bits = need.precision_bits or default_bits(spec, params_b) or 16
+    return served_quant(replace(need, serving=True), bits, knowledge_dir)
+
+
 def pricing(need: Need, catalog: Catalog, on: date, lang: str = "en") -> tuple[str, Budget | None]:
     """The currency prices are compared in, and the budget in it: a CNY or USD budget as it is; another currency
     (EUR, JPY, …) converted at the dated rate — to CNY for a buyer in mainland China, else to USD; the cards' share
