@@ -1646,7 +1646,7 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
         offers = [o for o in offers_for(engine.knowledge_dir, [g.name for g in gpus])
                   if getattr(card_of(o, list(engine.catalog)), "name", None) in holds]
     offers = _of_the_memory_said(engine, gpus, offers, text) if asked else offers
-    _, named = _platforms_in(engine, text, offers, platforms)  # "AutoDL 上 4090": its rows first, and it leads
+    rows_named, named = _platforms_in(engine, text, offers, platforms)  # "AutoDL 上 4090": its rows first, it leads
     if no_local:  # not the mainland-only platforms as if they were local (unless one is asked about by name)
         offers = [o for o in offers if o.region != "china" or o.platform in named]
     offers.sort(key=lambda o: (o.platform not in named, (o.region == "china") != china, o.stale(today), rate(o)))
@@ -1728,8 +1728,10 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
     header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPU as listed", "所列型号"),
                                             ("Per GPU-hour", "每卡每小时"), ("Billing", "计费"), ("Date", "日期")))
     names_txt = ", ".join(g.name for g in gpus)
-    paras = ([no_local] if no_local else []) + ([instead] if instead else []) + \
-        ([(" " if lang == "en" else "").join(verdict)] if verdict else [])
+    # "4090 on vast or runpod, which is cheaper": the platforms named weighed on the card, first
+    head_to_head = _platforms_head_to_head(engine, rows_named, offers, cur, lang) if len(rows_named) >= 2 else None
+    paras = ([head_to_head] if head_to_head else []) + ([no_local] if no_local else []) + \
+        ([instead] if instead else []) + ([(" " if lang == "en" else "").join(verdict)] if verdict else [])
     if not offers:
         general = _rent_platforms(engine, lang, china, need, text, platforms, no_local)
         if general.topic and general.topic.startswith("platform:"):  # a platform asked about keeps its answer
@@ -2566,6 +2568,8 @@ def _on_platforms(engine: Engine, named: list[Platform], lang: str, china: bool,
     sums = _rental_sums(engine, offers, need, cur, lang)
     if sums:
         paras.append(sums)
+    # "AutoDL 和恒源云哪个便宜": the verdict, in a paragraph of its own before each platform's description
+    head_to_head = _platforms_head_to_head(engine, named, offers, cur, lang) if len(named) >= 2 else None
     for o in offers[:10]:  # the note whole, as in where_to_rent: a cut by length would differ between the languages
         billing = _BILLING[o.billing].get(lang) + (_t(lang, "; ", "；") + o.note.get(lang) if o.note else "")
         rows.append((o.platform, o.gpu_listed.get(lang), _hourly_cell(engine, o, cur, lang), billing,
@@ -2582,9 +2586,71 @@ def _on_platforms(engine: Engine, named: list[Platform], lang: str, china: bool,
         footer.append(_t(lang, "Prices more than 18 months old are marked: they may be out of date.",
                          "超过 18 个月的价格已标注，可能已过时。"))
     return Reply("rent", lang, title=_t(lang, f"Renting on {', '.join(labels)}", f"在{'、'.join(labels)}租卡"),
-                 paragraphs=(" ".join(paras) if lang == "en" else "".join(paras),),
+                 paragraphs=(*([head_to_head] if head_to_head else []), " ".join(paras) if lang == "en" else "".join(paras)),
                  table=Table(header, tuple(rows)) if rows else None, footer=tuple(footer), sources=sources,
                  follow_up="rent", topic=f"platform:{named[0].name}")
+
+
+def _platforms_head_to_head(engine: Engine, named: list[Platform], offers, cur: str, lang: str) -> str | None:
+    """Two or more platforms weighed on price: the same card (family and memory) at its cheapest current rate on each
+    (the middle of a quoted range; the billing said where the two differ, spot against on-demand), which platform is
+    cheaper on the cards they both list and by how much, and the platforms with no current price to weigh. None when
+    no platform named has a current price."""
+    from bot.rentals import listed_memory
+
+    today = engine.today or date.today()
+    fx = engine.catalog.fx
+    rate: dict[str, dict[str, tuple[float, str]]] = {}  # card -> platform -> (cheapest current rate in `cur`, billing)
+    for p in named:
+        names, label = _spellings(p), p.label.get(lang)
+        for o in offers:
+            if o.platform.lower() in names and o.quotable(today):
+                gb = listed_memory(o)
+                card = f"{o.family} {gb:g}GB" if gb else o.family
+                price = fx.convert((o.price + (o.price_high or o.price)) / 2, o.currency, cur, today)
+                by = rate.setdefault(card, {})
+                if label not in by or price < by[label][0]:
+                    by[label] = (price, o.billing)
+    priced = {k for r in rate.values() for k in r}
+    unpriced = [p.label.get(lang) for p in named if p.label.get(lang) not in priced]
+    if not priced:
+        return None
+    shared = {c: r for c, r in rate.items() if len(r) >= 2}
+    if not shared:
+        return _t(lang, f"I can't weigh them on price: {', '.join(unpriced) or 'they'} "
+                        f"{'has' if len(unpriced) == 1 else 'have'} no current per-GPU-hour price on file"
+                        f"{'' if unpriced else ' for a card they both list'}. What each rents and costs is below.",
+                  f"没法直接比价：{'、'.join(unpriced) or '它们'} 没有{'' if unpriced else '同一张卡的'}当前每卡每小时价格记录。"
+                  "各自租什么、多少钱见下文。")
+    lines, winners = [], {}
+    for card, r in shared.items():
+        ranked = sorted(r.items(), key=lambda kv: kv[1][0])
+        (best, (low, _)), (_, (high, _)) = ranked[0], ranked[-1]
+        mixed = len({b for _, b in r.values()}) > 1
+        each = [f"{k} {hourly(v, cur)}" + (_t(lang, f" ({_BILLING[b].en})", f"（{_BILLING[b].zh}）") if mixed else "")
+                for k, (v, b) in ranked]
+        pct = round((1 - low / high) * 100)
+        if pct >= 3:
+            winners.setdefault(best, []).append(card)
+        lines.append(_t(lang, f"{card}: {', '.join(each)}" + (f" ({best} about {pct}% cheaper)" if pct >= 3 else
+                                                                 " (about the same)"),
+                        f"{card}：{'，'.join(each)}" + (f"（{best} 便宜约 {pct}%）" if pct >= 3 else "（差不多）")))
+    if not winners:
+        verdict = _t(lang, "Verdict: about the same price on the cards both list.", "结论：两边都有的卡价格差不多。")
+    elif len(winners) == 1:
+        (best, cards), = winners.items()
+        verdict = _t(lang, f"Verdict: {best} is cheaper on {', '.join(cards)}" +
+                     (", every card both list where the price differs." if len(shared) > 1 else "."),
+                     f"结论：{'、'.join(cards)} 在 {best} 更便宜" + ("（两边都有且价格有差别的卡都是）。" if len(shared) > 1 else "。"))
+    else:
+        verdict = _t(lang, "Verdict: neither is cheaper across the board — " +
+                     "; ".join(f"{w} for {', '.join(c)}" for w, c in winners.items()) + ".",
+                     "结论：没有哪家全面更便宜——" + "；".join(f"{'、'.join(c)} 选 {w}" for w, c in winners.items()) + "。")
+    tail = _t(lang, f" {', '.join(unpriced)}: no current per-GPU-hour price on file to weigh.",
+              f"{'、'.join(unpriced)}：没有当前的每卡每小时价格可比。") if unpriced else ""
+    per_hour = _t(lang, " Same card, per GPU-hour: ", "同一张卡每小时：")
+    joined = _t(lang, "; ".join(lines), "；".join(lines))
+    return f"{verdict}{per_hour}{joined}{_t(lang, '.', '。')}{tail}"
 
 
 # --- memory questions ----------------------------------------------------------------------------------------------
@@ -3957,6 +4023,30 @@ def _memory_verdict(rows, gb: float, count: int, lang: str) -> str:
               f"装不下{listed(over, '、', '{label}（约 {n:g} GB）')}。")
 
 
+def _free_ram(engine: Engine, need: Need) -> float:
+    """The user's RAM less what the system keeps (llm-inference.yaml offload.ram_reserved_gb)."""
+    from bot.fit import settings
+
+    return (need.system_ram_gb or 0) - float(settings(engine.knowledge_dir)["offload"]["ram_reserved_gb"])
+
+
+def _system_ram_note(engine: Engine, need: Need, c, g: GPU, lang: str) -> str:
+    """With the user's RAM said ("64GB RAM"): whether it holds what the card cannot (the system keeps a share of it)."""
+    if not need.system_ram_gb or not c.offload_gb or g.unified_memory or not c.decode_tokens_per_s:
+        return ""
+    free, slow = _free_ram(engine, need), c.decode_tokens_per_s < CHAT_SPEED
+    if c.offload_gb <= free:
+        return _t(lang, f" With your {need.system_ram_gb:g} GB of RAM it runs by offloading: the {c.offload_gb:g} GB the "
+                        f"card cannot hold go to RAM (room left for the system), at about {_tps(c.decode_tokens_per_s)} "
+                        f"tokens/s{' (slow)' if slow else ''}.",
+                  f"有 {need.system_ram_gb:g} GB 内存就能靠卸载跑：显卡放不下的 {c.offload_gb:g} GB 放进内存（系统也还有余量），"
+                  f"约 {_tps(c.decode_tokens_per_s)} tokens/s{'（很慢）' if slow else ''}。")
+    return _t(lang, f" Your {need.system_ram_gb:g} GB of RAM is not enough for the {c.offload_gb:g} GB offloaded (the system "
+                    f"needs about {need.system_ram_gb - free:g} GB of it): use a smaller format or add RAM.",
+              f"你的 {need.system_ram_gb:g} GB 内存不够放卸载的 {c.offload_gb:g} GB（系统自己要用约 {need.system_ram_gb - free:g} GB）："
+              "换更小的量化格式，或者加内存。")
+
+
 def fit(engine: Engine, name: str, need: Need, count: int, lang: str, vram_gb: float | None = None) -> Reply:
     """Can this card (or N of them) run or train the model / workload: a verdict first, then the numbers. `vram_gb`:
     the memory the user says their card has when it is not the catalog's (a modded 2080 Ti 22G, a laptop card)."""
@@ -4187,11 +4277,18 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
                                f"{'' if not model.is_moe else '; a mixture of experts reads little per token'}).",
                          f"把 {c.offload_gb:g} GB 放到内存里（CPU 计算）也能跑，约 {_tps(c.decode_tokens_per_s)} tokens/s"
                          f"（{'很慢' if slow else '聊天够用'}{'' if not model.is_moe else '；MoE 每个 token 读取的参数少'}）。")
-        verdict = _t(lang, f"No: {name_en} at {q.label_en} needs about {c.total_gb:g} GB and {setup} has "
-                           f"{c.vram_gb:g} GB.{more}{offload} Other options: a smaller model, a card with more memory, "
-                           "or renting by the hour.",
-                     f"不行：{name_zh} 用 {q.label_zh} 也要约 {c.total_gb:g} GB，{setup} 只有 {c.vram_gb:g} GB。"
+        ram = _system_ram_note(engine, need, c, g, lang)
+        verdict = ram.strip() + _t(lang, " ", "") if ram else ""  # "what about with 64GB RAM offload?": that first
+        alone = bool(ram) and c.offload_gb <= _free_ram(engine, need)
+        offload = "" if ram else offload  # (the RAM said has answered it)
+        verdict += _t(lang, f"{'Not on the card alone' if alone else 'No'}: {name_en} at {q.label_en} needs about "
+                            f"{c.total_gb:g} GB and {setup} has "
+                            f"{c.vram_gb:g} GB.{more}{offload} Other options: a smaller model, a card with more memory, "
+                            "or renting by the hour.",
+                      f"{'光靠显卡装不下' if alone else '不行'}：{name_zh} 用 {q.label_zh} 也要约 {c.total_gb:g} GB，{setup} 只有 {c.vram_gb:g} GB。"
                      f"{more}{offload}也可以换小一点的模型、换大显存的卡，或者按小时租。")
+    if c.fits or model.is_moe and "RAM" not in verdict and "内存" not in verdict:
+        verdict += _system_ram_note(engine, need, c, g, lang)
     if not need.kv_cache_bits and c.kv_cache_gb >= 0.25 * c.total_gb and (not c.fits or q.bits < 4):
         verdict += _t(lang, f" A q8_0 KV cache (llama.cpp -ctk q8_0 -ctv q8_0) would halve the {c.kv_cache_gb:g} GB the "
                             f"{c.context:,}-token context takes.",

@@ -670,6 +670,9 @@ class Conversation:
                 not q.ordinals and not (need.budget or need.model_size_b or need.model or q.direction) and \
                 "pick_request" not in q.cues:
             return "fit"  # "能跑多大的模型" after what the user's card runs, or after picks: the card in focus
+        if act in ("refine", "recommend", "question", "memory") and q.need.system_ram_gb and s.last_act == "fit" and \
+                s.focus and not (q.gpus or q.ordinals or need.budget or "pick_request" in q.cues):
+            return "fit"  # "what about with 64GB RAM offload?" after a fit: the same job, the offload checked against it
         if act == "gpu_info" and len(q.gpus) == 1 and "software" in q.cues and _asks(q.text) and \
                 not (need.budget or q.ordinals or context.specs_asked(normalise(q.text))) and \
                 (_says(q.text, "run_words") or _says(q.text, "works_on_it")):
@@ -2294,8 +2297,10 @@ def _weighs_rentals(c: Conversation, t: Turn) -> bool:
     s, q = c.session, t.q
     if q.need.budget:
         return False
-    if not q.gpus and not q.ordinals and _says(t.text, "rental_value") and answers.platforms_named(c.engine, q.text):
+    if not q.gpus and not q.ordinals and _says(t.text, "rental_value") and \
+            len(answers.platforms_named(c.engine, q.text)) == 1:
         return True  # "autodl上租哪个划算", "on runpod which gpu is the best value": that platform's cards, per unit of work
+        # (two platforms, "AutoDL vs RunPod which is cheaper", are weighed against each other by the rent answer)
     if "pick_request" in q.cues:
         return False
     if len(_rental_cards(c, t)) >= 2:

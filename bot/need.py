@@ -83,6 +83,7 @@ class Need:
     as_of: date | None = None
     min_vram_gb: float | None = None
     min_total_vram_gb: float | None = None  # memory in all, over however many cards ("more memory?" after two cards)
+    system_ram_gb: float | None = None  # the computer's RAM ("64GB RAM"): where a model's offloaded layers go
     max_power_w: float | None = None
     psu_w: float | None = None
     region: str | None = None

@@ -61,7 +61,7 @@ class Query:
         for k, v in self.need.stated().items():
             if k in ("model", "quant", "context_tokens", "owned_gpus", "serving", "concurrent_users", "headcount",
                      "daily_users", "kv_cache_bits", "usage", "dataset_samples",
-                     "kwh_price", "price_currency", "quiet", "min_total_vram_gb", "multi_gpu", "whole_pc", "upgrade_from",
+                     "kwh_price", "price_currency", "quiet", "min_total_vram_gb", "system_ram_gb", "multi_gpu", "whole_pc", "upgrade_from",
                      "shared"):
                 continue  # not labelled in knowledge/intents (the model table's own tests cover them)
             if k == "budget":
@@ -122,6 +122,8 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     ctx, ctx_spans = model.context_tokens(mask(n, gpu_spans))
     kv_bits, kv_spans = model.kv_cache_bits(n)
     spans = gpu_spans + size_spans + name_spans + ctx_spans + kv_spans + hardware.cpu_spans(n)
+    ram, ram_spans = hardware.system_ram(mask(n, spans))  # "64GB RAM": the computer's memory, not the card's
+    spans += ram_spans
     min_vram, vram_spans = hardware.min_vram(mask(n, spans))
     memory_said = hardware.memory_mentioned(mask(n, spans))
     if min_vram and len(gpus) == 1 and catalog is not None and (g := catalog.get(gpus[0])) is not None and \
@@ -179,7 +181,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
         budget = replace(budget, currency=local)  # "我在台灣 預算3萬", "im in germany, budget 1500": the place's money
     need = Need(budget=budget, workloads=workloads, model_size_b=size, finetune_method=method,
                 precision_bits=model.precision(masked), gpu_count=count, used=used,
-                vendor=vendor, also_vendor=also_vendor, as_of=as_of, min_vram_gb=min_vram, max_power_w=cap_w,
+                vendor=vendor, also_vendor=also_vendor, as_of=as_of, min_vram_gb=min_vram, system_ram_gb=ram, max_power_w=cap_w,
                 psu_w=psu_w, region=region, form_factor=hardware.form_factor(t), model=model_name,
                 quant=model.quant_format(masked), context_tokens=ctx, owned_gpus=hardware.owned_cards(n, catalog),
                 serving=True if "serving" in cues else None, concurrent_users=users if counted == audience.AT_ONCE else None,

@@ -97,12 +97,18 @@ _LISTED_GB = re.compile(r"(\d+)\s*GB", re.I)
 _LISTED_FORM = re.compile(r"\b(SXM|PCIe)", re.I)
 
 
+def listed_memory(offer: RentalOffer) -> float | None:
+    """The memory the platform lists the card with ("A100 SXM 80GB" -> 80), None when it says none."""
+    gb = _LISTED_GB.search(offer.gpu_listed.en)
+    return float(gb.group(1)) if gb else None
+
+
 def card_of(offer: RentalOffer, cards, prefer: tuple[str, ...] = ()):
     """The catalog card an offer rents, for its speed: a card of its family with the memory (and form factor) the
     platform lists ("A100 40GB" -> the 40 GB A100); a card the user named when the listing leaves it open; else the
     family's first. None when the catalog has no card of the family."""
     family = [g for g in cards if family_of(g.name) == offer.family]
-    gb, form = _LISTED_GB.search(offer.gpu_listed.en), _LISTED_FORM.search(offer.gpu_listed.en)
-    sized = [g for g in family if gb is None or g.vram_gb == float(gb.group(1))] or family
+    gb, form = listed_memory(offer), _LISTED_FORM.search(offer.gpu_listed.en)
+    sized = [g for g in family if gb is None or g.vram_gb == gb] or family
     formed = [g for g in sized if form is None or g.form_factor.lower() == form.group(1).lower()] or sized
     return next((g for g in formed if g.name in prefer), formed[0] if formed else None)

@@ -108,12 +108,27 @@ def expand_terms(query: str, knowledge_dir: Path) -> tuple[list[str], list[str]]
     en_terms: list[str] = []
     zh_terms: list[str] = []
     present = {h for h in _heads(knowledge_dir) if h in low}  # one pass, instead of one per term
+    for g in _chinese_terms(low, knowledge_dir):
+        en_terms.extend(a for a in g.en if a not in en_terms)
     for g in _glossary(knowledge_dir):
-        if g.zh and g.zh.lower() in low:
-            en_terms.extend(a for a in g.en if a not in en_terms)
         if not present.isdisjoint(g.heads) and g.in_english(low) and g.zh not in zh_terms:
             zh_terms.append(g.zh)
     return en_terms, zh_terms
+
+
+def _chinese_terms(low: str, knowledge_dir: Path) -> list[_Gloss]:
+    """The glossary's Chinese terms in lower-cased `low`, longest first where they overlap: "显存带宽" is memory
+    bandwidth, not also VRAM and bandwidth on their own (the shorter terms flooded the query's English with
+    "memory" and sent "what is memory bandwidth for" to the memory-size sections)."""
+    found = [(m.start(), m.start() + len(g.zh), g) for g in _glossary(knowledge_dir) if g.zh
+             for m in re.finditer(re.escape(g.zh.lower()), low)]
+    covered = [(a, b) for a, b, _ in found]
+    out: list[_Gloss] = []
+    for a, b, g in found:
+        inside = any(x <= a and b <= y and (y - x) > (b - a) for x, y in covered)
+        if not inside and g not in out:
+            out.append(g)
+    return out
 
 
 @lru_cache(maxsize=4)
@@ -137,11 +152,10 @@ def _english_view(query: str, knowledge_dir: Path) -> str:
     latin = " ".join(m.group(0) for m in _LATIN.finditer(query))
     low = query.lower()
     terms: list[str] = []
-    for g in _glossary(knowledge_dir):
-        if g.zh and g.zh.lower() in low:
-            for a in g.en[:VIEW_ALTERNATIVES]:
-                if a not in terms:
-                    terms.append(a)
+    for g in _chinese_terms(low, knowledge_dir):
+        for a in g.en[:VIEW_ALTERNATIVES]:
+            if a not in terms:
+                terms.append(a)
     return f"{latin} {' '.join(terms)}".strip()
 
 

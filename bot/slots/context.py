@@ -274,6 +274,8 @@ def cues(text: str, with_cards: str | None = None) -> frozenset[str]:
             # "游戏卡跑深度学习行吗", "为什么游戏卡比专业卡性价比高", "游戏卡和A100有啥区别": a gaming card for machine
             # learning, or against other cards
             rest = mask(rest, find_any(rest, words("slots", "offtopic_in_domain_with_ml")))
+        if with_cards and "@" in with_cards:  # "筆電4090跟桌機4090差多少": a laptop's card
+            rest = mask(rest, find_any(rest, words("slots", "offtopic_in_domain_with_card")))
         rest = mask(rest, clauses_from(rest, words("slots", "topic_dropped")))  # "ok forget gaming. cheaper?"
         if not has_any(rest, words("slots", "cues", "offtopic")):
             found.discard("offtopic")

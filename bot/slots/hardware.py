@@ -302,6 +302,25 @@ def memory_asked_whether(text: str) -> float | None:
     return next((float(m[1]) for m in _MEMORY.finditer(text) if _asked_whether(text, m)), None)
 
 
+_RAM = re.compile(r"(?<![a-z0-9.])(\d{1,4})\s*(?:gb|g|gib|gigs?)(?![a-z])\s*(?:of\s+)?(?:system\s+|cpu\s+)?"
+                  r"(?:ddr[345]\s*)?(?:ram\b|内存|memory on the (?:cpu|system|motherboard))|"
+                  r"(?<!统一)(?:\bram|系统内存|内存)\s*(?:是|有|is|:|：)?\s*(\d{1,4})\s*(?:gb|g|gib)(?![a-z])")
+
+
+def system_ram(text: str) -> tuple[float | None, Spans]:
+    """The computer's own memory ('64GB RAM', '内存32G', '128g ddr5'), which holds the layers offloaded from the card:
+    never a need for video memory. Unified memory ('统一内存') is a Mac's and is not this."""
+    found, spans = None, []
+    for m in _RAM.finditer(text):
+        if text[max(0, m.start() - 2):m.start()] == "统一" or text[m.end():m.end() + 2] == "统一":
+            continue
+        v = float(m[1] or m[2])
+        if 2 <= v <= 4096:
+            found = max(found or 0, v)
+            spans.append(m.span())
+    return found, spans
+
+
 def min_vram(text: str) -> tuple[float | None, Spans]:
     """Memory the user asks for: 'I need 48 GB', '至少16G显存', '24G以上'. A size with no ask ('4060 Ti 16G' is a
     card) and a size asked about ('也要48G吗') are masked but not a need."""

@@ -1,0 +1,95 @@
+"""Patterns found in stranger round 31: two platforms weighed against each other ("AutoDL vs RunPod which is
+cheaper", "阿里云和autodl哪个划算"), the computer's RAM taken for video memory ("what about with 64GB RAM offload?"),
+a laptop's card declined as another topic ("筆電4090跟桌機4090差多少"), and a question on memory bandwidth answered
+with the memory-size formula."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.dialogue import Conversation
+from bot.nlu import parse
+from bot.render import plain
+from bot.retrieval import expand_terms
+
+
+def _chat(engine, turns):
+    c = Conversation(engine)
+    return [c.turn(t) for t in turns]
+
+
+@pytest.mark.parametrize("text, cheaper, word", [
+    ("AutoDL vs RunPod which is cheaper", None, "Verdict"),
+    ("恒源云和autodl哪个好", "AutoDL", "结论"),
+    ("vast还是runpod便宜", None, "结论"),
+    ("is vast.ai or runpod cheaper for a 4090", None, "Verdict"),
+])
+def test_two_platforms_are_weighed_on_the_cards_both_rent(engine, text, cheaper, word):
+    reply = _chat(engine, [text])[0]
+    first = reply.paragraphs[0]
+    assert reply.intent == "rent" and first.startswith(word), plain(reply)[:600]
+    # the same card (family and memory) priced on each, with the difference
+    assert re.search(r"(RTX \d{4}|A100|H100) \d+GB", first) and ("%" in first or "差不多" in first or "same" in first), first
+    if cheaper:
+        assert cheaper in first.split("。")[0], first
+
+
+def test_a_platform_with_no_current_price_is_said_plainly_not_an_empty_table(engine):
+    reply = _chat(engine, ["阿里云和autodl哪个租gpu划算"])[0]
+    said = plain(reply)
+    assert reply.intent == "rent" and reply.paragraphs and all(p.strip() for p in reply.paragraphs), said[:500]
+    assert "阿里云" in reply.paragraphs[0] and "AutoDL" in said, said[:500]
+
+
+@pytest.mark.parametrize("text, ram", [
+    ("what about with 64GB RAM offload?", 64), ("32GB RAM and a 3060, can I run qwen 32b", 32),
+    ("我有64G内存，4060ti 16g能跑70b吗", 64), ("内存32G 显卡3060 12G 能跑什么模型", 32), ("128g ddr5 ram, 4090", 128),
+])
+def test_the_computers_ram_is_not_a_need_for_video_memory(catalog, text, ram):
+    need = parse(text, catalog).need
+    assert need.system_ram_gb == ram and need.min_vram_gb is None, need
+
+
+def test_a_macs_unified_memory_is_not_system_ram(catalog):
+    assert parse("Mac mini 24G统一内存能跑14b吗", catalog).need.system_ram_gb is None
+
+
+@pytest.mark.parametrize("turns, holds", [
+    (["can a 4070 12gb run mixtral 8x7b?", "what about with 64GB RAM offload?"], True),
+    (["我有64G内存，4060ti 16g能跑70b吗"], True),
+    (["32GB RAM and a 3060, can I run qwen 72b"], False),
+])
+def test_the_ram_said_is_weighed_against_what_the_card_offloads(engine, turns, holds):
+    reply = _chat(engine, turns)[-1]
+    first = reply.paragraphs[0]
+    assert reply.intent == "fit", plain(reply)[:500]
+    if holds:
+        assert re.match(r"(With your \d+ GB of RAM it runs|有 \d+ GB 内存就能靠卸载跑)", first), first
+    else:
+        assert "not enough" in first, first
+    assert "min_vram_gb" not in (reply.query or {}).get("need", {}), reply.query
+
+
+@pytest.mark.parametrize("text", ["筆電RTX 4090 16G 跟桌機 4090 差多少", "笔电4060能跑yolo吗"])
+def test_a_laptops_card_is_ours(engine, text):
+    reply = _chat(engine, [text])[0]
+    assert reply.intent != "out_of_scope", plain(reply)[:300]
+
+
+def test_a_laptop_alone_is_still_another_topic(engine):
+    assert _chat(engine, ["笔电推荐"])[0].intent == "out_of_scope"
+
+
+def test_a_longer_glossary_term_is_not_also_read_as_its_parts(settings):
+    en, _ = expand_terms("显存带宽到底有啥用", settings.knowledge_dir)
+    assert "memory bandwidth" in en and "VRAM" not in en, en
+
+
+@pytest.mark.parametrize("text", ["記憶體頻寬跟顯存容量，哪個對跑 LLM 比較重要",
+                                  "does memory bandwidth or VRAM capacity matter more for running LLMs"])
+def test_capacity_against_bandwidth_is_answered_from_the_section_on_both(engine, text):
+    reply = _chat(engine, [text])[0]
+    assert reply.intent == "question" and ("带宽" in reply.title or "頻寬" in reply.title or "帶寬" in reply.title
+                                           or "bandwidth" in reply.title), reply.title
