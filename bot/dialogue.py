@@ -1448,10 +1448,10 @@ class Conversation:
                 not _mentions_vendor(reply.paragraphs[:1], vendor):
             # "intel显卡能训练模型吗": a question about a maker whose words the search matched elsewhere (laptops):
             # the guide's paragraphs about that maker answer it (asked again in the maker's name if none came)
-            asked = Text(f"{vendor} GPUs for deep learning: PyTorch software support",
-                         f"{vendor} 显卡做深度学习：PyTorch 软件支持").get(t.lang)
+            # (asked in English whatever the reply's language: the search ranks the same sections for both replies)
+            asked = f"{vendor} GPUs for deep learning: PyTorch software support"
             about = answers.question(self.engine, asked, t.lang, kinds=("guide",))
-            if about.intent == "question" and _mentions_vendor(about.paragraphs[:1], vendor):
+            if about.intent == "question" and _mentions_vendor(about.paragraphs, vendor):
                 reply = about  # (its title and sources are that section's)
         if vendor and not t.q.gpus and reply.intent == "question":
             reply = _about_the_maker(reply, vendor)

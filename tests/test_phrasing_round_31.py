@@ -93,3 +93,24 @@ def test_capacity_against_bandwidth_is_answered_from_the_section_on_both(engine,
     reply = _chat(engine, [text])[0]
     assert reply.intent == "question" and ("带宽" in reply.title or "頻寬" in reply.title or "帶寬" in reply.title
                                            or "bandwidth" in reply.title), reply.title
+
+
+@pytest.mark.parametrize("text", ["what does FP8 mean and which gpus support it", "FP8是什么，哪些卡支持",
+                                  "whats FP8 and do i need a card that supports it"])
+def test_fp8_is_defined_with_the_cards_that_compute_in_it(engine, text):
+    reply = _chat(engine, [text])[0]
+    said = "\n".join(reply.paragraphs)
+    assert reply.intent == "question" and reply.topic == "fp8", (reply.topic, said[:300])
+    # which cards, or whether it is needed: the paragraph the question asks for follows the definition
+    assert "8.9" in said or "not a requirement" in said or "不是必需" in said, said[:600]
+
+
+@pytest.mark.parametrize("text", ["請問做深度學習，AMD的顯卡可以用嗎？", "Is an AMD card OK for deep learning?"])
+def test_a_question_about_a_maker_is_answered_about_that_maker_in_both_languages(engine, text):
+    from bot.dialogue import Session
+    from bot.need import Need
+
+    replies = [Conversation(engine, Session(lang=lang, lang_locked=lang, need=Need(region="cn"))).turn(text)
+               for lang in ("zh", "en")]
+    assert {r.topic for r in replies} == {"nvidia-vs-amd-vs-tpu"}, [r.topic for r in replies]
+    assert all("AMD" in r.paragraphs[0][:80] for r in replies), [r.paragraphs[0][:80] for r in replies]
