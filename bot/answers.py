@@ -421,6 +421,28 @@ def _current_price(engine: Engine, need: Need, g: GPU, lang: str):
     return new, g.price(cur, "used", when, engine.catalog.fx)
 
 
+def price_per_gb(engine: Engine, need: Need, names: list[str], lang: str) -> str | None:
+    """"Which is cheaper per GB of VRAM?": each card's lowest current price (new or used) over its memory, the
+    cheapest per GB named first. None when fewer than two of the cards have a price."""
+    rows = []
+    for g in (engine.catalog.get(n) for n in names):
+        if g is None or not g.vram_gb:
+            continue
+        offers = [p for p in _current_price(engine, need, g, lang) if p is not None]
+        if offers:
+            p = min(offers, key=lambda x: x.amount)
+            rows.append((p.amount / g.vram_gb, g, p))
+    if len(rows) < 2:
+        return None
+    rows.sort(key=lambda r: r[0])
+    each = [_t(lang, f"{g.name} {money(per, p.currency)}/GB ({p.market} {money(p.amount, p.currency)}, {g.vram_gb:g} GB)",
+               f"{g.name} {money(per, p.currency)}/GB（{'二手' if p.market == 'used' else '新卡'} "
+               f"{money(p.amount, p.currency)}，{g.vram_gb:g} GB）") for per, g, p in rows]
+    best, worst = rows[0], rows[-1]
+    return _t(lang, f"Per GB of VRAM, {best[1].name} is cheaper: {'; '.join(each)} — {worst[0] / best[0]:.1f}× apart.",
+              f"按每 GB 显存算，{best[1].name} 更便宜：{'；'.join(each)}——相差 {worst[0] / best[0]:.1f} 倍。")
+
+
 def _worth_of_the_card_sold_instead(engine: Engine, need: Need, g: GPU, sold: GPU, lang: str) -> Reply:
     """Asked whether a card not sold new in the user's market is worth it: the verdict on the card sold there in its
     place, which is what the money would buy, saying so first."""

@@ -381,6 +381,14 @@ def _offered_price(catalog, raw: str) -> bool:
                              r"(?:[二2]手\s*|used\s*)?$", before))
 
 
+def _comparison_open(s: Session) -> bool:
+    """A comparison is still what the talk is about: it was the last answer, or the last answer was about one of its
+    cards (its power, its sheet, why not it): "for training instead?" after "7900 XTX vs 4090" and "the 4090's power
+    draw" weighs the two again for training."""
+    return s.last_act == "compare" or (s.last_act in ("power", "gpu_info", "why_not", "where_to_buy") and
+                                       s.focus in s.compared)
+
+
 def _says(text: str, *path: str) -> bool:
     """Whether the (normalised) message uses a word of the lexicon list at `path` of knowledge/lexicon/slots.yaml."""
     return has_any(normalise(text), words("slots", *path))
@@ -1194,6 +1202,9 @@ class Conversation:
         """"Which one would you buy?" after a comparison: its verdict and the lines that decide it, not the table again."""
         s = self.session
         full = self._compare_the_compared(t, {n: c for n, c in s.compared_counts.items() if c > 1})
+        per_gb = answers.price_per_gb(self.engine, s.need, s.compared, t.lang) if _says(t.text, "per_gb") else None
+        if per_gb and full.intent == "compare":  # "which is cheaper per GB of VRAM?": that sum before the verdict
+            full = replace(full, paragraphs=(per_gb,) + full.paragraphs)
         if s.need.model_size_b:  # setups for a model: the table is each one's tokens/s, the answer itself
             return full
         return replace(full, table=None, footer=()) if full.intent == "compare" and full.paragraphs else full
@@ -1407,8 +1418,9 @@ class Conversation:
                                             text=Text("is it usable for PyTorch, software support",
                                                       "能用 PyTorch 吗 软件支持").get(t.lang))
         if asked == "why_not" and not s.last_picks and s.last_act == "compare" and s.focus and s.focus != name and \
-                name in s.compared and self.engine.catalog.get(s.focus) is not None:
-            # "4090和5090哪个好" then "为什么不选4090": the comparison's verdict is the pick it was not
+                self.engine.catalog.get(s.focus) is not None:
+            # "4090和5090哪个好" then "为什么不选4090": the comparison's verdict is the pick it was not; "为什么不是4090d"
+            # (a card the comparison left out): that card against the verdict's pick
             reply = answers.compare(self.engine, need, [s.focus, name], t.lang)
             return replace(reply, title=Text(f"Why not the {name}? Against the {s.focus}",
                                              f"为什么不选 {name}？和 {s.focus} 比").get(t.lang))
@@ -1714,7 +1726,7 @@ class Conversation:
             # "PSU for both?" after "I have a 3090, upgrade to a 5090?": the owned card kept beside the new one
             return answers.power_of_cards(self.engine, s.compared[:2], psu, t.lang)
         if compared and s.focus in s.compared and not (t.q.gpus or t.q.ordinals) and \
-                _says(t.text, "one_card_pronoun") and not _says(t.text, "together_words") and \
+                _says(t.text, "one_card_pronoun") and not (_says(t.text, "together_words") or _says(t.text, "plural_pronoun")) and \
                 not (t.cue("quiet") or t.cue("cooling")):  # ("what about noise, it's in my bedroom": which is quieter)
             names, count = [s.focus], s.compared_counts.get(s.focus) or 1  # "what PSU does it need": the card chosen
         elif compared and len(s.compared) >= 2 and not (t.q.gpus or t.q.ordinals):
@@ -2615,7 +2627,7 @@ POLICY: tuple[Rule, ...] = (
          len(t.text) <= SHORT,  # "买两张呢", "and for two of them?": the compared cards as setups of that many
          lambda c, t: c._compare_the_compared(t, dict.fromkeys(c.session.compared, t.q.need.gpu_count))),
     Rule("job-after-a-comparison", _acts("recommend", "refine", "question", "fit", "memory"),
-         lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
+         lambda c, t: _comparison_open(c.session) and len(c.session.compared) >= 2 and not t.q.gpus and
          not t.q.ordinals and not t.need.budget and bool(t.need.workloads or t.need.model_size_b) and
          len(t.text) <= SHORT, lambda c, t: c._compare_again_for(t)),  # "训练用", "for LLM" after "4090 vs 5090"
     Rule("market-after-a-comparison", _acts("recommend", "refine", "question", "gpu_info", "where_to_buy"),

@@ -114,3 +114,39 @@ def test_a_question_about_a_maker_is_answered_about_that_maker_in_both_languages
                for lang in ("zh", "en")]
     assert {r.topic for r in replies} == {"nvidia-vs-amd-vs-tpu"}, [r.topic for r in replies]
     assert all("AMD" in r.paragraphs[0][:80] for r in replies), [r.paragraphs[0][:80] for r in replies]
+
+
+@pytest.mark.parametrize("turns, job", [
+    # a turn about one of the compared cards in between: the comparison is still what a new job is asked of
+    (["AMD 7900 XTX vs RTX 4090 for LLM inference", "what about the 4090's power draw", "for training instead?"],
+     "fine-tuning"),
+    (["4090和5090d哪个好，做深度学习", "4090功耗多少", "做视频生成呢"], "视频生成"),
+])
+def test_a_new_job_after_a_comparison_weighs_the_same_cards_again(engine, turns, job):
+    first, *_, reply = _chat(engine, turns)
+    assert reply.intent == "compare" and reply.title == first.title, (first.title, reply.title)
+    assert job in "\n".join(reply.paragraphs), plain(reply)[:400]
+
+
+def test_why_not_a_card_the_comparison_left_out_weighs_it_against_the_verdict(engine):
+    first, reply = _chat(engine, ["4090和5090d哪个好，做深度学习", "为什么不是4090d"])
+    assert reply.intent == "compare", plain(reply)[:300]
+    assert "GeForce RTX 4090 D" in reply.title and "GeForce RTX 5090 D" in reply.title, reply.title
+
+
+@pytest.mark.parametrize("turns", [["4060 Ti 16G 同 3060 12G 邊張好", "佢哋功耗幾多"], ["3090和4090哪个好", "它们功耗多少"],
+                                   ["3090 vs 4090", "how much power do they draw"]])
+def test_a_plural_pronoun_after_a_comparison_is_each_card(engine, turns):
+    first, reply = _chat(engine, turns)
+    said = "\n".join(reply.paragraphs)
+    assert reply.intent == "power" and all(g in said for g in first.chart_gpus[:2]), said
+
+
+@pytest.mark.parametrize("turns, cheaper", [
+    (["AMD 7900 XTX vs RTX 4090 for LLM inference", "which is cheaper per GB of VRAM?"], "Radeon RX 7900 XTX"),
+    (["3090和4090哪个好", "哪个每G显存更便宜"], "GeForce RTX 3090"),
+])
+def test_price_per_gb_of_the_compared_cards(engine, turns, cheaper):
+    reply = _chat(engine, turns)[-1]
+    first = reply.paragraphs[0]
+    assert "/GB" in first and cheaper in first.split("/GB")[0], first
