@@ -678,6 +678,9 @@ class Conversation:
                 not q.ordinals and not (need.budget or need.model_size_b or need.model or q.direction) and \
                 "pick_request" not in q.cues:
             return "fit"  # "能跑多大的模型" after what the user's card runs, or after picks: the card in focus
+        if act in ("question", "memory", "fit") and len(q.gpus) == 1 and (q.need.gpu_count or 0) >= 2 and \
+                _says(q.text, "memory_pooled") and not (need.model_size_b or need.model or need.budget):
+            return "gpu_info"  # "能用两张3060凑24g吗": that setup's sheet, which says when the memory adds up
         if act in ("refine", "recommend", "question", "memory") and q.need.system_ram_gb and s.last_act == "fit" and \
                 s.focus and not (q.gpus or q.ordinals or need.budget or "pick_request" in q.cues):
             return "fit"  # "what about with 64GB RAM offload?" after a fit: the same job, the offload checked against it

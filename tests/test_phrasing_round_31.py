@@ -150,3 +150,15 @@ def test_price_per_gb_of_the_compared_cards(engine, turns, cheaper):
     reply = _chat(engine, turns)[-1]
     first = reply.paragraphs[0]
     assert "/GB" in first and cheaper in first.split("/GB")[0], first
+
+
+@pytest.mark.parametrize("text, total", [("显卡显存不够怎么办，能用两张3060凑24g吗", "24 GB"), ("两张3060显存能叠加吗", "24 GB"),
+                                         ("兩張4060ti 16g可以合起來當32g用嗎", "32 GB")])
+def test_memory_of_two_cards_taken_as_one_is_that_setups_sheet(engine, text, total):
+    reply = _chat(engine, [text])[0]
+    first = reply.paragraphs[0]
+    assert reply.intent == "gpu" and total in first and ("相加" in first or "adds up" in first), first
+
+
+def test_a_form_factor_said_after_a_comma_picks_that_card(catalog):
+    assert parse("打算买二手V100 32G，PCIe版本，worth it吗", catalog).gpus == ("Tesla V100 PCIe 32GB",)

@@ -97,7 +97,8 @@ def _laptop_variant(text: str, g, catalog: Catalog, start: int, end: int):
 
 
 _FORM_WORD = re.compile(r"(?<![a-z0-9])(pcie|pci-e|sxm\d?)(?![a-z0-9])")
-_FORM_AFTER = re.compile(r"\s*(?:版本?的?|version|系|是|要|买|选)?\s*(pcie|pci-e|sxm\d?)(?![a-z0-9])")  # ("A100 係 PCIe")
+# ("A100 係 PCIe", "V100 32G，PCIe版本": a comma between is still the same card)
+_FORM_AFTER = re.compile(r"\s*[,，、]?\s*(?:版本?的?|version|系|是|要|买|选)?\s*(pcie|pci-e|sxm\d?)(?![a-z0-9])")
 _FORM_BEFORE = re.compile(r"(?<![a-z0-9])(pcie|pci-e|sxm\d?)\s*(?:版本?的?|version of( the)?)?\s*$")
 # "h100 sxm vs pcie", "A100 PCIe 和 SXM 差多少": the other form factor right after a card names that card in it
 _SECOND_FORM = re.compile(r"\s*(?:版本?)?\s*(?:和|与|跟|同|还是|還是|或者?|定係|定系|定|vs\.?|versus|or|and|/)\s*(?:the\s+)?"
