@@ -4490,7 +4490,7 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                         bullets.append(speed)
         rows = [(label, f"~{gb:g} GB", _t(lang, "fits", "装得下") if gb <= have else _t(lang, "does not fit", "装不下"))
                 for label, _, gb in options]
-        if count > 1:
+        if count > 1 and not any(o[2] <= g.vram_gb for o in options):  # (one card holds it: data parallel, said above)
             bullets.append(_t(lang, "Split across cards (layer split), memory adds up but speed does not multiply; "
                                     "consumer cards talk over PCIe.",
                               "多卡按层切分时显存相加，但速度不会成倍增加；消费级卡之间走 PCIe。"))
@@ -4551,8 +4551,8 @@ def training_speed(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
     if not need.model_size_b:
         return None
     method = _method_that_fits(engine, g, need, count)
-    return _finetune_speed_line(engine, g, need.model_size_b, method, count, lang, need.dataset_samples) \
-        if method else None
+    return _finetune_speed_line(engine, g, need.model_size_b, method, count, lang, need.dataset_samples,
+                                need.train_tokens) if method else None
 
 
 def _method_that_fits(engine: Engine, g: GPU, need: Need, count: int = 1) -> str | None:
@@ -4569,7 +4569,10 @@ def _method_that_fits(engine: Engine, g: GPU, need: Need, count: int = 1) -> str
 
 
 def _took(hours: float, lang: str, short: bool = False) -> str:
-    """'22 minutes' / '1.5 hours' ('~22 min' / '~1.5 h' in a table cell)."""
+    """'22 minutes' / '1.5 hours' / '3.2 days' ('~22 min' / '~1.5 h' in a table cell)."""
+    if hours >= 48:
+        return _t(lang, f"{'~' if short else ''}{hours / 24:.1f} days", f"约 {hours / 24:.1f} 天" if short else
+                  f"{hours / 24:.1f} 天")
     if short:
         return _t(lang, f"~{hours * 60:.0f} min" if hours < 1 else f"~{hours:.1f} h",
                   f"约 {hours * 60:.0f} 分钟" if hours < 1 else f"约 {hours:.1f} 小时")
@@ -4577,14 +4580,25 @@ def _took(hours: float, lang: str, short: bool = False) -> str:
               f"{hours * 60:.0f} 分钟" if hours < 1 else f"{hours:.1f} 小时")
 
 
+def _token_count(n: int, lang: str) -> str:
+    """'20B' / '1.5T' / '300M' ('200 亿' in Chinese)."""
+    if lang == "zh":
+        return f"{n / 1e12:g} 万亿" if n >= 1e12 else f"{n / 1e8:g} 亿" if n >= 1e8 else f"{n / 1e4:g} 万"
+    return f"{n / 1e12:g}T" if n >= 1e12 else f"{n / 1e9:g}B" if n >= 1e9 else f"{n / 1e6:g}M"
+
+
 _LIGHTER = {"full": ("lora", "qlora"), "lora": ("qlora",)}  # what to try, in order, when a method does not fit
 
 
 def _finetune_speed_line(engine: Engine, g: GPU, params_b: float, method: str, count: int, lang: str,
-                         samples: int | None = None) -> str | None:
-    """"How fast would QLoRA be?", "how long for 10k samples?": training tokens a second and the time an epoch of
-    the user's dataset (else of a million tokens) takes. Formula only, and said so."""
+                         samples: int | None = None, train_tokens: int | None = None) -> str | None:
+    """"How fast would QLoRA be?", "how long for 10k samples?", "how long on 8 H100s for 20B tokens?": training tokens
+    a second and the time the user's tokens (else an epoch of their dataset, else a million tokens) take. Several
+    cards each holding the whole job train data-parallel (Lambda's measured scaling); a job split by layers runs at
+    about one card's speed. Formula only, and said so."""
     from bot.fit import finetune_tokens_per_s, settings
+    from bot.perf import load_perf_model
+    from bot.vram import estimate
 
     label = _METHOD_LABEL[method].get(lang)
     tps = finetune_tokens_per_s(g, params_b, method, engine.knowledge_dir)
@@ -4592,6 +4606,23 @@ def _finetune_speed_line(engine: Engine, g: GPU, params_b: float, method: str, c
         return None
     cfg = settings(engine.knowledge_dir)["finetune_speed"]
     per_sample = cfg["sample_tokens"]
+    parallel = count > 1 and estimate(params_b, method, None, engine.knowledge_dir).total_gb <= g.vram_gb
+    if parallel:
+        tps *= load_perf_model(engine.knowledge_dir).scaling("transformer", count)
+    if train_tokens:
+        hours = train_tokens / tps / 3600
+        setup = f"{count}× {g.name}" if count > 1 else g.name
+        scale = _t(lang, f" ({count} cards data-parallel, Lambda's measured multi-GPU scaling)" if parallel else "",
+                   f"（{count} 张卡数据并行，按 Lambda 实测的多卡扩展）" if parallel else "")
+        cfg_basis = _t(lang, f"formula only: ~{cfg['flops_per_param'][method]} FLOPs per parameter per token at "
+                             f"{cfg['mfu']:.0%} of the card's FP16 TFLOPS",
+                       f"仅公式估算：每个 token 每个参数约 {cfg['flops_per_param'][method]} 次浮点运算，按显卡 FP16 算力的 "
+                       f"{cfg['mfu']:.0%} 计")
+        return _t(lang, f"Training time: {_token_count(train_tokens, lang)} tokens with {label} on {setup} take about "
+                        f"{_took(hours, lang)}, at roughly {tps:,.0f} tokens/s{scale} ({cfg_basis}; measure a few "
+                        "steps before planning around it).",
+                  f"训练时间：在 {setup} 上用{label}训练 {_token_count(train_tokens, lang)} token 约需 {_took(hours, lang)}，"
+                  f"约每秒 {tps:,.0f} 个 token{scale}（{cfg_basis}；正式规划前先跑几步实测）。")
     tokens = samples * per_sample if samples else 1e6
     hours = tokens / tps / 3600
     took = _took(hours, lang)
@@ -4604,7 +4635,9 @@ def _finetune_speed_line(engine: Engine, g: GPU, params_b: float, method: str, c
                      f"TFLOPS{slower}; measure a few steps before planning around it",
                f"仅公式估算：每个 token 每个参数约 {flops} 次浮点运算，按 {tflops:g} FP16 TFLOPS 的 {cfg['mfu']:.0%} 计{slower}；"
                "正式规划前先跑几步实测")
-    split = _t(lang, " Split by layers, the cards take turns: about one card's speed." if count > 1 else "",
+    split = _t(lang, f" {count} cards data-parallel (Lambda's measured scaling) are counted." if parallel else
+               " Split by layers, the cards take turns: about one card's speed." if count > 1 else "",
+               f"按 {count} 张卡数据并行计（Lambda 实测的多卡扩展）。" if parallel else
                "按层切分时各卡轮流计算：速度约等于一张卡。" if count > 1 else "")
     if samples:
         return _t(lang, f"Training time: {samples:,} samples of ~{per_sample} tokens (~{tokens / 1e6:.1f}M tokens) take "
@@ -4800,17 +4833,23 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
         held = _rentable_cards_that_hold(engine, need, today, china) or \
             _rentable_cards_that_hold(engine, need, today, False)
         gpus = held[2] if held else []
+    from bot.perf import load_perf_model
+    from bot.vram import estimate
+
     cfg = settings(engine.knowledge_dir)["finetune_speed"]
-    tokens = need.dataset_samples * cfg["sample_tokens"] if need.dataset_samples else 1e6
+    tokens = need.train_tokens or (need.dataset_samples * cfg["sample_tokens"] if need.dataset_samples else 1e6)
     cur = _display_currency(need, lang, china)
     fx = engine.catalog.fx
     size = f"{need.model_size_b:g}B"
+    n = max(1, need.gpu_count or 1)  # "roughly how long on 8 of them": that many cards
     rows, lines = [], []
     for g in gpus[:3]:
-        method = _method_that_fits(engine, g, need)
+        method = _method_that_fits(engine, g, need, n)
         tps = finetune_tokens_per_s(g, need.model_size_b, method, engine.knowledge_dir) if method else None
         if not tps:
             continue
+        if n > 1 and estimate(need.model_size_b, method, need.precision_bits, engine.knowledge_dir).total_gb <= g.vram_gb:
+            tps *= load_perf_model(engine.knowledge_dir).scaling("transformer", n)  # each card holds it: data parallel
         hours = tokens / tps / 3600
         took = _took(hours, lang, short=True)
         offers = offers_for(engine.knowledge_dir, [g.name])  # of this card's memory ("A100 40GB" is not the 80 GB)
@@ -4818,16 +4857,18 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
         best = cheapest_offer(offers, today, china, lambda o: fx.convert(o.price, o.currency, cur, today))
         cost = "—"
         if best is not None:
-            each = fx.convert(best.price, best.currency, cur, today)
+            each = fx.convert(best.price, best.currency, cur, today) * n
             total = each * max(hours, 1 / 60)
             spent = money(total, cur) if total >= 100 else f"{CURRENCY_SYMBOLS.get(cur, '$')}{total:.2f}"
             cost = _t(lang, f"{spent} on {best.platform} ({hourly(each, cur)}/h, {best.on:%Y-%m})",
                       f"{best.platform} 约 {spent}（每小时 {hourly(each, cur)}，{best.on:%Y-%m}）")
-        rows.append((g.name, _METHOD_LABEL[method].get(lang), f"{tps:,.0f}", took, cost))
+        rows.append((f"{n}× {g.name}" if n > 1 else g.name, _METHOD_LABEL[method].get(lang), f"{tps:,.0f}", took, cost))
         lines.append((g, hours, method, cost if best is not None else None))
     if not rows:
         return unknown(lang)
-    what = _t(lang, f"{need.dataset_samples:,} samples of ~{cfg['sample_tokens']} tokens" if need.dataset_samples else
+    what = _t(lang, f"{_token_count(need.train_tokens, 'en')} tokens", f"{_token_count(need.train_tokens, 'zh')} token") \
+        if need.train_tokens else \
+        _t(lang, f"{need.dataset_samples:,} samples of ~{cfg['sample_tokens']} tokens" if need.dataset_samples else
               f"a million training tokens (about {round(1e6 / cfg['sample_tokens'], -2):,.0f} samples of "
               f"{cfg['sample_tokens']} tokens)",
               f"{need.dataset_samples:,} 条约 {cfg['sample_tokens']} token 的样本" if need.dataset_samples else
@@ -4835,11 +4876,15 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
     g, hours, method, cost = lines[0]
     first = _t(lang, "~", "约 ") + _took(hours, lang)
     rented = _t(lang, f" (rented: {cost})" if cost else "", f"（租用：{cost}）" if cost else "")
+    on = _t(lang, f"{n}× {g.name}" if n > 1 else f"{_a(g.name)} {g.name}", f"{n} 张 {g.name}" if n > 1 else g.name)
     verdict = _t(lang, f"One pass over {what} with {_METHOD_LABEL[method].en} on {_a(size)} {size} model takes {first} on "
-                       f"{_a(g.name)} {g.name}{rented}; a few epochs multiply it. Time and cost grow with the tokens you "
-                       "train on.",
-                 f"用 {_METHOD_LABEL[method].zh} 微调 {size} 模型，{what}跑一遍在 {g.name} 上{first}{rented}；跑几轮就乘以轮数。"
+                       f"{on}{rented}; a few epochs multiply it. Time and cost grow with the tokens you train on.",
+                 f"用 {_METHOD_LABEL[method].zh} 训练 {size} 模型，{what}跑一遍在 {on} 上{first}{rented}；跑几轮就乘以轮数。"
                  "时间和费用随训练的 token 数成正比增加。")
+    if n > 1:
+        verdict += _t(lang, f" The {n} cards each hold the job and train data-parallel (Lambda's measured multi-GPU "
+                            "scaling); a job too big for one card is split and runs nearer one card's speed.",
+                      f"{n} 张卡各自装得下任务，按数据并行计（Lambda 实测的多卡扩展）；一张卡装不下、要切分的任务接近单卡速度。")
     basis = _t(lang, f"Formula only: ~{cfg['flops_per_param']['lora']} FLOPs per parameter per token at {cfg['mfu']:.0%} of "
                      f"each card's FP16 tensor throughput (QLoRA {cfg['qlora_slowdown']:g}× slower); measure a few steps "
                      "before planning around it. Rental cost is time × the cheapest dated hourly price, at least a minute.",

@@ -60,7 +60,7 @@ class Query:
         out = {}
         for k, v in self.need.stated().items():
             if k in ("model", "quant", "context_tokens", "owned_gpus", "serving", "concurrent_users", "headcount",
-                     "daily_users", "kv_cache_bits", "usage", "dataset_samples",
+                     "daily_users", "kv_cache_bits", "usage", "dataset_samples", "train_tokens",
                      "kwh_price", "price_currency", "quiet", "min_total_vram_gb", "system_ram_gb", "multi_gpu", "whole_pc", "upgrade_from",
                      "shared"):
                 continue  # not labelled in knowledge/intents (the model table's own tests cover them)
@@ -115,13 +115,15 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     # "a 500 person company", "500人": people, not the RTX 500 (read before the cards, whose names are numbers too)
     _, _, audience_spans = audience.audience(n)
     gpus, gpu_spans = hardware.gpus(mask(n, audience_spans), catalog)
-    size, size_spans = model.model_size(mask(n, gpu_spans))
-    model_name, model_params, name_spans = model.named_model(mask(n, gpu_spans))
+    tokens, token_spans = model.train_tokens(mask(n, gpu_spans))  # "20B tokens": data, not a model's size
+    gpu_spans_and_tokens = gpu_spans + token_spans
+    size, size_spans = model.model_size(mask(n, gpu_spans_and_tokens))
+    model_name, model_params, name_spans = model.named_model(mask(n, gpu_spans_and_tokens))
     if model_params is not None and (size is None or abs(size / model_params - 1) > 0.15):
         size = model_params  # "deepseek r1", "mixtral 8x7b" (46.7B, not 56B): the table knows the size
     ctx, ctx_spans = model.context_tokens(mask(n, gpu_spans))
     kv_bits, kv_spans = model.kv_cache_bits(n)
-    spans = gpu_spans + size_spans + name_spans + ctx_spans + kv_spans + hardware.cpu_spans(n)
+    spans = gpu_spans + token_spans + size_spans + name_spans + ctx_spans + kv_spans + hardware.cpu_spans(n)
     ram, ram_spans = hardware.system_ram(mask(n, spans))  # "64GB RAM": the computer's memory, not the card's
     spans += ram_spans
     min_vram, vram_spans = hardware.min_vram(mask(n, spans))
@@ -187,7 +189,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
                 serving=True if "serving" in cues else None, concurrent_users=users if counted == audience.AT_ONCE else None,
                 headcount=users if counted == audience.HEADCOUNT else None,
                 daily_users=users if counted == audience.DAILY else None, kv_cache_bits=kv_bits, usage=hours,
-                dataset_samples=samples, kwh_price=kwh,
+                dataset_samples=samples, train_tokens=tokens, kwh_price=kwh,
                 price_currency=money.price_currency(t) if found.budget is None and found.rejected is None else None,
                 quiet=True if "quiet" in cues else None,
                 multi_gpu=True if "multi_gpu" in cues and count is None else None,

@@ -105,15 +105,16 @@ def test_fp8_is_defined_with_the_cards_that_compute_in_it(engine, text):
     assert "8.9" in said or "not a requirement" in said or "不是必需" in said, said[:600]
 
 
-@pytest.mark.parametrize("text", ["請問做深度學習，AMD的顯卡可以用嗎？", "Is an AMD card OK for deep learning?"])
+@pytest.mark.parametrize("text", ["Is an AMD card OK for deep learning?", "intel显卡能训练模型吗"])
 def test_a_question_about_a_maker_is_answered_about_that_maker_in_both_languages(engine, text):
     from bot.dialogue import Session
     from bot.need import Need
 
     replies = [Conversation(engine, Session(lang=lang, lang_locked=lang, need=Need(region="cn"))).turn(text)
                for lang in ("zh", "en")]
+    maker = "AMD" if "AMD" in text else "Intel"
     assert {r.topic for r in replies} == {"nvidia-vs-amd-vs-tpu"}, [r.topic for r in replies]
-    assert all("AMD" in r.paragraphs[0][:80] for r in replies), [r.paragraphs[0][:80] for r in replies]
+    assert all(maker in r.paragraphs[0][:80] for r in replies), [r.paragraphs[0][:80] for r in replies]
 
 
 @pytest.mark.parametrize("turns, job", [
@@ -162,3 +163,32 @@ def test_memory_of_two_cards_taken_as_one_is_that_setups_sheet(engine, text, tot
 
 def test_a_form_factor_said_after_a_comma_picks_that_card(catalog):
     assert parse("打算买二手V100 32G，PCIe版本，worth it吗", catalog).gpus == ("Tesla V100 PCIe 32GB",)
+
+
+@pytest.mark.parametrize("text, tokens, size", [
+    ("how long to pretrain a 1B model on 20B tokens with 8 H100s", 20e9, 1.0),
+    ("roughly how long on 8 of them for 20B tokens", 20e9, None),
+    ("训练一个1B的小模型from scratch，200亿token，用8张4090要多久", 20e9, 1.0),
+    ("pretraining a 3b on 1.5T tokens", 1.5e12, 3.0),
+])
+def test_tokens_to_train_on_are_no_models_size(catalog, text, tokens, size):
+    need = parse(text, catalog).need
+    assert need.train_tokens == tokens and need.model_size_b == size, need
+
+
+def test_a_long_context_is_no_training_data(catalog):
+    need = parse("qwen 7b with 1M tokens context", catalog).need
+    assert need.train_tokens is None, need
+
+
+@pytest.mark.parametrize("turns, days_or_hours", [
+    (["how long to pretrain a 1B model on 20B tokens with 8 H100s"], "hours"),
+    (["rent 8 H100s for fine-tuning a 7b", "roughly how long on 8 of them for 20B tokens"], "days"),
+    (["训练一个1B的小模型from scratch，200亿token，用8张4090要多久"], "天"),
+])
+def test_training_on_many_tokens_over_several_cards_is_timed_data_parallel(engine, turns, days_or_hours):
+    reply = _chat(engine, turns)[-1]
+    said = plain(reply)
+    assert reply.intent == "fit", said[:400]
+    assert ("20B" in said or "200 亿" in said) and days_or_hours in said, said[:900]
+    assert "data-parallel" in said or "数据并行" in said, said[:900]

@@ -141,7 +141,8 @@ def workloads(text: str, size: float | None, method: str | None, named_llm: bool
     if "inference" in at and not llm:
         found.setdefault("inference", at["inference"])
     if (not method and "llm_finetune" not in at or domain_tuned) and size and size >= 1 and not image_sized and \
-            (not domains and runs or llm_pos is not None):  # "想跑 qwen 14b and some SD": both jobs
+            (not domains and runs and not trains or llm_pos is not None):  # "想跑 qwen 14b and some SD": both jobs
+        # ("训练一个1B的小模型，用8张4090要多久": a size with a word of training is trained, not run)
         found.setdefault("llm_inference", llm_pos if llm_pos is not None else first)
     if "transformer" in at:
         llm_work = set(found) & set(LLM_WORKLOADS)
@@ -265,6 +266,21 @@ def kv_cache_bits(text: str) -> tuple[int | None, Spans]:
         if m:
             return bits, [m.span()]
     return None, []
+
+
+_TOKEN_MULT = {"k": 1e3, "thousand": 1e3, "千": 1e3, "m": 1e6, "million": 1e6, "mn": 1e6, "万": 1e4, "b": 1e9,
+               "bn": 1e9, "billion": 1e9, "亿": 1e8, "t": 1e12, "trillion": 1e12, "万亿": 1e12, "千亿": 1e11}
+_TRAIN_TOKENS = re.compile(r"(?<![\w$¥€£.])(\d+(?:\.\d+)?)\s*(万亿|千亿|thousand|million|billion|trillion|bn|mn|[kmbt万亿千])"
+                           r"\s*(?:个\s*)?(?:training\s+)?(?:tokens?|tok|词元)(?![a-z])")
+
+
+def train_tokens(text: str) -> tuple[int | None, Spans]:
+    """Tokens to train on ("20B tokens", "200亿token", "1T tokens"): never a model's size. At least a million."""
+    m = _TRAIN_TOKENS.search(text)
+    if not m or re.match(r"\s*(?:of\s+)?(?:context|ctx|window|上下文|长上下文|的上下文)", text[m.end():]):
+        return None, []  # "1M tokens context" is a context length
+    n = float(m[1]) * _TOKEN_MULT[m[2]]
+    return (int(n), [m.span()]) if 1e6 <= n <= 1e15 else (None, [m.span()])
 
 
 MIN_SAMPLES = 100
