@@ -443,6 +443,12 @@ def price_per_gb(engine: Engine, need: Need, names: list[str], lang: str) -> str
               f"按每 GB 显存算，{best[1].name} 更便宜：{'；'.join(each)}——相差 {worst[0] / best[0]:.1f} 倍。")
 
 
+def has_a_price(engine: Engine, need: Need, name: str, lang: str) -> bool:
+    """Whether the card has a current price, new or used, in the need's market: what ranking it needs."""
+    g = engine.catalog.get(name)
+    return g is not None and any(p is not None for p in _current_price(engine, need, g, lang))
+
+
 def _worth_of_the_card_sold_instead(engine: Engine, need: Need, g: GPU, sold: GPU, lang: str) -> Reply:
     """Asked whether a card not sold new in the user's market is worth it: the verdict on the card sold there in its
     place, which is what the money would buy, saying so first."""

@@ -1421,9 +1421,10 @@ class Conversation:
                                             text=Text("is it usable for PyTorch, software support",
                                                       "能用 PyTorch 吗 软件支持").get(t.lang))
         if asked == "why_not" and not s.last_picks and s.last_act == "compare" and s.focus and s.focus != name and \
-                self.engine.catalog.get(s.focus) is not None:
+                self.engine.catalog.get(s.focus) is not None and \
+                (name in s.compared or not answers.has_a_price(self.engine, need, name, t.lang)):
             # "4090和5090哪个好" then "为什么不选4090": the comparison's verdict is the pick it was not; "为什么不是4090d"
-            # (a card the comparison left out): that card against the verdict's pick
+            # (a card the comparison left out, with no price to rank it by): that card against the verdict's pick
             reply = answers.compare(self.engine, need, [s.focus, name], t.lang)
             return replace(reply, title=Text(f"Why not the {name}? Against the {s.focus}",
                                              f"为什么不选 {name}？和 {s.focus} 比").get(t.lang))
