@@ -439,6 +439,9 @@ def price_per_gb(engine: Engine, need: Need, names: list[str], lang: str) -> str
                f"{g.name} {money(per, p.currency)}/GB（{'二手' if p.market == 'used' else '新卡'} "
                f"{money(p.amount, p.currency)}，{g.vram_gb:g} GB）") for per, g, p in rows]
     best, worst = rows[0], rows[-1]
+    if worst[0] / best[0] < 1.05:
+        return _t(lang, f"Per GB of VRAM they cost about the same: {'; '.join(each)}.",
+                  f"按每 GB 显存算，两者差不多：{'；'.join(each)}。")
     return _t(lang, f"Per GB of VRAM, {best[1].name} is cheaper: {'; '.join(each)} — {worst[0] / best[0]:.1f}× apart.",
               f"按每 GB 显存算，{best[1].name} 更便宜：{'；'.join(each)}——相差 {worst[0] / best[0]:.1f} 倍。")
 
@@ -4496,10 +4499,11 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                         bullets.append(speed)
         rows = [(label, f"~{gb:g} GB", _t(lang, "fits", "装得下") if gb <= have else _t(lang, "does not fit", "装不下"))
                 for label, _, gb in options]
-        if count > 1 and not any(o[2] <= g.vram_gb for o in options):  # (one card holds it: data parallel, said above)
-            bullets.append(_t(lang, "Split across cards (layer split), memory adds up but speed does not multiply; "
-                                    "consumer cards talk over PCIe.",
-                              "多卡按层切分时显存相加，但速度不会成倍增加；消费级卡之间走 PCIe。"))
+        if count > 1 and not any(o[2] <= g.vram_gb for o in options):
+            bullets.append(_t(lang, "Sharded across the cards (ZeRO/FSDP, FSDP+QLoRA): memory adds up and they train "
+                                    "in parallel; consumer cards talk over PCIe, which slows sharded training.",
+                              "用 ZeRO/FSDP（或 FSDP+QLoRA）分片到多张卡：显存相加，各卡并行训练；消费级卡之间走 PCIe，"
+                              "分片训练会慢一些。"))
     else:
         spec = workload_spec(engine.knowledge_dir, need.workload, need.as_of or engine.today or date.today())
         pooled = count == 1 or spec.name in SPLITTABLE_WORKLOADS
@@ -4604,7 +4608,6 @@ def _finetune_speed_line(engine: Engine, g: GPU, params_b: float, method: str, c
     about one card's speed. Formula only, and said so."""
     from bot.fit import finetune_tokens_per_s, settings
     from bot.perf import load_perf_model
-    from bot.vram import estimate
 
     label = _METHOD_LABEL[method].get(lang)
     tps = finetune_tokens_per_s(g, params_b, method, engine.knowledge_dir)
@@ -4612,14 +4615,17 @@ def _finetune_speed_line(engine: Engine, g: GPU, params_b: float, method: str, c
         return None
     cfg = settings(engine.knowledge_dir)["finetune_speed"]
     per_sample = cfg["sample_tokens"]
-    parallel = count > 1 and estimate(params_b, method, None, engine.knowledge_dir).total_gb <= g.vram_gb
+    # several cards train together: data-parallel, with ZeRO/FSDP sharding a job too big for one card (how
+    # multi-GPU fine-tuning is done, FSDP+QLoRA included), at Lambda's measured scaling
+    parallel = count > 1
     if parallel:
         tps *= load_perf_model(engine.knowledge_dir).scaling("transformer", count)
     if train_tokens:
         hours = train_tokens / tps / 3600
         setup = f"{count}× {g.name}" if count > 1 else g.name
-        scale = _t(lang, f" ({count} cards data-parallel, Lambda's measured multi-GPU scaling)" if parallel else "",
-                   f"（{count} 张卡数据并行，按 Lambda 实测的多卡扩展）" if parallel else "")
+        scale = _t(lang, f" ({count} cards data-parallel, ZeRO/FSDP sharding what one card cannot hold; Lambda's "
+                         "measured multi-GPU scaling)" if parallel else "",
+                   f"（{count} 张卡数据并行，一张装不下的用 ZeRO/FSDP 分片；按 Lambda 实测的多卡扩展）" if parallel else "")
         cfg_basis = _t(lang, f"formula only: ~{cfg['flops_per_param'][method]} FLOPs per parameter per token at "
                              f"{cfg['mfu']:.0%} of the card's FP16 TFLOPS",
                        f"仅公式估算：每个 token 每个参数约 {cfg['flops_per_param'][method]} 次浮点运算，按显卡 FP16 算力的 "
@@ -4641,10 +4647,9 @@ def _finetune_speed_line(engine: Engine, g: GPU, params_b: float, method: str, c
                      f"TFLOPS{slower}; measure a few steps before planning around it",
                f"仅公式估算：每个 token 每个参数约 {flops} 次浮点运算，按 {tflops:g} FP16 TFLOPS 的 {cfg['mfu']:.0%} 计{slower}；"
                "正式规划前先跑几步实测")
-    split = _t(lang, f" {count} cards data-parallel (Lambda's measured scaling) are counted." if parallel else
-               " Split by layers, the cards take turns: about one card's speed." if count > 1 else "",
-               f"按 {count} 张卡数据并行计（Lambda 实测的多卡扩展）。" if parallel else
-               "按层切分时各卡轮流计算：速度约等于一张卡。" if count > 1 else "")
+    split = _t(lang, f" {count} cards data-parallel (ZeRO/FSDP sharding what one card cannot hold; Lambda's measured "
+                     "scaling) are counted." if parallel else "",
+               f"按 {count} 张卡数据并行计（一张装不下的用 ZeRO/FSDP 分片；Lambda 实测的多卡扩展）。" if parallel else "")
     if samples:
         return _t(lang, f"Training time: {samples:,} samples of ~{per_sample} tokens (~{tokens / 1e6:.1f}M tokens) take "
                         f"about {took} an epoch with {label}, at roughly {tps:,.0f} tokens/s ({basis}; longer samples "
@@ -4840,7 +4845,6 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
             _rentable_cards_that_hold(engine, need, today, False)
         gpus = held[2] if held else []
     from bot.perf import load_perf_model
-    from bot.vram import estimate
 
     cfg = settings(engine.knowledge_dir)["finetune_speed"]
     tokens = need.train_tokens or (need.dataset_samples * cfg["sample_tokens"] if need.dataset_samples else 1e6)
@@ -4854,8 +4858,8 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
         tps = finetune_tokens_per_s(g, need.model_size_b, method, engine.knowledge_dir) if method else None
         if not tps:
             continue
-        if n > 1 and estimate(need.model_size_b, method, need.precision_bits, engine.knowledge_dir).total_gb <= g.vram_gb:
-            tps *= load_perf_model(engine.knowledge_dir).scaling("transformer", n)  # each card holds it: data parallel
+        if n > 1:  # data-parallel, ZeRO/FSDP sharding a job too big for one card
+            tps *= load_perf_model(engine.knowledge_dir).scaling("transformer", n)
         hours = tokens / tps / 3600
         took = _took(hours, lang, short=True)
         offers = offers_for(engine.knowledge_dir, [g.name])  # of this card's memory ("A100 40GB" is not the 80 GB)
@@ -4888,13 +4892,14 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
                  f"用 {_METHOD_LABEL[method].zh} 训练 {size} 模型，{what}跑一遍在 {on} 上{first}{rented}；跑几轮就乘以轮数。"
                  "时间和费用随训练的 token 数成正比增加。")
     if n > 1:
-        verdict += _t(lang, f" The {n} cards each hold the job and train data-parallel (Lambda's measured multi-GPU "
-                            "scaling); a job too big for one card is split and runs nearer one card's speed.",
-                      f"{n} 张卡各自装得下任务，按数据并行计（Lambda 实测的多卡扩展）；一张卡装不下、要切分的任务接近单卡速度。")
-    basis = _t(lang, f"Formula only: ~{cfg['flops_per_param']['lora']} FLOPs per parameter per token at {cfg['mfu']:.0%} of "
+        verdict += _t(lang, f" The {n} cards train data-parallel, with ZeRO/FSDP sharding a job too big for one card "
+                            "(Lambda's measured multi-GPU scaling; over PCIe, sharded training runs slower than this).",
+                      f"{n} 张卡按数据并行计，一张装不下的用 ZeRO/FSDP 分片（Lambda 实测的多卡扩展；走 PCIe 时分片训练会比这慢）。")
+    flops = cfg["flops_per_param"][method]
+    basis = _t(lang, f"Formula only: ~{flops} FLOPs per parameter per token at {cfg['mfu']:.0%} of "
                      f"each card's FP16 tensor throughput (QLoRA {cfg['qlora_slowdown']:g}× slower); measure a few steps "
                      "before planning around it. Rental cost is time × the cheapest dated hourly price, at least a minute.",
-               f"仅公式估算：每个 token 每个参数约 {cfg['flops_per_param']['lora']} 次浮点运算，按各卡 FP16 张量算力的 "
+               f"仅公式估算：每个 token 每个参数约 {flops} 次浮点运算，按各卡 FP16 张量算力的 "
                f"{cfg['mfu']:.0%} 计（QLoRA 慢 {cfg['qlora_slowdown']:g} 倍）；正式规划前先跑几步实测。租用费用 = 时间 × "
                "有日期记录的最低小时价。")
     header = tuple(_t(lang, *h) for h in (("Card", "显卡"), ("Method", "方法"), ("Tokens/s", "token/秒"),

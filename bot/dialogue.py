@@ -203,6 +203,8 @@ def _about_the_focus(q: Query, s: Session) -> bool:
     system ("PSU?", "Windows 下呢" after an AMD card). Words of another topic rule it out, but for an operating system."""
     if not s.focus or ("offtopic" in q.cues and "operating_system" not in q.cues):
         return False
+    if q.need.finetune_method and "pronoun" not in q.cues:
+        return False  # "为什么不用QLoRA": the method is what is asked about
     if "pronoun" in q.cues:
         return bool(q.cues & (_GPU_CUES | {"price", "worth", "operating_system"}))
     # ("domain" alone is not enough: "剪片用邊張卡好" names cards, but for another job)
@@ -379,6 +381,16 @@ def _offered_price(catalog, raw: str) -> bool:
                 # "闲鱼2800的3090能买吗", "a $600 3090, worth it?": the amount right before it
                 or re.search(r"(?:\d[\d,.]*\s*(?:k|千)?\s*(?:块钱|块|元)?\s*的|(?:[a-z]{0,3}\$|[¥€£])\s*\d[\d,.]*)\s*"
                              r"(?:[二2]手\s*|used\s*)?$", before))
+
+
+_TRAINED_AS = {"llm_inference": "llm_finetune", "inference": "general"}  # a job that runs a model -> training one
+
+
+def _training_of(s: Session, t: Turn) -> str | None:
+    """"For training instead?" with no job named, after one that runs a model: the training job it turns into."""
+    if t.need.workloads or not t.cue("train_words") or not t.short:
+        return None
+    return _TRAINED_AS.get(s.need.workload)
 
 
 def _comparison_open(s: Session) -> bool:
@@ -678,6 +690,11 @@ class Conversation:
                 not q.ordinals and not (need.budget or need.model_size_b or need.model or q.direction) and \
                 "pick_request" not in q.cues:
             return "fit"  # "能跑多大的模型" after what the user's card runs, or after picks: the card in focus
+        if act in ("why_not", "why") and q.need.finetune_method and not (q.gpus or q.ordinals or need.budget) and \
+                s.focus and s.last_act in ("fit", "memory"):
+            return "fit"  # "why not QLoRA" after "will a 3080 work": that method on the card, not why not the card
+        if act in ("why_not", "why") and q.need.finetune_method and not (q.gpus or q.ordinals or need.budget):
+            return "question"  # "为什么不用QLoRA" elsewhere: the guide on the method, not the card on the table
         if act in ("question", "memory", "fit") and len(q.gpus) == 1 and (q.need.gpu_count or 0) >= 2 and \
                 _says(q.text, "memory_pooled") and not (need.model_size_b or need.model or need.budget):
             return "gpu_info"  # "能用两张3060凑24g吗": that setup's sheet, which says when the memory adds up
@@ -1245,7 +1262,9 @@ class Conversation:
     def _training_time(self, t: Turn) -> Reply:
         s = self.session
         need = s.need.merge(replace(t.q.need, budget=None))
-        if not (need.finetune_method or "llm_finetune" in need.workloads):
+        if need.train_tokens and not (need.finetune_method or "llm_finetune" in need.workloads):
+            need = replace(need, workloads=("transformer",))  # "10B tokens, 1B model": trained whole, from scratch
+        elif not (need.finetune_method or "llm_finetune" in need.workloads):
             need = replace(need, workloads=("llm_finetune",))
         s.need = need
         china = need.region == "cn" or (need.region is None and t.lang == "zh")
@@ -1346,6 +1365,8 @@ class Conversation:
         after mainland-China prices: the place that pays in euros, not China priced in euros)."""
         s = self.session
         need = s.need.merge(t.need)
+        if not t.need.workloads and _training_of(s, t):  # "for training instead?" after a comparison for inference
+            need = replace(need, workloads=(_training_of(s, t),))
         paid_in = region_of_currency(self.engine.knowledge_dir, t.need.price_currency) if t.need.price_currency else None
         if paid_in != need.region and t.need.price_currency and not t.need.region and need.region:
             need = replace(need, region=paid_in)
@@ -2302,7 +2323,7 @@ def _fine_tune_in_view(c: Conversation, t: Turn) -> bool:
     """A model size and a fine-tune, said now or earlier in the chat."""
     need = c.session.need.merge(replace(t.q.need, budget=None))
     return bool(need.model_size_b) and bool(need.finetune_method or "llm_finetune" in need.workloads or
-                                            t.cue("finetune"))
+                                            t.cue("finetune") or t.q.need.train_tokens)  # ("10B tokens": trained on)
 
 
 def _weighs_rentals(c: Conversation, t: Turn) -> bool:
@@ -2632,7 +2653,8 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._compare_the_compared(t, dict.fromkeys(c.session.compared, t.q.need.gpu_count))),
     Rule("job-after-a-comparison", _acts("recommend", "refine", "question", "fit", "memory"),
          lambda c, t: _comparison_open(c.session) and len(c.session.compared) >= 2 and not t.q.gpus and
-         not t.q.ordinals and not t.need.budget and bool(t.need.workloads or t.need.model_size_b) and
+         not t.q.ordinals and not t.need.budget and bool(t.need.workloads or t.need.model_size_b or
+                                                         _training_of(c.session, t)) and
          len(t.text) <= SHORT, lambda c, t: c._compare_again_for(t)),  # "训练用", "for LLM" after "4090 vs 5090"
     Rule("market-after-a-comparison", _acts("recommend", "refine", "question", "gpu_info", "where_to_buy"),
          lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and

@@ -648,7 +648,13 @@ _LAB_NOTE = Text("A budget this size buys a machine, not a card: these are 4- an
                  "（每翻一倍约 1.5–1.9 倍，Lambda 实测）；没有 NVLink 的卡之间走 PCIe。")
 
 
-def _split_note(n: int, serving: bool = False) -> Text:
+def _split_note(n: int, serving: bool = False, training: bool = False) -> Text:
+    if training:  # fine-tuning over several cards is sharded (ZeRO/FSDP, FSDP+QLoRA), not split by layers
+        return Text(f"Setups of {n} cards shard the training over the cards (ZeRO/FSDP; FSDP+QLoRA for QLoRA): memory "
+                    "adds up and the cards train in parallel; consumer cards talk over PCIe (no NVLink on current "
+                    "GeForce cards), which slows sharded training.",
+                    f"{n} 卡方案用 ZeRO/FSDP（QLoRA 用 FSDP+QLoRA）把训练分片到各张卡上：显存相加，各卡并行训练；消费级卡之间走 "
+                    "PCIe（现在的 GeForce 没有 NVLink），分片训练会慢一些。")
     if serving:
         return Text(f"Setups of {n} cards split every layer across the cards (tensor parallel, vLLM's "
                     f"--tensor-parallel-size {n}): memory and bandwidth add up; consumer cards talk over PCIe, which "
@@ -708,7 +714,7 @@ def _alternatives(need: Need):
     if need.gpu_count is None and need.workload == "llm_finetune" and need.model_size_b:
         for n in MULTI_CARD_COUNTS:
             for used in markets:
-                yield replace(need, gpu_count=n, used=used), (_split_note(n),)
+                yield replace(need, gpu_count=n, used=used), (_split_note(n, training=True),)
     # more memory than any card in budget ("more VRAM?" after 24 GB picks, "need 32gb under $1500 for llm
     # finetuning"): running an LLM splits its layers over cards with no setup; training big models shards over cards
     # (ZeRO/FSDP) beyond the common 24 GB cards, so the memory asked for may be the sum of two or four cards', each

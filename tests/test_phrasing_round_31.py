@@ -192,3 +192,37 @@ def test_training_on_many_tokens_over_several_cards_is_timed_data_parallel(engin
     assert reply.intent == "fit", said[:400]
     assert ("20B" in said or "200 亿" in said) and days_or_hours in said, said[:900]
     assert "data-parallel" in said or "数据并行" in said, said[:900]
+
+
+@pytest.mark.parametrize("turns, job", [
+    (["compare 4090 and 5090 for inference", "how much power do they draw", "for training instead?"],
+     "deep learning in general"),
+    (["3090和4090哪个适合跑大模型推理", "那训练呢"], "大模型微调"),
+])
+def test_training_after_a_comparison_for_running_a_model_weighs_them_for_training(engine, turns, job):
+    first, *_, reply = _chat(engine, turns)
+    assert reply.intent == "compare" and reply.title == first.title, (first.title, reply.title)
+    assert job in "\n".join(reply.paragraphs), plain(reply)[:400]
+
+
+def test_why_not_a_method_after_a_fit_is_that_method_on_the_card(engine):
+    reply = _chat(engine, ["How much VRAM do I need to fine-tune Llama 3 8B with LoRA?", "will a 3080 10GB work",
+                           "why not QLoRA"])[-1]
+    assert reply.intent == "fit" and "QLoRA" in reply.paragraphs[0], plain(reply)[:300]
+
+
+def test_why_not_a_method_elsewhere_asks_the_guide_about_it(engine):
+    reply = _chat(engine, ["4090 vs 5090", "why not just use qlora?"])[-1]
+    assert reply.intent == "question" and reply.topic == "llm-finetune-memory", (reply.topic, plain(reply)[:300])
+
+
+def test_several_cards_train_data_parallel_even_when_the_job_is_sharded(engine):
+    reply = _chat(engine, ["我想做7B全参数fine-tune，需要什么配置", "8张A100要多久，1B tokens"])[-1]
+    said = plain(reply)
+    assert reply.intent == "fit" and "ZeRO/FSDP" in said and "按层切分" not in said, said[:600]
+    hours = re.search(r"约 ([\d.]+) (小时|天)", said)
+    assert hours and (float(hours[1]) < 72 if hours[2] == "小时" else float(hours[1]) < 3), said[:400]
+
+
+def test_the_mac_mini_said_with_its_memory_is_that_one(catalog):
+    assert parse("Mac mini M4 Pro 48GB vs RTX 3090 for local LLMs", catalog).gpus[0] == "Mac mini M4 Pro 48GB"
