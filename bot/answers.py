@@ -2622,26 +2622,37 @@ def _on_platforms(engine: Engine, named: list[Platform], lang: str, china: bool,
                  follow_up="rent", topic=f"platform:{named[0].name}")
 
 
+INTERRUPTIBLE_BILLING = ("spot", "interruptible")  # billings that can be taken back mid-job
+
+
 def _platforms_head_to_head(engine: Engine, named: list[Platform], offers, cur: str, lang: str) -> str | None:
     """Two or more platforms weighed on price: the same card (family and memory) at its cheapest current rate on each
     (the middle of a quoted range; the billing said where the two differ, spot against on-demand), which platform is
     cheaper on the cards they both list and by how much, and the platforms with no current price to weigh. None when
     no platform named has a current price."""
-    from bot.rentals import listed_memory
+    from bot.rentals import listed_form, listed_memory
 
     today = engine.today or date.today()
     fx = engine.catalog.fx
-    rate: dict[str, dict[str, tuple[float, str]]] = {}  # card -> platform -> (cheapest current rate in `cur`, billing)
+    # card -> platform -> billing class -> (cheapest current rate in `cur`, billing)
+    found: dict[str, dict[str, dict[bool, tuple[float, str]]]] = {}
     for p in named:
         names, label = _spellings(p), p.label.get(lang)
         for o in offers:
             if o.platform.lower() in names and o.quotable(today):
-                gb = listed_memory(o)
-                card = f"{o.family} {gb:g}GB" if gb else o.family
+                gb, form = listed_memory(o), listed_form(o)
+                card = " ".join(x for x in (o.family, form, f"{gb:g}GB" if gb else "") if x)
                 price = fx.convert((o.price + (o.price_high or o.price)) / 2, o.currency, cur, today)
-                by = rate.setdefault(card, {})
-                if label not in by or price < by[label][0]:
-                    by[label] = (price, o.billing)
+                by = found.setdefault(card, {}).setdefault(label, {})
+                kind = o.billing in INTERRUPTIBLE_BILLING
+                if kind not in by or price < by[kind][0]:
+                    by[kind] = (price, o.billing)
+    # like for like: two platforms that both rent it without interruptions are weighed on those prices, not a spot
+    # price against an on-demand one; otherwise the cheapest of each, its billing said
+    rate: dict[str, dict[str, tuple[float, str]]] = {}
+    for card, by in found.items():
+        steady = all(False in kinds for kinds in by.values()) and len(by) >= 2
+        rate[card] = {lbl: kinds[False] if steady else min(kinds.values()) for lbl, kinds in by.items()}
     priced = {k for r in rate.values() for k in r}
     unpriced = [p.label.get(lang) for p in named if p.label.get(lang) not in priced]
     if not priced:

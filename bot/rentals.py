@@ -103,6 +103,12 @@ def listed_memory(offer: RentalOffer) -> float | None:
     return float(gb.group(1)) if gb else None
 
 
+def listed_form(offer: RentalOffer) -> str | None:
+    """The form factor the platform lists the card in ("H100 SXM 80GB" -> "SXM"), None when it says none."""
+    m = _LISTED_FORM.search(offer.gpu_listed.en)
+    return m.group(1).upper().replace("PCIE", "PCIe") if m else None
+
+
 def card_of(offer: RentalOffer, cards, prefer: tuple[str, ...] = ()):
     """The catalog card an offer rents, for its speed: a card of its family with the memory (and form factor) the
     platform lists ("A100 40GB" -> the 40 GB A100); a card the user named when the listing leaves it open; else the

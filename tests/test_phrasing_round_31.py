@@ -226,3 +226,9 @@ def test_several_cards_train_data_parallel_even_when_the_job_is_sharded(engine):
 
 def test_the_mac_mini_said_with_its_memory_is_that_one(catalog):
     assert parse("Mac mini M4 Pro 48GB vs RTX 3090 for local LLMs", catalog).gpus[0] == "Mac mini M4 Pro 48GB"
+
+
+def test_platforms_are_weighed_like_for_like_not_spot_against_on_demand(engine):
+    first = _chat(engine, ["vast.ai还是AutoDL租4090便宜"])[0].paragraphs[0]
+    # vast.ai's interruptible rate is not weighed against AutoDL's on-demand one when vast.ai rents it on demand too
+    assert "可中断" not in first and "竞价" not in first, first
