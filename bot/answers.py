@@ -4916,7 +4916,7 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
     header = tuple(_t(lang, *h) for h in (("Card", "显卡"), ("Method", "方法"), ("Tokens/s", "token/秒"),
                                           ("Time", "时间"), ("Rented", "租用费用")))
     return Reply("fit", lang, title=_t(lang, "How long will the fine-tune take?", "微调要多久？"), paragraphs=(verdict,),
-                 table=Table(header, tuple(rows)), footer=(basis,), focus=g.name,
+                 table=Table(header, tuple(rows)), footer=(basis,), focus=g.name, focus_count=n if n > 1 else None,
                  sources=(Source(_t(lang, "Kaplan et al. 2020 — FLOPs per parameter per training token",
                                     "Kaplan 等 2020 — 每个训练 token 每个参数的浮点运算量"),
                                  "https://arxiv.org/abs/2001.08361"),))

@@ -690,6 +690,9 @@ class Conversation:
                 not q.ordinals and not (need.budget or need.model_size_b or need.model or q.direction) and \
                 "pick_request" not in q.cues:
             return "fit"  # "能跑多大的模型" after what the user's card runs, or after picks: the card in focus
+        if act in ("recommend", "refine", "question") and _says(q.text, "which_platform") and \
+                _says(q.text, "platform_words") and not (q.gpus or q.ordinals or need.budget or q.direction):
+            return "rent"  # "我在香港，哪个平台方便": where to rent, there
         if act in ("why_not", "why") and q.need.finetune_method and not (q.gpus or q.ordinals or need.budget) and \
                 s.focus and s.last_act in ("fit", "memory"):
             return "fit"  # "why not QLoRA" after "will a 3080 work": that method on the card, not why not the card
@@ -1298,7 +1301,8 @@ class Conversation:
             ([s.focus] if s.last_act == "rent" and s.focus else [])  # "what about vast" after the A100 on RunPod
         # "or should I just rent?" after 2× 3090 for 70B: that many of the card, as the setup on screen had
         shown = s.pick_counts.get(names[0]) if names and not t.q.gpus and names[0] in s.last_picks else None
-        count = t.q.need.gpu_count or (s.need.gpu_count if s.last_act == "rent" else None) or shown or 1
+        count = t.q.need.gpu_count or (s.need.gpu_count if s.last_act == "rent" else None) or shown or \
+            (s.focus_count if names and names[0] == s.focus and not t.q.gpus else None) or 1  # ("8张A100要多久" first)
         need = s.need.merge(t.need)
         if t.q.need.budget and not t.q.need.usage:
             need = replace(need, usage=None)  # "how many hours does $200 rent": the money said now, not the pace before

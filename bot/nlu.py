@@ -108,7 +108,8 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     t = re.sub(r"(?<=\d)\s*(vs\.?|versus)\s*(?=[a-z]*\s*\d)", r" \1 ", t)  # "4090vs3090"
     # "2000ish", "2k ish", "two thousand-ish": about that much (a word needs the hyphen: "english", "reddish")
     t = re.sub(r"(?:(?<=\d)|(?<=\dk))[\s-]?ish\b|(?<=[a-z])-ish\b", " ", t)
-    t = re.sub(r"(?<![\d.])(\d{1,2})\s*[x×]\s*(?=\d{3,4}(?!\d))", r"\1 x ", t)  # "2x3090": two 3090s
+    # "2x3090", "8xH100", "4xa100": that many of the card
+    t = re.sub(r"(?<![\d.a-z])(\d{1,2})\s*[x×]\s*(?=(?:[a-z]{1,3}\s*)?\d{2,4}(?!\d))", r"\1 x ", t)
     t = _SCIENTIFIC.sub(_plain_number, t)  # "$1e9", "1.5e3 dollars": the amounts the notation writes
     n = chinese_numerals_to_digits(t)  # numbers, names and sizes are read from here; words from `t`
 

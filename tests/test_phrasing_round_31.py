@@ -232,3 +232,21 @@ def test_platforms_are_weighed_like_for_like_not_spot_against_on_demand(engine):
     first = _chat(engine, ["vast.ai还是AutoDL租4090便宜"])[0].paragraphs[0]
     # vast.ai's interruptible rate is not weighed against AutoDL's on-demand one when vast.ai rents it on demand too
     assert "可中断" not in first and "竞价" not in first, first
+
+
+@pytest.mark.parametrize("text, count, card", [("what about renting an 8xH100 node instead", 8, "H100 SXM5 80GB"),
+                                               ("8xa100 训练7B要多久", 8, "A100 80GB SXM")])
+def test_a_count_glued_to_a_cards_name_is_that_many(catalog, text, count, card):
+    q = parse(text, catalog)
+    assert q.need.gpu_count == count and q.gpus[:1] == (card,), (q.need.gpu_count, q.gpus)
+
+
+def test_renting_after_a_training_time_prices_that_many_cards(engine):
+    reply = _chat(engine, ["我想做7B全参数fine-tune，需要什么配置", "8张A100要多久，1B tokens", "租的话多少钱"])[-1]
+    said = "\n".join(reply.paragraphs)
+    assert reply.intent == "rent" and "A100" in reply.title and "8 张卡" in said and "装不下" not in said, said[:500]
+
+
+def test_which_platform_with_a_place_is_where_to_rent_there(engine):
+    reply = _chat(engine, ["我想做7B LoRA", "我在香港，哪个平台方便"])[-1]
+    assert reply.intent == "rent", plain(reply)[:300]
