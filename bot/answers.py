@@ -3058,6 +3058,9 @@ def _asked_in_paragraph(passages: list, text: str):
     little…"): its question shares most of the asked words (English words of 3+ letters, Chinese character pairs)."""
     if not text:
         return None
+    from bot.slots.text import to_script
+
+    text = to_script(text, "zh-cn")  # the guide's paragraphs are read in Simplified: "顯存" is "显存"
 
     def terms(s: str) -> set[str]:
         s = s.lower()

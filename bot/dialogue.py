@@ -690,9 +690,6 @@ class Conversation:
                 not q.ordinals and not (need.budget or need.model_size_b or need.model or q.direction) and \
                 "pick_request" not in q.cues:
             return "fit"  # "能跑多大的模型" after what the user's card runs, or after picks: the card in focus
-        if act in ("recommend", "refine", "question") and _says(q.text, "which_platform") and \
-                _says(q.text, "platform_words") and not (q.gpus or q.ordinals or need.budget or q.direction):
-            return "rent"  # "我在香港，哪个平台方便": where to rent, there
         if act in ("why_not", "why") and q.need.finetune_method and not (q.gpus or q.ordinals or need.budget) and \
                 s.focus and s.last_act in ("fit", "memory"):
             return "fit"  # "why not QLoRA" after "will a 3080 work": that method on the card, not why not the card
@@ -1477,7 +1474,9 @@ class Conversation:
         text, s = t.q.text, self.session
         card = self.engine.catalog.get(s.focus) if s.focus else None
         several = max(s.focus_count or 1, s.need.gpu_count or 1) >= 2
-        if _follows_the_topic(t.q, s):
+        if t.cue("multi_gpu") and _says(text, "memory_pooled") and not t.q.gpus:
+            text = _asked_as("multi_gpu_query", text)  # "多張卡的顯存可以加起來用嗎？": the guide on several cards
+        elif _follows_the_topic(t.q, s):
             text = f"{_topic_words(s.last_topic)} {text}"  # "how many hours do they give": of the topic just answered
         elif card is not None and not t.q.gpus and len(text.strip()) <= SHORT_FOLLOW_UP and \
                 _about_the_focus(t.q, s) and not several and \
@@ -2490,7 +2489,8 @@ POLICY: tuple[Rule, ...] = (
     # to weigh renting it
     Rule("rental-value", _acts(), _weighs_rentals, lambda c, t: c._rental_value(t)),
     Rule("platform-choice", _acts("question", "recommend", "refine", "rent", "why", "compare", "greeting", "help"),
-         lambda c, t: (c.session.last_act == "rent" or c.session.follow_up == "rent") and
+         lambda c, t: (c.session.last_act == "rent" or c.session.follow_up == "rent" or
+                       _says(t.text, "platform_words")) and  # ("我在香港，哪个平台方便" after picks)
          _says(t.text, "which_platform") and not t.q.gpus and not t.need.budget and not t.q.direction and
          not t.cue("price") and not answers.platforms_named(c.engine, t.q.text),  # ("哪个平台最便宜": the prices)
          lambda c, t: c._platform_choice(t)),  # "which platform would you use" after a rental list: the guide's word
