@@ -54,8 +54,8 @@ def test_memory_stated_as_a_need_or_with_a_model_is_not_a_memory_verdict(scorer_
     ("ROCm usable for pytorch now?", "Is AMD usable today? Yes, if"),
     ("A卡现在能跑pytorch吗", "AMD（A卡）现在能不能用：能，但前提是"),
     ("is intel arc usable for pytorch?", "Intel Arc cards work, but it is early days"),
-    ("do I need NVLink for 2x 3090?", "Do you need NVLink? Not for one or two consumer cards"),
-    ("双3090要不要买NVLink桥", "要不要 NVLink：一两块消费级显卡不需要"),
+    ("do I need NVLink for 2x 3090?", "Do you need NVLink (a bridge)? Not for one or two consumer cards"),
+    ("双3090要不要买NVLink桥", "要不要买 NVLink（桥）：一两块消费级显卡不需要"),
 ])
 def test_a_guide_answer_leads_with_the_paragraph_that_answers_it(engine, text, lead):
     conv = Conversation(engine)
