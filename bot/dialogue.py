@@ -2490,7 +2490,8 @@ POLICY: tuple[Rule, ...] = (
     Rule("rental-value", _acts(), _weighs_rentals, lambda c, t: c._rental_value(t)),
     Rule("platform-choice", _acts("question", "recommend", "refine", "rent", "why", "compare", "greeting", "help"),
          lambda c, t: (c.session.last_act == "rent" or c.session.follow_up == "rent" or
-                       _says(t.text, "platform_words")) and  # ("我在香港，哪个平台方便" after picks)
+                       _says(t.text, "platform_words") and not t.cue("rent")) and  # ("我在香港，哪个平台方便" after
+         # picks; "租的话呢，国内哪个平台好" rents the cards on screen)
          _says(t.text, "which_platform") and not t.q.gpus and not t.need.budget and not t.q.direction and
          not t.cue("price") and not answers.platforms_named(c.engine, t.q.text),  # ("哪个平台最便宜": the prices)
          lambda c, t: c._platform_choice(t)),  # "which platform would you use" after a rental list: the guide's word
