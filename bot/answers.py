@@ -2626,10 +2626,10 @@ INTERRUPTIBLE_BILLING = ("spot", "interruptible")  # billings that can be taken 
 
 
 def _platforms_head_to_head(engine: Engine, named: list[Platform], offers, cur: str, lang: str) -> str | None:
-    """Two or more platforms weighed on price: the same card (family and memory) at its cheapest current rate on each
-    (the middle of a quoted range; the billing said where the two differ, spot against on-demand), which platform is
-    cheaper on the cards they both list and by how much, and the platforms with no current price to weigh. None when
-    no platform named has a current price."""
+    """Two or more platforms weighed on price: the same card (family, form factor and memory as listed) at its
+    cheapest current rate on each (the middle of a quoted range), like for like where both rent it without
+    interruptions, else with the billing said; which platform is cheaper on the cards they both list and by how much,
+    and the platforms with no current price to weigh. None when no platform named has a current price."""
     from bot.rentals import listed_form, listed_memory
 
     today = engine.today or date.today()
@@ -4270,6 +4270,7 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
     speed_en = f"about {_tps(c.decode_tokens_per_s)} tokens/s when generating ({basis})"
     speed_zh = f"生成速度约 {_tps(c.decode_tokens_per_s)} tokens/s（{basis}）"
     usual = next((e for e in ans.ladder if e.quant == default_quant(model, engine.knowledge_dir, table).code), None)
+    ram_first = False
     if c.fits:
         squeezed = not ans.asked_quant and q.bits < 4
         if squeezed:
@@ -4323,6 +4324,7 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
                          f"把 {c.offload_gb:g} GB 放到内存里（CPU 计算）也能跑，约 {_tps(c.decode_tokens_per_s)} tokens/s"
                          f"（{'很慢' if slow else '聊天够用'}{'' if not model.is_moe else '；MoE 每个 token 读取的参数少'}）。")
         ram = _system_ram_note(engine, need, c, g, lang)
+        ram_first = bool(ram)
         verdict = ram.strip() + _t(lang, " ", "") if ram else ""  # "what about with 64GB RAM offload?": that first
         alone = bool(ram) and c.offload_gb <= _free_ram(engine, need)
         offload = "" if ram else offload  # (the RAM said has answered it)
@@ -4332,7 +4334,7 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
                             "or renting by the hour.",
                       f"{'光靠显卡装不下' if alone else '不行'}：{name_zh} 用 {q.label_zh} 也要约 {c.total_gb:g} GB，{setup} 只有 {c.vram_gb:g} GB。"
                      f"{more}{offload}也可以换小一点的模型、换大显存的卡，或者按小时租。")
-    if c.fits or model.is_moe and "RAM" not in verdict and "内存" not in verdict:
+    if not ram_first:  # (the RAM said, when the job does not fit, leads the verdict)
         verdict += _system_ram_note(engine, need, c, g, lang)
     if not need.kv_cache_bits and c.kv_cache_gb >= 0.25 * c.total_gb and (not c.fits or q.bits < 4):
         verdict += _t(lang, f" A q8_0 KV cache (llama.cpp -ctk q8_0 -ctv q8_0) would halve the {c.kv_cache_gb:g} GB the "
