@@ -157,7 +157,9 @@ def _off_topic_gate(q: Query, act: str, guess: ActGuess | None, about_the_focus:
     if _says(q.text, "service_request", "words") and not (q.gpus or "rent" in q.cues or
                                                          _says(q.text, "service_request", "unless")):
         return "out_of_scope"  # "AI绘画网站推荐", "best llm api for coding": a service to use, not hardware
-    if _says(q.text, "media_words") and not (q.gpus or q.need.budget or q.need.model_size_b or q.unknown_products):
+    if _says(q.text, "media_words") and not (q.gpus or q.need.budget or q.need.model_size_b or q.unknown_products or
+                                             q.need.model or "memory_question" in q.cues):
+        # ("想生成影片，用Wan 2.1，要幾多VRAM": a model to run, or its memory asked, is a job of ours)
         return "out_of_scope"  # "recommend a good movie about AI", "推荐几本深度学习的书": things to watch or read
     if _says(q.text, "tasks_we_do_not_do") and not (q.need.budget or
                                                                                 "pick_request" in q.cues):

@@ -258,3 +258,10 @@ def test_pooling_the_memory_of_several_cards_is_answered_first(engine, text):
     reply = _chat(engine, [text])[0]
     first = reply.paragraphs[0]
     assert reply.topic == "multi-gpu" and ("FSDP" in first and ("llama.cpp" in first)), first[:300]
+
+
+@pytest.mark.parametrize("text, declined", [("想生成影片，用Wan 2.1或HunyuanVideo，要幾多VRAM", False), ("生成影片要多大显存", False),
+                                            ("推荐几部关于AI的电影", True), ("有什么好看的AI影片推荐", True)])
+def test_a_video_to_generate_is_ours_a_film_to_watch_is_not(engine, text, declined):
+    reply = _chat(engine, [text])[0]
+    assert (reply.intent == "out_of_scope") == declined, plain(reply)[:300]
