@@ -139,8 +139,12 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     spans += power_spans
     hours, usage_spans = usage.usage(mask(n, spans))  # "10 hours a week": no budget, no count
     spans += usage_spans
+    per_sample, per_sample_spans = model.tokens_per_sample(mask(n, spans))  # "每条1000 token": no budget either
+    spans += per_sample_spans
     samples, sample_spans, samples_job = model.training_samples(mask(n, spans))  # "10k samples": no budget, no count
     spans += sample_spans
+    if samples and per_sample and not tokens:
+        tokens = samples * per_sample  # "2万条，每条1000 token": the tokens one pass trains on
     kwh, kwh_spans = money.kwh_price(mask(n, spans), lang)  # "电费每度0.6": no budget
     spans += kwh_spans
     users, counted, user_spans = audience.audience(mask(n, spans))  # "20 staff", "并发50": no budget, no count

@@ -265,3 +265,15 @@ def test_pooling_the_memory_of_several_cards_is_answered_first(engine, text):
 def test_a_video_to_generate_is_ours_a_film_to_watch_is_not(engine, text, declined):
     reply = _chat(engine, [text])[0]
     assert (reply.intent == "out_of_scope") == declined, plain(reply)[:300]
+
+
+@pytest.mark.parametrize("text", ["数据集大概2万条，每条1000 token，要多久", "20k samples of 1000 tokens each, how long"])
+def test_samples_of_a_stated_length_are_the_tokens_trained_on(catalog, text):
+    need = parse(text, catalog).need
+    assert need.dataset_samples == 20000 and need.train_tokens == 20_000_000 and need.budget is None, need
+
+
+def test_a_dataset_of_stated_length_is_timed_for_its_tokens(engine):
+    reply = _chat(engine, ["想微调llama 3 8B，用QLoRA，有什么卡推荐，预算5000", "数据集大概2万条，每条1000 token，要多久"])[-1]
+    said = plain(reply)
+    assert reply.intent == "fit" and "2000 万 token" in said, said[:400]

@@ -283,6 +283,20 @@ def train_tokens(text: str) -> tuple[int | None, Spans]:
     return (int(n), [m.span()]) if 1e6 <= n <= 1e15 else (None, [m.span()])
 
 
+_PER_SAMPLE = re.compile(r"每(?:条|个样本|个)\s*(?:大概|约|平均)?\s*(\d{2,6})\s*(?:个\s*)?(?:tokens?|词元)(?![a-z])|"
+                         r"(?<![\d.])(\d{2,6})\s*tokens?\s+(?:each|per (?:sample|example|row|conversation)|apiece)\b|"
+                         r"\bof\s+(\d{2,6})\s*tokens?\b")
+
+
+def tokens_per_sample(text: str) -> tuple[int | None, Spans]:
+    """How long each sample is ("每条1000 token", "1000 tokens each", "20k samples of 1000 tokens"): with the count of
+    samples it makes the tokens trained on."""
+    m = _PER_SAMPLE.search(text)
+    if not m:
+        return None, []
+    return int(m[1] or m[2] or m[3]), [m.span()]
+
+
 MIN_SAMPLES = 100
 
 
