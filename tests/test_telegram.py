@@ -733,6 +733,14 @@ def test_kill_9_between_question_and_follow_up_loses_nothing(tmp_path):
         while fake.confirmed_offset <= first_id and time.monotonic() < deadline:  # the update was acknowledged
             time.sleep(0.05)
         assert fake.confirmed_offset > first_id, "the bot never acknowledged the first update"
+        # "right after an answer": once the outbox has recorded it delivered (a kill between the API taking a piece
+        # and the store marking it sent resends that piece: at least once, the other kill test's subject)
+        watch = SessionStore(bot.data / "telegram.sqlite3")
+        while watch.outbox(1201) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        delivered = not watch.outbox(1201)
+        watch.close()
+        assert delivered, "the first answer was never recorded as delivered"
         bot.kill()
 
         db = SessionStore(bot.data / "telegram.sqlite3")  # what the killed process left
