@@ -2622,14 +2622,12 @@ def _on_platforms(engine: Engine, named: list[Platform], lang: str, china: bool,
                  follow_up="rent", topic=f"platform:{named[0].name}")
 
 
-INTERRUPTIBLE_BILLING = ("spot", "interruptible")  # billings that can be taken back mid-job
-
-
 def _platforms_head_to_head(engine: Engine, named: list[Platform], offers, cur: str, lang: str) -> str | None:
     """Two or more platforms weighed on price: the same card (family, form factor and memory as listed) at its
     cheapest current rate on each (the middle of a quoted range), like for like where both rent it without
     interruptions, else with the billing said; which platform is cheaper on the cards they both list and by how much,
     and the platforms with no current price to weigh. None when no platform named has a current price."""
+    from bot.ownership import INTERRUPTIBLE
     from bot.rentals import listed_form, listed_memory
 
     today = engine.today or date.today()
@@ -2644,7 +2642,7 @@ def _platforms_head_to_head(engine: Engine, named: list[Platform], offers, cur: 
                 card = " ".join(x for x in (o.family, form, f"{gb:g}GB" if gb else "") if x)
                 price = fx.convert((o.price + (o.price_high or o.price)) / 2, o.currency, cur, today)
                 by = found.setdefault(card, {}).setdefault(label, {})
-                kind = o.billing in INTERRUPTIBLE_BILLING
+                kind = o.billing in INTERRUPTIBLE
                 if kind not in by or price < by[kind][0]:
                     by[kind] = (price, o.billing)
     # like for like: two platforms that both rent it without interruptions are weighed on those prices, not a spot
@@ -4594,6 +4592,19 @@ def _method_that_fits(engine: Engine, g: GPU, need: Need, count: int = 1) -> str
                                                 engine.knowledge_dir).total_gb <= g.vram_gb * count), None)
 
 
+def training_tokens_per_s(engine: Engine, g: GPU, params_b: float, method: str, count: int = 1) -> float | None:
+    """Training tokens a second on `count` of the card: several cards train data-parallel, with ZeRO/FSDP sharding a
+    job too big for one card (how multi-GPU fine-tuning is done, FSDP+QLoRA included), at Lambda's measured scaling.
+    Formula only; None when the card's throughput is unknown."""
+    from bot.fit import finetune_tokens_per_s
+    from bot.perf import load_perf_model
+
+    tps = finetune_tokens_per_s(g, params_b, method, engine.knowledge_dir)
+    if tps and count > 1:
+        tps *= load_perf_model(engine.knowledge_dir).scaling("transformer", count)
+    return tps
+
+
 def _took(hours: float, lang: str, short: bool = False) -> str:
     """'22 minutes' / '1.5 hours' / '3.2 days' ('~22 min' / '~1.5 h' in a table cell)."""
     if hours >= 48:
@@ -4622,20 +4633,15 @@ def _finetune_speed_line(engine: Engine, g: GPU, params_b: float, method: str, c
     a second and the time the user's tokens (else an epoch of their dataset, else a million tokens) take. Several
     cards each holding the whole job train data-parallel (Lambda's measured scaling); a job split by layers runs at
     about one card's speed. Formula only, and said so."""
-    from bot.fit import finetune_tokens_per_s, settings
-    from bot.perf import load_perf_model
+    from bot.fit import settings
 
     label = _METHOD_LABEL[method].get(lang)
-    tps = finetune_tokens_per_s(g, params_b, method, engine.knowledge_dir)
+    tps = training_tokens_per_s(engine, g, params_b, method, count)
     if not tps:
         return None
     cfg = settings(engine.knowledge_dir)["finetune_speed"]
     per_sample = cfg["sample_tokens"]
-    # several cards train together: data-parallel, with ZeRO/FSDP sharding a job too big for one card (how
-    # multi-GPU fine-tuning is done, FSDP+QLoRA included), at Lambda's measured scaling
     parallel = count > 1
-    if parallel:
-        tps *= load_perf_model(engine.knowledge_dir).scaling("transformer", count)
     if train_tokens:
         hours = train_tokens / tps / 3600
         setup = f"{count}× {g.name}" if count > 1 else g.name
@@ -4850,7 +4856,7 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
 def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china: bool = False) -> Reply:
     """"How long does a 7B LoRA take?": the training time on the cards in the chat (else the rented cards that hold
     the job, cheapest per hour first) and what that time costs at the cheapest dated rental of each. Formula only."""
-    from bot.fit import finetune_tokens_per_s, settings
+    from bot.fit import settings
     from bot.ownership import cheapest_offer
     from bot.rentals import card_of, offers_for
 
@@ -4860,7 +4866,6 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
         held = _rentable_cards_that_hold(engine, need, today, china) or \
             _rentable_cards_that_hold(engine, need, today, False)
         gpus = held[2] if held else []
-    from bot.perf import load_perf_model
 
     cfg = settings(engine.knowledge_dir)["finetune_speed"]
     tokens = need.train_tokens or (need.dataset_samples * cfg["sample_tokens"] if need.dataset_samples else 1e6)
@@ -4871,11 +4876,9 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
     rows, lines = [], []
     for g in gpus[:3]:
         method = _method_that_fits(engine, g, need, n)
-        tps = finetune_tokens_per_s(g, need.model_size_b, method, engine.knowledge_dir) if method else None
+        tps = training_tokens_per_s(engine, g, need.model_size_b, method, n) if method else None
         if not tps:
             continue
-        if n > 1:  # data-parallel, ZeRO/FSDP sharding a job too big for one card
-            tps *= load_perf_model(engine.knowledge_dir).scaling("transformer", n)
         hours = tokens / tps / 3600
         took = _took(hours, lang, short=True)
         offers = offers_for(engine.knowledge_dir, [g.name])  # of this card's memory ("A100 40GB" is not the 80 GB)

@@ -114,7 +114,7 @@ def card_of(offer: RentalOffer, cards, prefer: tuple[str, ...] = ()):
     platform lists ("A100 40GB" -> the 40 GB A100); a card the user named when the listing leaves it open; else the
     family's first. None when the catalog has no card of the family."""
     family = [g for g in cards if family_of(g.name) == offer.family]
-    gb, form = listed_memory(offer), _LISTED_FORM.search(offer.gpu_listed.en)
+    gb, form = listed_memory(offer), listed_form(offer)
     sized = [g for g in family if gb is None or g.vram_gb == gb] or family
-    formed = [g for g in sized if form is None or g.form_factor.lower() == form.group(1).lower()] or sized
+    formed = [g for g in sized if form is None or g.form_factor.lower() == form.lower()] or sized
     return next((g for g in formed if g.name in prefer), formed[0] if formed else None)

@@ -313,8 +313,6 @@ def system_ram(text: str) -> tuple[float | None, Spans]:
     never a need for video memory. Unified memory ('统一内存') is a Mac's and is not this."""
     found, spans = None, []
     for m in _RAM.finditer(text):
-        if text[max(0, m.start() - 2):m.start()] == "统一" or text[m.end():m.end() + 2] == "统一":
-            continue
         v = float(m[1] or m[2])
         if 2 <= v <= 4096:
             found = max(found or 0, v)

@@ -268,18 +268,15 @@ def kv_cache_bits(text: str) -> tuple[int | None, Spans]:
     return None, []
 
 
-_TOKEN_MULT = {"k": 1e3, "thousand": 1e3, "千": 1e3, "m": 1e6, "million": 1e6, "mn": 1e6, "万": 1e4, "b": 1e9,
-               "bn": 1e9, "billion": 1e9, "亿": 1e8, "t": 1e12, "trillion": 1e12, "万亿": 1e12, "千亿": 1e11}
-_TRAIN_TOKENS = re.compile(r"(?<![\w$¥€£.])(\d+(?:\.\d+)?)\s*(万亿|千亿|thousand|million|billion|trillion|bn|mn|[kmbt万亿千])"
-                           r"\s*(?:个\s*)?(?:training\s+)?(?:tokens?|tok|词元)(?![a-z])")
-
-
 def train_tokens(text: str) -> tuple[int | None, Spans]:
     """Tokens to train on ("20B tokens", "200亿token", "1T tokens"): never a model's size. At least a million."""
-    m = _TRAIN_TOKENS.search(text)
+    mult = load("slots")["train_tokens"]["multipliers"]
+    muls = "|".join(re.escape(k) for k in sorted(mult, key=len, reverse=True))
+    m = re.search(rf"(?<![\w$¥€£.])(\d+(?:\.\d+)?)\s*({muls})\s*(?:个\s*)?(?:training\s+)?(?:tokens?|tok|词元)(?![a-z])",
+                  text)
     if not m or re.match(r"\s*(?:of\s+)?(?:context|ctx|window|上下文|长上下文|的上下文)", text[m.end():]):
         return None, []  # "1M tokens context" is a context length
-    n = float(m[1]) * _TOKEN_MULT[m[2]]
+    n = float(m[1]) * float(mult[m[2]])
     return (int(n), [m.span()]) if 1e6 <= n <= 1e15 else (None, [m.span()])
 
 
