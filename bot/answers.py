@@ -603,8 +603,8 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
             for g in gpus))
     perfs = {}
     for fam in fams:
-        vals = [(v * perf_model.scaling(fam, n) if v and fam in perf_model.families else v)
-                for v, n in ((_perf_of(engine, g, fam), n) for g, n in zip(gpus, n_of, strict=True))]
+        vals = [(v * perf_model.scaling(fam, n, g) if v and fam in perf_model.families else v)
+                for v, n, g in ((_perf_of(engine, g, fam), n, g) for g, n in zip(gpus, n_of, strict=True))]
         perfs[fam] = vals
         fam_label = _family_label(engine, fam, lang)
         rows.append((_t(lang, f"Speed: {fam_label}", f"速度：{fam_label}"),) + tuple(f"{v:.2f}" if v else "?"
@@ -662,7 +662,7 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                 f"{'、'.join(others)}：不支持 CUDA。这里的速度按规格估算，前提是它的软件栈跑 PyTorch 和 CUDA 一样顺，而实际上常常做不到"
                 "（算子、FlashAttention、bitsandbytes 和许多扩展都要移植）；先确认你的代码能在上面跑，再看这些数字。"))
         if any(n > 1 for n in n_of) and spec.family in perf_model.families:
-            eff = perf_model.families[spec.family].multi_gpu_efficiency
+            eff = min(perf_model.efficiency(spec.family, g) for g, n in zip(gpus, n_of, strict=True) if n > 1)
             paragraphs.append(_t(
                 lang, f"Several cards: each doubling speeds {spec.label.en} up about {2 * eff:.1f}× (Lambda's measured "
                       "multi-GPU scaling), but memory does not pool for ordinary data-parallel training: the model "
@@ -1648,10 +1648,14 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
 
     gpus = [g for g in (engine.catalog.get(n) for n in names) if g is not None]
     no_local = None if china else _no_local_platforms(engine, need, region, lang)
+    today = engine.today or date.today()
+    job = None if gpus or platforms or need is None or platforms_named(engine, text) else \
+        _rentable_cards_that_hold(engine, need, today, china)
+    if job:  # "best gpu to rent for fine-tuning a 14B": the rented cards that hold the job, as many as it takes
+        gpus, count, asked = job[2], job[1], False
     if not gpus:
         return _rent_platforms(engine, lang, china, need, text, platforms, no_local)
     cur = _display_currency(need, lang, china)
-    today = engine.today or date.today()
     fx = engine.catalog.fx
 
     def rate(o) -> float:
@@ -1676,6 +1680,13 @@ def where_to_rent(engine: Engine, names: list[str], lang: str, china: bool, need
         gpus = cards
         offers = [o for o in offers_for(engine.knowledge_dir, [g.name for g in gpus])
                   if getattr(card_of(o, list(engine.catalog)), "name", None) in holds]
+    if job:
+        gb, _, _, holds = job
+        where = _t(lang, " from a China platform", "国内平台") if china else ""
+        instead = _t(lang, f"Rented by the hour{where}, these hold the ~{gb:g} GB this job needs"
+                           f"{f' as {count} cards' if count > 1 else ''}, cheapest first:",
+                     f"{where}按小时租、{f'{count} 张' if count > 1 else ''}能装下这个任务所需约 {gb:g} GB 的卡（便宜的在前）：")
+        offers = [o for o in offers if getattr(card_of(o, list(engine.catalog)), "name", None) in holds]
     offers = _of_the_memory_said(engine, gpus, offers, text) if asked else offers
     rows_named, named = _platforms_in(engine, text, offers, platforms)  # "AutoDL 上 4090": its rows first, it leads
     if no_local:  # not the mainland-only platforms as if they were local (unless one is asked about by name)
@@ -3322,6 +3333,11 @@ _FULL_TRAINING = Text("full training (all weights)", "全参训练")
 _METHOD_LABEL = {"full": Text("full fine-tune", "全参微调"), "lora": Text("LoRA", "LoRA"), "qlora": Text("QLoRA", "QLoRA")}
 
 
+def _method_label(method: str, need: Need) -> Text:
+    """"full fine-tune", or "full training" when the model is trained from scratch ("pretrain a 1B on 10B tokens")."""
+    return _FULL_TRAINING if method == "full" and _trains_an_llm(need) else _METHOD_LABEL[method]
+
+
 def _model_memory_rows(engine: Engine, need: Need, lang: str) -> list[tuple[str, int | None, float]]:
     """(label, bits, GB) for the ways to run or train the need's model, lightest last."""
     from bot.vram import estimate
@@ -4575,8 +4591,7 @@ def training_speed(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
     if not need.model_size_b:
         return None
     method = _method_that_fits(engine, g, need, count)
-    return _finetune_speed_line(engine, g, need.model_size_b, method, count, lang, need.dataset_samples,
-                                need.train_tokens) if method else None
+    return _finetune_speed_line(engine, g, need, method, count, lang) if method else None
 
 
 def _method_that_fits(engine: Engine, g: GPU, need: Need, count: int = 1) -> str | None:
@@ -4601,7 +4616,7 @@ def training_tokens_per_s(engine: Engine, g: GPU, params_b: float, method: str, 
 
     tps = finetune_tokens_per_s(g, params_b, method, engine.knowledge_dir)
     if tps and count > 1:
-        tps *= load_perf_model(engine.knowledge_dir).scaling("transformer", count)
+        tps *= load_perf_model(engine.knowledge_dir).scaling("transformer", count, g)
     return tps
 
 
@@ -4627,23 +4642,25 @@ def _token_count(n: int, lang: str) -> str:
 _LIGHTER = {"full": ("lora", "qlora"), "lora": ("qlora",)}  # what to try, in order, when a method does not fit
 
 
-def _finetune_speed_line(engine: Engine, g: GPU, params_b: float, method: str, count: int, lang: str,
-                         samples: int | None = None, train_tokens: int | None = None) -> str | None:
+def _finetune_speed_line(engine: Engine, g: GPU, need: Need, method: str, count: int, lang: str) -> str | None:
     """"How fast would QLoRA be?", "how long for 10k samples?", "how long on 8 H100s for 20B tokens?": training tokens
     a second and the time the user's tokens (else an epoch of their dataset, else a million tokens) take. Several
     cards each holding the whole job train data-parallel (Lambda's measured scaling); a job split by layers runs at
     about one card's speed. Formula only, and said so."""
     from bot.fit import settings
 
-    label = _METHOD_LABEL[method].get(lang)
-    tps = training_tokens_per_s(engine, g, params_b, method, count)
+    label = _method_label(method, need).get(lang)
+    samples, train_tokens = need.dataset_samples, need.train_tokens
+    tps = training_tokens_per_s(engine, g, need.model_size_b, method, count)
     if not tps:
         return None
     cfg = settings(engine.knowledge_dir)["finetune_speed"]
     per_sample = cfg["sample_tokens"]
     parallel = count > 1
+    passes = need.epochs or 1
+    times = _t(lang, f" × {passes} epochs", f" × {passes} 轮") if passes > 1 else ""
     if train_tokens:
-        hours = train_tokens / tps / 3600
+        hours = train_tokens * passes / tps / 3600
         setup = f"{count}× {g.name}" if count > 1 else g.name
         scale = _t(lang, f" ({count} cards data-parallel, ZeRO/FSDP sharding what one card cannot hold; Lambda's "
                          "measured multi-GPU scaling)" if parallel else "",
@@ -4652,10 +4669,10 @@ def _finetune_speed_line(engine: Engine, g: GPU, params_b: float, method: str, c
                              f"{cfg['mfu']:.0%} of the card's FP16 TFLOPS",
                        f"仅公式估算：每个 token 每个参数约 {cfg['flops_per_param'][method]} 次浮点运算，按显卡 FP16 算力的 "
                        f"{cfg['mfu']:.0%} 计")
-        return _t(lang, f"Training time: {_token_count(train_tokens, lang)} tokens with {label} on {setup} take about "
+        return _t(lang, f"Training time: {_token_count(train_tokens, lang)} tokens{times} with {label} on {setup} take about "
                         f"{_took(hours, lang)}, at roughly {tps:,.0f} tokens/s{scale} ({cfg_basis}; measure a few "
                         "steps before planning around it).",
-                  f"训练时间：在 {setup} 上用{label}训练 {_token_count(train_tokens, lang)} token 约需 {_took(hours, lang)}，"
+                  f"训练时间：在 {setup} 上用{label}训练 {_token_count(train_tokens, lang)} token{times} 约需 {_took(hours, lang)}，"
                   f"约每秒 {tps:,.0f} 个 token{scale}（{cfg_basis}；正式规划前先跑几步实测）。")
     tokens = samples * per_sample if samples else 1e6
     hours = tokens / tps / 3600
@@ -4673,11 +4690,13 @@ def _finetune_speed_line(engine: Engine, g: GPU, params_b: float, method: str, c
                      "scaling) are counted." if parallel else "",
                f"按 {count} 张卡数据并行计（一张装不下的用 ZeRO/FSDP 分片；Lambda 实测的多卡扩展）。" if parallel else "")
     if samples:
+        all_of = _t(lang, f", {_took(hours * passes, lang)} for the {passes} epochs", f"，{passes} 轮共约 "
+                    f"{_took(hours * passes, lang)}") if passes > 1 else ""
         return _t(lang, f"Training time: {samples:,} samples of ~{per_sample} tokens (~{tokens / 1e6:.1f}M tokens) take "
-                        f"about {took} an epoch with {label}, at roughly {tps:,.0f} tokens/s ({basis}; longer samples "
-                        f"take proportionally longer).{split}",
+                        f"about {took} an epoch{all_of} with {label}, at roughly {tps:,.0f} tokens/s ({basis}; longer "
+                        f"samples take proportionally longer).{split}",
                   f"训练时间：{samples:,} 条约 {per_sample} token 的样本（约 {tokens / 1e6:.1f}M token）用 {label} 跑一轮约 "
-                  f"{took}，约每秒 {tps:,.0f} 个 token（{basis}；样本更长，时间按比例增加）。{split}")
+                  f"{took}{all_of}，约每秒 {tps:,.0f} 个 token（{basis}；样本更长，时间按比例增加）。{split}")
     per_million = round(1e6 / per_sample, -2)
     return _t(lang, f"Training speed: roughly {tps:,.0f} tokens/s with {label}, so one pass over a million training tokens "
                     f"(about {per_million:,.0f} samples of {per_sample} tokens) takes about {took} ({basis}).{split}",
@@ -4868,7 +4887,7 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
         gpus = held[2] if held else []
 
     cfg = settings(engine.knowledge_dir)["finetune_speed"]
-    tokens = need.train_tokens or (need.dataset_samples * cfg["sample_tokens"] if need.dataset_samples else 1e6)
+    tokens = _job_tokens(need, cfg)
     cur = _display_currency(need, lang, china)
     fx = engine.catalog.fx
     size = f"{need.model_size_b:g}B"
@@ -4891,24 +4910,22 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
             spent = money(total, cur) if total >= 100 else f"{CURRENCY_SYMBOLS.get(cur, '$')}{total:.2f}"
             cost = _t(lang, f"{spent} on {best.platform} ({hourly(each, cur)}/h, {best.on:%Y-%m})",
                       f"{best.platform} 约 {spent}（每小时 {hourly(each, cur)}，{best.on:%Y-%m}）")
-        rows.append((f"{n}× {g.name}" if n > 1 else g.name, _METHOD_LABEL[method].get(lang), f"{tps:,.0f}", took, cost))
+        rows.append((f"{n}× {g.name}" if n > 1 else g.name, _method_label(method, need).get(lang), f"{tps:,.0f}", took,
+                     cost))
         lines.append((g, hours, method, cost if best is not None else None))
     if not rows:
         return unknown(lang)
-    what = _t(lang, f"{_token_count(need.train_tokens, 'en')} tokens", f"{_token_count(need.train_tokens, 'zh')} token") \
-        if need.train_tokens else \
-        _t(lang, f"{need.dataset_samples:,} samples of ~{cfg['sample_tokens']} tokens" if need.dataset_samples else
-              f"a million training tokens (about {round(1e6 / cfg['sample_tokens'], -2):,.0f} samples of "
-              f"{cfg['sample_tokens']} tokens)",
-              f"{need.dataset_samples:,} 条约 {cfg['sample_tokens']} token 的样本" if need.dataset_samples else
-              f"百万训练 token（约 {round(1e6 / cfg['sample_tokens'], -2):,.0f} 条 {cfg['sample_tokens']} token 的样本）")
+    what = _tokens_trained(need, cfg, lang)
     g, hours, method, cost = lines[0]
     first = _t(lang, "~", "约 ") + _took(hours, lang)
     rented = _t(lang, f" (rented: {cost})" if cost else "", f"（租用：{cost}）" if cost else "")
     on = _t(lang, f"{n}× {g.name}" if n > 1 else f"{_a(g.name)} {g.name}", f"{n} 张 {g.name}" if n > 1 else g.name)
-    verdict = _t(lang, f"One pass over {what} with {_METHOD_LABEL[method].en} on {_a(size)} {size} model takes {first} on "
-                       f"{on}{rented}; a few epochs multiply it. Time and cost grow with the tokens you train on.",
-                 f"用 {_METHOD_LABEL[method].zh} 训练 {size} 模型，{what}跑一遍在 {on} 上{first}{rented}；跑几轮就乘以轮数。"
+    label = _method_label(method, need)
+    passes = _passes(need)
+    verdict = _t(lang, f"{passes.en} over {what} with {label.en} on {_a(size)} {size} model take{'s' * (not need.epochs)}"
+                       f" {first} on {on}{rented}{_epochs_multiply(need, 'en')}. Time and cost grow with the tokens "
+                       "you train on.",
+                 f"用 {label.zh} 训练 {size} 模型，{what}{passes.zh}在 {on} 上{first}{rented}{_epochs_multiply(need, 'zh')}。"
                  "时间和费用随训练的 token 数成正比增加。")
     if n > 1:
         verdict += _t(lang, f" The {n} cards train data-parallel, with ZeRO/FSDP sharding a job too big for one card "
@@ -4923,11 +4940,175 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
                "有日期记录的最低小时价。")
     header = tuple(_t(lang, *h) for h in (("Card", "显卡"), ("Method", "方法"), ("Tokens/s", "token/秒"),
                                           ("Time", "时间"), ("Rented", "租用费用")))
-    return Reply("fit", lang, title=_t(lang, "How long will the fine-tune take?", "微调要多久？"), paragraphs=(verdict,),
+    title = _t(lang, "How long will the training take?", "训练要多久？") if _trains_an_llm(need) else \
+        _t(lang, "How long will the fine-tune take?", "微调要多久？")
+    return Reply("fit", lang, title=title, paragraphs=(verdict,),
                  table=Table(header, tuple(rows)), footer=(basis,), focus=g.name, focus_count=n if n > 1 else None,
                  sources=(Source(_t(lang, "Kaplan et al. 2020 — FLOPs per parameter per training token",
                                     "Kaplan 等 2020 — 每个训练 token 每个参数的浮点运算量"),
                                  "https://arxiv.org/abs/2001.08361"),))
+
+
+def _count_that_trains(engine: Engine, g: GPU, need: Need) -> int:
+    """How many of a card a fine-tune asks for when none was said ("rent H100s for that"): the fewest (1, 2, 4 or 8,
+    as machines come) that hold the method asked, else one (which is timed with the lighter method that fits)."""
+    from bot.vram import estimate
+
+    if not need.finetune_method:
+        return 1
+    gb = estimate(need.model_size_b, need.finetune_method, need.precision_bits, engine.knowledge_dir).total_gb
+    return next((n for n in (1, 2, 4, 8) if gb <= g.vram_gb * n), 1)
+
+
+def training_cost(engine: Engine, need: Need, name: str, count: int | None, lang: str, china: bool = False,
+                  text: str = "", platforms: tuple[str, ...] = ()) -> Reply:
+    """"那在autodl租4090跑完要多少钱" after a training time: the time of that job on that many of the card, times each
+    dated hourly price of the card (the platforms named first), so the answer is the job's cost, not a rate card.
+    Formula only, like the time it rests on."""
+    from bot.fit import settings
+    from bot.ownership import INTERRUPTIBLE
+    from bot.rentals import card_of, family_of, load_rentals, offers_for
+
+    g = engine.catalog.get(name)
+    if g is None:
+        return unknown(lang)
+    today = engine.today or date.today()
+    instead = ""
+    asked_for = platforms_named(engine, text) or list(platforms)
+    mine = [o for o in offers_for(engine.knowledge_dir, [g.name]) if o.quotable(today)]
+    _, on_asked = _platforms_in(engine, text, mine, platforms)
+    if not mine or asked_for and not on_asked:
+        held = _rentable_cards_that_hold(engine, need, today, china) or _rentable_cards_that_hold(engine, need, today)
+        there = [o for o in load_rentals(engine.knowledge_dir) if o.quotable(today)]
+        _, names_there = _platforms_in(engine, text, there, platforms)
+        there = [o for o in there if o.platform in names_there and held and
+                 getattr(card_of(o, list(engine.catalog)), "name", None) in held[3]] if asked_for else []
+        card = card_of(min(there, key=lambda o: engine.catalog.fx.convert(o.price, o.currency, "USD", today)),
+                       list(engine.catalog)) if there else (held[2][0] if held and not mine else None)
+        if card is not None and card.name != g.name:  # a card nobody (or not the platform asked) rents: one that is
+            where = ", ".join(asked_for) if there else ""
+            instead = _t(lang, f"{g.name}: no dated rental price{f' on {where}' if where else ''} on file, so here is "
+                               f"a card {f'on {where}' if where else 'rented by the hour'} that holds the job. ",
+                         f"{g.name} 暂无{f' {where} 上' if where else ''}带日期的租用价格，下面换成"
+                         f"{f' {where} 上' if where else ''}能租到、装得下这个任务的卡。")
+            g, count = card, held[1]
+    n = max(1, count or _count_that_trains(engine, g, need))
+    method = _method_that_fits(engine, g, need, n)
+    tps = training_tokens_per_s(engine, g, need.model_size_b, method, n) if method else None
+    if not tps:
+        return training_time(engine, need, [name], lang, china)
+    cfg = settings(engine.knowledge_dir)["finetune_speed"]
+    tokens = _job_tokens(need, cfg)
+    hours = tokens / tps / 3600
+    cur = _display_currency(need, lang, china)
+    fx = engine.catalog.fx
+    offers = offers_for(engine.knowledge_dir, [g.name])
+    offers = [o for o in offers if getattr(card_of(o, list(engine.catalog)), "vram_gb", None) == g.vram_gb] or offers
+    offers = [o for o in offers if o.price > 0 and o.billing not in ("promo", "compute-units")]
+    _, named = _platforms_in(engine, text, offers, platforms)
+    on_named = [o for o in offers if o.platform in named]
+    machines = [o for o in offers if o.billing == "instance"] if n >= 4 else []
+
+    def rate(o) -> float:
+        return fx.convert(o.price, o.currency, cur, today)
+
+    def job(o, high: bool = False) -> float:
+        return fx.convert(o.price_high if high and o.price_high else o.price, o.currency, cur, today) * n * \
+            max(hours, 1 / 60)
+
+    def spent(o) -> str:
+        low, top = job(o), job(o, high=True)
+        return money(low, cur) + (f"–{money(top, cur)}" if top > low * 1.005 else "")
+
+    offers.sort(key=lambda o: (o.platform not in named, o.billing != "instance" if machines else False,
+                               (o.region == "china") != china, o.stale(today), rate(o)))
+    steady = [o for o in offers if o.billing not in INTERRUPTIBLE and not o.stale(today)]
+    lead = (on_named[0] if on_named else None) or (machines[0] if machines else None) or \
+        next((o for o in steady if (o.region == "china") == china), None) or next(iter(steady or offers), None)
+    size = f"{need.model_size_b:g}B"
+    what = _tokens_trained(need, cfg, lang)
+    setup = _t(lang, f"{n}× {g.name}" if n > 1 else f"{_a(g.name)} {g.name}", f"{n} 张 {g.name}" if n > 1 else g.name)
+    label = _method_label(method, need)
+    passes = _passes(need)
+    paras = [instead + _t(lang, f"{passes.en} over {what} with {label.en} on {_a(size)} {size} model "
+                                f"take{'s' * (not need.epochs)} ~{_took(hours, lang)} on {setup}.",
+                          f"用 {label.zh} 训练 {size} 模型，{what}{passes.zh}在 {setup} 上约 {_took(hours, lang)}。")]
+    if asked_for and not on_named:
+        asked = ", ".join(asked_for)
+        paras[0] += _t(lang, f" {asked}: no dated price for the {family_of(g.name)} on file.",
+                       f"{asked}：暂无 {family_of(g.name)} 带日期的价格记录。")
+    if lead is not None:
+        paras[0] += _t(lang, f" Rented on {lead.platform} that costs about {spent(lead)} "
+                             f"({_hourly_cell(engine, lead, cur, lang)} per GPU-hour × {n} × {hours:.1f} h, "
+                             f"{_BILLING[lead.billing].en}, {_offer_seen(lead, today, 'en')}){_epochs_multiply(need, 'en')}.",
+                       f"在 {lead.platform} 租，约 {spent(lead)}（每卡每小时 {_hourly_cell(engine, lead, cur, lang)} × "
+                       f"{n} 张 × {hours:.1f} 小时，{_BILLING[lead.billing].zh}，{_offer_seen(lead, today, 'zh')}）"
+                       f"{_epochs_multiply(need, 'zh')}。")
+        cheapest = min(offers, key=job)
+        if cheapest is not lead and job(cheapest) < job(lead) * 0.9:
+            risky = cheapest.billing in INTERRUPTIBLE
+            paras[0] += _t(lang, f" Cheapest on file: {spent(cheapest)} on {cheapest.platform} "
+                                 f"({_BILLING[cheapest.billing].en}" + ("; it can be reclaimed mid-run, so save "
+                                                                         "checkpoints)." if risky else ")."),
+                           f"有记录的最低价：{cheapest.platform} 约 {spent(cheapest)}（{_BILLING[cheapest.billing].zh}"
+                           + ("，随时可能被收回，要勤存检查点）。" if risky else "）。"))
+    else:
+        paras[0] += _t(lang, f" No dated rental price for the {family_of(g.name)} on file.",
+                       f"暂无 {family_of(g.name)} 带日期的租用价格记录。")
+    if n >= 4 and machines and lead is machines[0]:
+        paras.append(_t(lang, f"{n} cards training one job want one machine (NVLink, one network): priced on a "
+                              "multi-GPU instance; single-GPU offers are cheaper per GPU but are separate machines.",
+                        f"{n} 张卡训练同一个任务要在同一台机器上（NVLink、同一网络）：按多卡整机计价；单卡报价每卡更便宜，但那是分散的机器。"))
+    rows = tuple((o.platform, o.gpu_listed.get(lang), _hourly_cell(engine, o, cur, lang),
+                  _BILLING[o.billing].get(lang), spent(o), _offer_seen(o, today, lang)) for o in offers[:8])
+    header = tuple(_t(lang, *h) for h in (("Platform", "平台"), ("GPU as listed", "所列型号"),
+                                            ("Per GPU-hour", "每卡每小时"), ("Billing", "计费"),
+                                            (f"This job ({n} GPU{'s' if n > 1 else ''})", f"这个任务（{n} 张卡）"),
+                                            ("Date", "日期")))
+    flops = cfg["flops_per_param"][method]
+    basis = _t(lang, f"Formula only: ~{flops} FLOPs per parameter per token at {cfg['mfu']:.0%} of the card's FP16 "
+                     "tensor throughput; job cost = that time × the dated hourly price (a range where the platform "
+                     "quotes one). Measure a few steps before you commit; prices change often.",
+               f"仅公式估算：每个 token 每个参数约 {flops} 次浮点运算，按该卡 FP16 张量算力的 {cfg['mfu']:.0%} 计；"
+               "任务费用 = 这个时间 × 有日期记录的小时价（平台给的是区间就按区间）。正式开跑前先跑几步实测；租价变化频繁。")
+    sources = (Source(_t(lang, "Kaplan et al. 2020 — FLOPs per parameter per training token",
+                         "Kaplan 等 2020 — 每个训练 token 每个参数的浮点运算量"), "https://arxiv.org/abs/2001.08361"),) + \
+        tuple(OrderedDict.fromkeys(Source(f"{o.platform} — {o.gpu_listed.get(lang)} ({o.on:%Y-%m})", o.source)
+                                   for o in offers[:8]))[:5]
+    return Reply("rent", lang, title=_t(lang, f"What the training run costs rented on {setup}",
+                                        f"租 {setup} 跑完这次训练要多少钱"),
+                 paragraphs=tuple(paras), table=Table(header, rows) if rows else None, footer=(basis,),
+                 sources=sources, follow_up="rent", focus=g.name, focus_count=n if n > 1 else None)
+
+
+def _job_tokens(need: Need, cfg: dict) -> float:
+    """The tokens a run trains on: those said, else the samples said at a typical length, else a million; times the
+    epochs said."""
+    once = need.train_tokens or (need.dataset_samples * cfg["sample_tokens"] if need.dataset_samples else 1e6)
+    return once * (need.epochs or 1)
+
+
+def _passes(need: Need) -> Text:
+    """"One pass" or "3 epochs", as a training time says what it is for."""
+    return Text(f"{need.epochs} epochs", f"跑 {need.epochs} 轮") if need.epochs and need.epochs > 1 else \
+        Text("One pass", "跑一遍")
+
+
+def _epochs_multiply(need: Need, lang: str) -> str:
+    """"; a few epochs multiply it", unless the epochs were said."""
+    return "" if need.epochs else _t(lang, "; a few epochs multiply it", "；跑几轮就乘以轮数")
+
+
+def _tokens_trained(need: Need, cfg: dict, lang: str) -> str:
+    """What a training time is for: the tokens said, the samples said, else a million tokens."""
+    if need.train_tokens:
+        return _t(lang, f"{_token_count(need.train_tokens, 'en')} tokens", f"{_token_count(need.train_tokens, 'zh')} token")
+    if need.dataset_samples:
+        return _t(lang, f"{need.dataset_samples:,} samples of ~{cfg['sample_tokens']} tokens",
+                  f"{need.dataset_samples:,} 条约 {cfg['sample_tokens']} token 的样本")
+    return _t(lang, f"a million training tokens (about {round(1e6 / cfg['sample_tokens'], -2):,.0f} samples of "
+                    f"{cfg['sample_tokens']} tokens)",
+              f"百万训练 token（约 {round(1e6 / cfg['sample_tokens'], -2):,.0f} 条 {cfg['sample_tokens']} token 的样本）")
 
 
 def power_efficiency(engine: Engine, need: Need, names: list[str], counts: list[int], lang: str) -> str | None:

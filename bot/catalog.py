@@ -80,6 +80,7 @@ class Availability:
 
 MARKETS = ("cn", "global")
 MARKET_STATUSES = ("sold", "not_sold", "restricted")
+MODULE_FORM_FACTORS = ("SXM", "OAM", "Superchip")  # need a server board; a superchip comes only in a server
 
 
 @dataclass(frozen=True)

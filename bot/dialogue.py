@@ -400,7 +400,8 @@ def _comparison_open(s: Session) -> bool:
     cards (its power, its sheet, why not it): "for training instead?" after "7900 XTX vs 4090" and "the 4090's power
     draw" weighs the two again for training."""
     return s.last_act == "compare" or (s.last_act in ("power", "gpu_info", "why_not", "where_to_buy") and
-                                       s.focus in s.compared)
+                                       s.focus in s.compared) or \
+        (s.last_act == "power" and s.focus is None and len(s.compared) >= 2)  # "compare their power draw": both
 
 
 def _says(text: str, *path: str) -> bool:
@@ -1261,17 +1262,38 @@ class Conversation:
         return replace(picks, paragraphs=guide.paragraphs[:1] + picks.paragraphs + guide.paragraphs[-1:],
                        sources=picks.sources + tuple(x for x in guide.sources if x not in picks.sources))
 
+    def _training_job(self, t: Turn) -> Need:
+        """The training job in the chat with this turn's words on it (not its money): trained whole when tokens and
+        no fine-tune were said ("10B tokens, 1B model"), else an LLM fine-tune."""
+        need = self.session.need.merge(replace(t.q.need, budget=None))
+        if need.train_tokens and not (need.finetune_method or "llm_finetune" in need.workloads):
+            return replace(need, workloads=("transformer",))
+        if not (need.finetune_method or "llm_finetune" in need.workloads):
+            return replace(need, workloads=("llm_finetune",))
+        return need
+
     def _training_time(self, t: Turn) -> Reply:
         s = self.session
-        need = s.need.merge(replace(t.q.need, budget=None))
-        if need.train_tokens and not (need.finetune_method or "llm_finetune" in need.workloads):
-            need = replace(need, workloads=("transformer",))  # "10B tokens, 1B model": trained whole, from scratch
-        elif not (need.finetune_method or "llm_finetune" in need.workloads):
-            need = replace(need, workloads=("llm_finetune",))
-        s.need = need
+        need = s.need = self._training_job(t)
         china = need.region == "cn" or (need.region is None and t.lang == "zh")
         cards = list(t.referred) or s.last_picks[:2] or ([s.focus] if s.focus else [])
         return answers.training_time(self.engine, need, cards, t.lang, china)
+
+    def _training_cost(self, t: Turn) -> Reply:
+        """"那在autodl租4090跑完要多少钱", "and the cost if I rent on RunPod" after a training time: that job's cost
+        on the card named (else the one in focus, as many as it was), on the platform named (else each one)."""
+        s = self.session
+        need = s.need = self._training_job(t)
+        china = self._rents_in_china(t)
+        cards = list(dict.fromkeys([*t.q.gpus, *t.referred])) or ([s.focus] if s.focus else s.last_picks[:1])
+        if len(cards) != 1:  # two cards weighed ("租4090和A100哪个跑完便宜"): each one's time and cheapest cost
+            return answers.training_time(self.engine, need, cards or s.last_picks[:2], t.lang, china)
+        named = answers.platforms_named(self.engine, t.q.text) or \
+            (s.rent_platforms if s.last_rule == "training-cost" else [])
+        s.rent_platforms = list(named)
+        count = t.q.need.gpu_count or (s.focus_count if cards[0] == s.focus and not t.q.gpus else None)
+        return answers.training_cost(self.engine, need, cards[0], count, t.lang, china, text=t.q.text,
+                                     platforms=tuple(named))
 
     def _rental_value(self, t: Turn) -> Reply:
         """Rentals weighed per unit of work: the cards named (with the ones just weighed, for "and the H100?"), on the
@@ -1296,6 +1318,8 @@ class Conversation:
             s.need = replace(s.need, usage=t.need.usage)
         if t.q.need.region:  # "where would we rent 4 of those in the us": where the user is, for what follows
             s.need = replace(s.need, region=t.q.need.region)
+        if t.q.need.workloads or t.q.need.model_size_b:  # "best gpu to rent for a 14B LoRA": the job, for "how long?"
+            s.need = s.need.merge(replace(t.q.need, budget=None, usage=None))
         names = list(t.q.gpus) or list(t.referred) or (s.last_picks[:3] if s.last_picks else []) or \
             ([s.focus] if s.last_act == "rent" and s.focus else [])  # "what about vast" after the A100 on RunPod
         # "or should I just rent?" after 2× 3090 for 70B: that many of the card, as the setup on screen had
@@ -2324,6 +2348,22 @@ def _speed_of_llm_picks(c: Conversation, t: Turn) -> bool:
         "llm_inference" in s.need.workloads and not (s.need.model_size_b or s.need.model) and not t.q.gpus
 
 
+def _prices_the_timed_job(c: Conversation, t: Turn) -> bool:
+    """A rental question ("用租的话呢", "ok what if I rent H100s for that", "and the cost if I rent on RunPod") or a
+    question of the total ("跑完要多少钱") right after a training job was timed: what that job costs rented, not a
+    rate card. A rate asked ("一小时多少钱"), new money, rent-or-buy and break-even have answers of their own."""
+    s = c.session
+    timed = s.last_rule in ("training-time", "training-cost") or \
+        bool(s.need.train_tokens or s.need.dataset_samples) and s.last_act in ("fit", "rent")
+    trained = _fine_tune_in_view(c, t) or bool(s.need.model_size_b and s.need.train_tokens)  # (or from scratch)
+    if not timed or t.q.need.budget or t.act == "out_of_scope" or not trained:
+        return False
+    if _says(t.text, "break_even") or _asks_rent_or_buy(t) or \
+            _says(t.text, "hourly_price_asked") and not _says(t.text, "total_cost"):
+        return False
+    return t.act == "rent" or _says(t.text, "total_cost")
+
+
 def _fine_tune_in_view(c: Conversation, t: Turn) -> bool:
     """A model size and a fine-tune, said now or earlier in the chat."""
     need = c.session.need.merge(replace(t.q.need, budget=None))
@@ -2430,6 +2470,8 @@ POLICY: tuple[Rule, ...] = (
     Rule("small-talk", _acts("greeting"), lambda c, t: t.q.need.is_empty() and not t.q.gpus and not (
         c.session.last_act == "compare" and (_says(t.text, "power_words") or _says(t.text, "which_of_them"))),
          lambda c, t: answers.small_talk(t.q.text, t.lang, bool(c.session.last_picks))),
+    # "那在autodl租4090跑完要多少钱" after a training time: that job on that card, time × rate
+    Rule("training-cost", _acts(), _prices_the_timed_job, lambda c, t: c._training_cost(t)),
     # "训练一个7b lora大概要多久", "how long would it take roughly" with a fine-tune in the chat: the time on the cards
     # that hold it and what that costs rented (a card in focus with the fine-tune already on it: the fit answer says)
     Rule("training-time", _acts(), lambda c, t: (t.cue("duration") or c.session.last_rule == "training-time" and
@@ -2527,6 +2569,9 @@ POLICY: tuple[Rule, ...] = (
     Rule("rent", _acts("rent"), lambda c, t: not (t.q.need.budget and t.q.need.workloads) or
          bool(answers.platforms_named(c.engine, t.q.text)),  # "runpod or vast.ai for 2 weeks, budget $300": to spend
          lambda c, t: c._rent(t)),
+    # "best gpu to rent for fine-tuning qwen3 14b": a pick asked of the rentals (the cards rented that hold the job)
+    Rule("pick-to-rent", _acts("recommend", "refine"), lambda c, t: t.cue("rent") and t.cue("pick_request") and
+         not t.q.need.budget and not t.q.gpus and not _asks_rent_or_buy(t), lambda c, t: c._rent(t)),
     Rule("setup-precautions", _acts("recommend", "refine", "fit", "question", "gpu_info", "power", "memory"),
          lambda c, t: len(t.q.gpus) <= 1 and ((t.q.need.gpu_count or 1) >= 2 or not t.q.gpus and bool(
              t.q.need.multi_gpu or t.q.need.form_factor == "server")) and _says(t.text, "setup_precautions")
@@ -2649,9 +2694,10 @@ POLICY: tuple[Rule, ...] = (
          bool(c.session.last_picks) and bool(c.session.need.workload) and not t.cue("compare"),
          lambda c, t: c._why_not(t, asked="what_about")),  # "4090呢？" after picks: that card against this need
     Rule("choose-from-comparison", _acts("recommend", "refine", "question", "compare", "why", "greeting", "power"),
-         lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
+         lambda c, t: _comparison_open(c.session) and len(c.session.compared) >= 2 and not t.q.gpus and
          not t.q.ordinals and replace(t.need, used=None).is_empty() and (
-             _says(t.text, "which_of_them") or _says(t.text, "power_words") and not _says(t.text, "psu_asked")),
+             _says(t.text, "which_of_them") or _says(t.text, "per_gb") or
+             _says(t.text, "power_words") and not _says(t.text, "psu_asked")),
          lambda c, t: c._choose_from_comparison(t)),  # "which should I buy?"
     Rule("count-after-a-comparison", _acts("recommend", "refine", "compare", "question"),
          lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and

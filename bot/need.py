@@ -102,6 +102,7 @@ class Need:
     usage: Usage | None = None  # GPU-hours the user expects ("10 hours a week"): what rent-or-buy arithmetic uses
     dataset_samples: int | None = None  # a fine-tuning dataset's size ("10k samples"): how long an epoch takes
     train_tokens: int | None = None  # tokens to train on ("20B tokens"): how long the run takes
+    epochs: int | None = None  # passes over the data ("3 epochs"): the run is that many times one pass
     kwh_price: Budget | None = None  # what the user pays for a kWh ("电费每度0.6"): running costs, rent or buy
     price_currency: str | None = None  # prices shown in this currency, asked with no amount ("same but in euros")
     quiet: bool | None = None  # noise matters ("it sits in my bedroom"): no passive server cards, advice on noise

@@ -7,7 +7,7 @@ from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
-from bot.catalog import GPU, Catalog, parse_yaml
+from bot.catalog import GPU, MODULE_FORM_FACTORS, Catalog, parse_yaml
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,7 @@ class Family:
     fp32: float
     benchmarks: tuple[str, ...]
     multi_gpu_efficiency: float
+    multi_gpu_efficiency_module: float | None = None  # server modules (SXM) on NVLink/NVSwitch scale better
 
 
 @dataclass(frozen=True)
@@ -47,15 +48,22 @@ class PerfModel:
         perf = 1.0
         for t in terms:
             perf *= t
-        return perf * self.scaling(family, count)
+        return perf * self.scaling(family, count, gpu)
 
-    def scaling(self, family: str, count: int) -> float:
+    def efficiency(self, family: str, gpu: GPU | None = None) -> float:
+        """What each doubling of the cards keeps of a perfect 2×: the family's measured figure, or the one measured on
+        NVLink/NVSwitch servers for a server module."""
+        f = self.families[family]
+        module = gpu is not None and gpu.form_factor in MODULE_FORM_FACTORS
+        return f.multi_gpu_efficiency_module if module and f.multi_gpu_efficiency_module else f.multi_gpu_efficiency
+
+    def scaling(self, family: str, count: int, gpu: GPU | None = None) -> float:
         """Speed-up of `count` cards over one: each doubling multiplies by 2 x efficiency (Lambda's measurements)."""
         import math
 
         if count <= 1:
             return 1.0
-        return (2 * self.families[family].multi_gpu_efficiency) ** math.log2(count)
+        return (2 * self.efficiency(family, gpu)) ** math.log2(count)
 
     def table(self, catalog: Catalog) -> dict[str, dict[str, float]]:
         """{gpu name: {family: relative perf}} for every GPU whose specs allow it."""
@@ -124,7 +132,9 @@ def load_perf_model(knowledge_dir: Path) -> PerfModel:
     for name, spec in data["families"].items():
         e = spec["exponents"]
         fams[name] = Family(name, float(e["tensor"]), float(e["bandwidth"]), float(e["fp32"]),
-                            tuple(spec.get("benchmarks") or ()), float(spec.get("multi_gpu_efficiency", 1.0)))
+                            tuple(spec.get("benchmarks") or ()), float(spec.get("multi_gpu_efficiency", 1.0)),
+                            float(spec["multi_gpu_efficiency_module"]) if spec.get("multi_gpu_efficiency_module")
+                            else None)
     since = data.get("fp16_training_since")
     return PerfModel(data["reference_gpu"], fams, tuple(data.get("default_vendors") or ()),
                      since if isinstance(since, date) else (date.fromisoformat(since) if since else None),

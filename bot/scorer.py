@@ -10,7 +10,7 @@ from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
-from bot.catalog import GPU, Availability, Catalog, Price, parse_yaml
+from bot.catalog import GPU, MODULE_FORM_FACTORS, Availability, Catalog, Price, parse_yaml
 from bot.fit import estimate as fit_estimate
 from bot.fit import (
     memory,
@@ -28,7 +28,6 @@ from bot.need import LLM_WORKLOADS, PRICING_CURRENCIES, Budget, Need
 from bot.perf import PerfModel, load_perf_model
 from bot.vram import MemoryEstimate, estimate
 
-MODULE_FORM_FACTORS = ("SXM", "OAM", "Superchip")  # need a server board; a superchip comes only in a server
 # jobs whose memory decides which models run at all: the picks lead with memory, then speed
 MEMORY_BOUND_WORKLOADS = ("llm_inference", "llm_finetune", "diffusion", "video")
 MULTI_CARD_COUNTS = (2, 4)  # setups tried when no single card holds an LLM job

@@ -294,6 +294,20 @@ def tokens_per_sample(text: str) -> tuple[int | None, Spans]:
     return int(m[1] or m[2] or m[3]), [m.span()]
 
 
+_EPOCHS = re.compile(r"(?<![\d.])(\d{1,3})\s*(?:full\s+)?(?:epochs?|passes|个\s*epochs?|個\s*epochs?|轮|輪|遍|个轮次)"
+                     r"(?![a-z])|(?:跑|训|訓|练|練|训练|訓練)\s*(\d{1,3})\s*(?:个|個)?\s*(?:轮|輪|遍|epochs?)")
+
+
+def epochs(text: str) -> tuple[int | None, Spans]:
+    """Passes over the data ("3 epochs", "跑3轮", "训练 5 个 epoch"): the tokens trained on are that many times the
+    dataset's. One to a hundred."""
+    m = _EPOCHS.search(text)
+    if not m:
+        return None, []
+    n = int(m[1] or m[2])
+    return (n, [m.span()]) if 1 <= n <= 100 else (None, [m.span()])
+
+
 MIN_SAMPLES = 100
 
 
