@@ -14,7 +14,16 @@ from typing import TYPE_CHECKING
 from bot.catalog import Price
 from bot.i18n import CURRENCY_NAMES, LANG_SET, SEGMENTS, Text, hourly, money, per_thousand, price_basis, source_title
 from bot.knowledge import Source
-from bot.need import CURRENCY_SYMBOLS, DAYS_PER_MONTH, PRICING_CURRENCIES, Budget, Need, Usage, format_money
+from bot.need import (
+    CURRENCY_SYMBOLS,
+    DAYS_PER_MONTH,
+    LLM_WORKLOADS,
+    PRICING_CURRENCIES,
+    Budget,
+    Need,
+    Usage,
+    format_money,
+)
 from bot.regions import load_regions
 from bot.reply import Recommendation, Reply, Table
 from bot.scorer import (
@@ -4569,6 +4578,8 @@ def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) ->
                                   f"显存不够（要靠卸载或量化权重）：{'、'.join(more[:4])}。"))
         if spec.caveat:
             bullets.append(spec.caveat.get(lang))
+        if g.unified_memory and g.notes.get(lang) and spec.name not in LLM_WORKLOADS:
+            bullets.insert(0, g.notes.get(lang))  # a Mac for learning or training: no CUDA, and what it does instead
         # what the verdict rests on: the job's rule of thumb, not a model's weights and KV cache
         footer = _t(lang, f"Memory: the usual rule of thumb for {spec.label.en} (at least {spec.min_vram_gb:g} GB, "
                           f"{spec.comfortable_vram_gb:g} GB comfortable), not a measurement of your model; bigger "
@@ -5016,9 +5027,12 @@ def training_cost(engine: Engine, need: Need, name: str, count: int | None, lang
         return fx.convert(o.price_high if high and o.price_high else o.price, o.currency, cur, today) * n * \
             max(hours, 1 / 60)
 
+    def amount(x: float) -> str:
+        return money(x, cur) if x >= 100 else f"{CURRENCY_SYMBOLS.get(cur, '$')}{x:.2f}"
+
     def spent(o) -> str:
         low, top = job(o), job(o, high=True)
-        return money(low, cur) + (f"–{money(top, cur)}" if top > low * 1.005 else "")
+        return amount(low) + (f"–{amount(top)}" if top > low * 1.005 else "")
 
     offers.sort(key=lambda o: (o.platform not in named, o.billing != "instance" if machines else False,
                                (o.region == "china") != china, o.stale(today), rate(o)))

@@ -2361,7 +2361,9 @@ def _prices_the_timed_job(c: Conversation, t: Turn) -> bool:
     if _says(t.text, "break_even") or _asks_rent_or_buy(t) or \
             _says(t.text, "hourly_price_asked") and not _says(t.text, "total_cost"):
         return False
-    return t.act == "rent" or _says(t.text, "total_cost")
+    # "and the cost in total" right after the times of several cards: that answer's table already prices each
+    again = s.last_rule == "training-time" and not t.q.gpus and not answers.platforms_named(c.engine, t.q.text)
+    return t.act == "rent" or _says(t.text, "total_cost") and not again
 
 
 def _fine_tune_in_view(c: Conversation, t: Turn) -> bool:
@@ -2648,7 +2650,7 @@ POLICY: tuple[Rule, ...] = (
          c.session.need.workload in (None, "llm_inference", "inference"),
          # "what if I upgrade to a 3060 12GB?" after "can my 2060 run Mistral 7B?": both cards on that model
          lambda c, t: c._compare_setups(t, [c.session.need.owned_gpus[0], t.q.gpus[0]], c.session.need)),
-    Rule("own-card-for-llms", _acts("recommend", "refine", "gpu_info", "question"),
+    Rule("own-card-for-llms", _acts("recommend", "refine", "gpu_info", "question", "fit"),
          lambda c, t: len(t.q.gpus) == 1 and t.q.need.owned_gpus == t.q.gpus and bool(t.referred) and
          bool(set(t.need.workloads) & set(LLM_WORKLOADS)) and not (
              t.need.budget or t.need.model_size_b or t.need.model or t.need.gpu_count or t.q.direction or
@@ -2656,6 +2658,12 @@ POLICY: tuple[Rule, ...] = (
              (c.session.need.model_size_b and _memory_of_the_job_on_own_card(c, t))),
          # "想跑本地大模型，现在用的是4060ti 16g": what the card they have runs, before anything to buy
          lambda c, t: c._what_fits(t)),
+    # "I've got an M3 MacBook Air 16GB, want to learn AI", "我有一张3060，想学深度学习": whether theirs does that job
+    Rule("own-card-for-a-job", _acts("recommend", "refine", "gpu_info", "question"),
+         lambda c, t: len(t.q.gpus) == 1 and t.q.need.owned_gpus == t.q.gpus and bool(t.referred) and
+         bool(t.need.workloads) and not set(t.need.workloads) & set(LLM_WORKLOADS) and not (
+             t.need.budget or t.need.gpu_count or t.q.direction or t.q.cues & {"pick_request", "upgrade", "add_card"}),
+         lambda c, t: c._fit(t)),
     Rule("what-fits", _acts("fit", "memory", "gpu_info", "question", "recommend", "refine"),
          lambda c, t: bool(t.referred) and (t.cue("what_fits") or _counts_a_setup_for_llms(c, t) or
                                             # (a job named is that job on the card: "跑SD出图大概多快")
