@@ -4971,19 +4971,25 @@ def _count_that_trains(engine: Engine, g: GPU, need: Need) -> int:
     return next((n for n in (1, 2, 4, 8) if gb <= g.vram_gb * n), 1)
 
 
-def training_cost(engine: Engine, need: Need, name: str, count: int | None, lang: str, china: bool = False,
+def training_cost(engine: Engine, need: Need, name: str | None, count: int | None, lang: str, china: bool = False,
                   text: str = "", platforms: tuple[str, ...] = ()) -> Reply:
     """"那在autodl租4090跑完要多少钱" after a training time: the time of that job on that many of the card, times each
     dated hourly price of the card (the platforms named first), so the answer is the job's cost, not a rate card.
-    Formula only, like the time it rests on."""
+    No card (`name` None): the cheapest rented card that holds the job (on the platform named). Formula only, like
+    the time it rests on."""
     from bot.fit import settings
     from bot.ownership import INTERRUPTIBLE
     from bot.rentals import card_of, family_of, load_rentals, offers_for
 
+    today = engine.today or date.today()
+    if name is None:
+        held = _rentable_cards_that_hold(engine, need, today, china) or _rentable_cards_that_hold(engine, need, today)
+        if not held:
+            return training_time(engine, need, [], lang, china)
+        name, count = held[2][0].name, count or held[1]
     g = engine.catalog.get(name)
     if g is None:
         return unknown(lang)
-    today = engine.today or date.today()
     instead = ""
     asked_for = platforms_named(engine, text) or list(platforms)
     mine = [o for o in offers_for(engine.knowledge_dir, [g.name]) if o.quotable(today)]
@@ -5058,7 +5064,7 @@ def training_cost(engine: Engine, need: Need, name: str, count: int | None, lang
                        f"在 {lead.platform} 租，约 {spent(lead)}（每卡每小时 {_hourly_cell(engine, lead, cur, lang)} × "
                        f"{n} 张 × {hours:.1f} 小时，{_BILLING[lead.billing].zh}，{_offer_seen(lead, today, 'zh')}）"
                        f"{_epochs_multiply(need, 'zh')}。")
-        cheapest = min(offers, key=job)
+        cheapest = min([o for o in offers if (o.region == "china") == china and not o.stale(today)] or offers, key=job)
         if cheapest is not lead and job(cheapest) < job(lead) * 0.9:
             risky = cheapest.billing in INTERRUPTIBLE
             paras[0] += _t(lang, f" Cheapest on file: {spent(cheapest)} on {cheapest.platform} "

@@ -199,6 +199,15 @@ def _about_something_else(q: Query) -> bool:
     return len(q.text.strip()) > 12 and _words_besides(q.text, [cue_words[c] for c in q.cues if c in cue_words])
 
 
+def _a_sentence_about_a_place(q: Query, s: Session) -> bool:
+    """"台北到高雄搭高鐵要多久？": a whole Chinese sentence with a place and nothing of GPUs, money or ML in it, with
+    nothing on the table it could refine (too short for the length rule of `_about_something_else`, which is there
+    for "in the UK?")."""
+    if s.last_picks or s.focus or q.gpus or q.bare_number is not None or q.cues - {"duration"}:
+        return False
+    return q.need.region is not None and replace(q.need, region=None).is_empty() and len(CJK.findall(q.text)) >= 8
+
+
 def _about_the_focus(q: Query, s: Session) -> bool:
     """A question about the card on the table: by pronoun with a word of what we answer about it (price, power,
     memory, speed…: "how much should I pay for it?", "它功耗多大"), or a short fragment with a GPU word or an operating
@@ -645,7 +654,8 @@ class Conversation:
                                                    _follows_the_topic(q, s) or  # "how many hours do they give"
                                                    _chooses_among_the_shown(q, s)):  # "which is best per dollar"
                 act = guess.act  # an out-of-scope guess never refuses a message that states a GPU need
-        if guess is not None and guess.act == "out_of_scope" and act not in COMMANDS and _about_something_else(q) \
+        if guess is not None and guess.act == "out_of_scope" and act not in COMMANDS and \
+                (_about_something_else(q) or _a_sentence_about_a_place(q, s)) \
                 and not _about_the_focus(q, s) and not _follows_the_topic(q, s) and not _chooses_among_the_shown(q, s):
             act = "out_of_scope"  # "best running shoes under $100", "推荐几部好看的美剧": nothing of GPUs or ML in it
         if guess is not None and guess.act == "out_of_scope" and guess.confidence >= SURE_OUT_OF_SCOPE and \
@@ -1000,6 +1010,9 @@ class Conversation:
             need = replace(need, workloads=("llm_finetune",))  # "what about for fine-tuning?" of the LLM at hand
         if need.workloads == ("inference",) and (set(s.need.workloads) & set(LLM_WORKLOADS) or s.need.model_size_b):
             need = replace(need, workloads=("llm_inference",))  # "如果改成跑推理呢" of the LLM at hand: serving it
+        if need.workloads == ("llm_inference",) and s.need.workload == "llm_finetune" and need.model_size_b and \
+                "inference_strong" not in q.cues and len(q.text.strip()) <= SHORT:
+            need = replace(need, workloads=())  # "换成跑70B呢" while fine-tuning: the size changes, the job stays
         return need
 
     def _turn(self, text: str) -> Reply:
@@ -1166,6 +1179,23 @@ class Conversation:
         self.session = Session(lang=t.lang, lang_locked=self.session.lang_locked)
         return answers.reset_done(t.lang)
 
+    def _feature(self, t: Turn) -> Reply:
+        """"does my 4090 support fp8?": yes or no for the card; asked with what the terms are ("whats the difference
+        between fp8 and bf16 and…"), the guide's answer on them follows."""
+        reply = answers.feature_support(self.engine, t.referred[0], self._features_asked(t), t.lang)
+        if not (_says(t.text, "definition_asked", "difference") or _says(t.text, "definition_asked", "tail") or
+                _definition_lead().match(normalise(t.text))):
+            return reply
+        clauses = [c for c in re.split(r"[,，。;；?？!！]", t.q.text) if c.strip()]
+        asked = next((c for c in clauses if _says(c, "definition_asked", "difference") or
+                      _says(c, "definition_asked", "tail") or _definition_lead().match(normalise(c.strip()))),
+                     t.q.text)  # the clause that asks what the terms are, not the one about the card
+        guide = answers.question(self.engine, asked, t.lang, kinds=("guide",))
+        if guide.intent != "question" or not guide.paragraphs:
+            return reply
+        return replace(reply, paragraphs=reply.paragraphs + guide.paragraphs[:2],
+                       sources=tuple(dict.fromkeys(reply.sources + guide.sources[:2])))
+
     def _features_asked(self, t: Turn):
         return self._features_in(t.q.text)
 
@@ -1286,14 +1316,14 @@ class Conversation:
         need = s.need = self._training_job(t)
         china = self._rents_in_china(t)
         cards = list(dict.fromkeys([*t.q.gpus, *t.referred])) or ([s.focus] if s.focus else s.last_picks[:1])
-        if len(cards) != 1:  # two cards weighed ("租4090和A100哪个跑完便宜"): each one's time and cheapest cost
-            return answers.training_time(self.engine, need, cards or s.last_picks[:2], t.lang, china)
+        if len(cards) > 1:  # two cards weighed ("租4090和A100哪个跑完便宜"): each one's time and cheapest cost
+            return answers.training_time(self.engine, need, cards, t.lang, china)
         named = answers.platforms_named(self.engine, t.q.text) or \
             (s.rent_platforms if s.last_rule == "training-cost" else [])
         s.rent_platforms = list(named)
-        count = t.q.need.gpu_count or (s.focus_count if cards[0] == s.focus and not t.q.gpus else None)
-        return answers.training_cost(self.engine, need, cards[0], count, t.lang, china, text=t.q.text,
-                                     platforms=tuple(named))
+        count = t.q.need.gpu_count or (s.focus_count if cards and cards[0] == s.focus and not t.q.gpus else None)
+        return answers.training_cost(self.engine, need, cards[0] if cards else None, count, t.lang, china,
+                                     text=t.q.text, platforms=tuple(named))
 
     def _rental_value(self, t: Turn) -> Reply:
         """Rentals weighed per unit of work: the cards named (with the ones just weighed, for "and the H100?"), on the
@@ -2272,7 +2302,8 @@ def _asks_about_the_guide(c: Conversation, t: Turn) -> bool:
     """A question about what a source said ('What did Lambda recommend for $8000?'), not a need of one's own."""
     n = t.q.need
     return "guide_source" in t.q.cues and not (n.budget and n.workloads) and \
-        not (t.q.gpus and "rent" in t.q.cues)  # "A100 price on vast.ai vs Lambda": Lambda the cloud, a rental asked
+        not ((t.q.gpus or len(answers.platforms_named(c.engine, t.q.text)) >= 2) and "rent" in t.q.cues)
+    # ("A100 price on vast.ai vs Lambda", "lambda cloud和autodl比": Lambda the cloud, a rental asked)
 
 
 def _always(c: Conversation, t: Turn) -> bool:
@@ -2354,7 +2385,9 @@ def _prices_the_timed_job(c: Conversation, t: Turn) -> bool:
     rate card. A rate asked ("一小时多少钱"), new money, rent-or-buy and break-even have answers of their own."""
     s = c.session
     timed = s.last_rule in ("training-time", "training-cost") or \
-        bool(s.need.train_tokens or s.need.dataset_samples) and s.last_act in ("fit", "rent")
+        bool(s.need.train_tokens or s.need.dataset_samples) and s.last_act in ("fit", "rent") or \
+        bool(t.q.need.train_tokens or t.q.need.dataset_samples) and (t.cue("price") or _says(t.text, "total_cost"))
+    # ("how much would it cost to fine tune llama 3 70b with qlora on runpod? dataset is ~50k samples": said at once)
     trained = _fine_tune_in_view(c, t) or bool(s.need.model_size_b and s.need.train_tokens)  # (or from scratch)
     if not timed or t.q.need.budget or t.act == "out_of_scope" or not trained:
         return False
@@ -2489,10 +2522,11 @@ POLICY: tuple[Rule, ...] = (
     # "could I keep the old one as a second card?" after "I have a 3090, worth upgrading to a 5090?": both in one box
     Rule("feature", _acts("gpu_info", "fit", "memory", "question", "compare", "refine", "recommend"),
          lambda c, t: len(t.referred) == 1 and not t.q.need.model_size_b and not t.q.need.model and
-         not t.q.need.budget and len(t.q.quant_formats) < 2 and bool(c._features_asked(t)) and
+         not t.q.need.budget and (len(t.q.quant_formats) < 2 or _says(t.text, "has_feature")) and
+         bool(c._features_asked(t)) and
          not (max([t.q.need.gpu_count or 1, *t.q.card_counts.values()]) > 1 and not _says(t.text, "has_feature")),
          # ("does NVLink matter for 2x 3090", "双3090要不要买NVLink桥": the guide on the link, not a card's yes/no)
-         lambda c, t: answers.feature_support(c.engine, t.referred[0], c._features_asked(t), t.lang)),
+         lambda c, t: c._feature(t)),
     Rule("unreleased", _acts("question", "recommend", "refine", "gpu_info", "compare"),
          lambda c, t: t.cue("speculation") and t.q.need.budget is None and not t.q.need.workloads,
          lambda c, t: answers.unreleased(t.lang)),

@@ -69,6 +69,7 @@ class Candidate:
     with_owned: tuple[str, ...] = ()  # cards the user already has that this one joins (not in `total`)
     owned_gb: float = 0.0  # their memory
     owned_w: float = 0.0  # their board power
+    power_limit_w: float | None = None  # each card power-limited to this to run on the user's PSU (two 350 W cards, 850 W)
 
     @property
     def setup(self) -> Text:
@@ -572,7 +573,14 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
             if mine and not ((mine_perf is not None and perf > UPGRADE_MARGIN * mine_perf and holds * n >= mine_gb)
                              or holds * n > mine_gb):
                 continue  # faster with no less memory, or more memory: else no upgrade on the user's card
-            c = Candidate(g, price, n, perf, price.amount * n)
+            limit = None
+            if need.psu_w and n > 1 and not need.gpu_count and g.tdp_w:  # the PSU feeds the whole setup
+                each = (need.psu_w / PSU_HEADROOM - SYSTEM_POWER_W) / n
+                if g.tdp_w > each:
+                    if each < MIN_POWER_LIMIT_SHARE * g.tdp_w:
+                        continue  # limited that far it loses too much speed: not a setup for this PSU
+                    limit = each // 10 * 10
+            c = Candidate(g, price, n, perf, price.amount * n, power_limit_w=limit)
             if block is not None:
                 where = MARKET_NAMES[market]
                 e = price_elsewhere(g, currency, on, catalog)
@@ -1257,7 +1265,12 @@ def _caveats(c: Candidate, spec: WorkloadSpec) -> tuple[Text, ...]:
         out.append(Text(f"{g.vendor}: no CUDA; check that your framework supports it (ROCm / oneAPI) first",
                         f"{g.vendor}：不支持 CUDA，先确认你的框架支持（ROCm / oneAPI）"))
     watts = (g.tdp_w or 0) * c.count + c.owned_w
-    if g.tdp_w and watts >= 300:
+    if c.power_limit_w:
+        out.append(Text(f"for your PSU: power-limit each card to ~{c.power_limit_w:.0f} W (nvidia-smi -pl; about "
+                        f"{100 - 100 * c.power_limit_w / g.tdp_w:.0f}% under its {g.tdp_w:.0f} W, costing a little speed)",
+                        f"按你的电源：每张卡限功耗到约 {c.power_limit_w:.0f} W（nvidia-smi -pl；比 {g.tdp_w:.0f} W 低约 "
+                        f"{100 - 100 * c.power_limit_w / g.tdp_w:.0f}%，速度略有损失）"))
+    elif g.tdp_w and watts >= 300:
         psu = int(math.ceil((watts + SYSTEM_POWER_W) * PSU_HEADROOM / 50) * 50)
         out.append(Text(f"{watts:.0f} W of GPU power: plan a ~{psu} W PSU and good case airflow",
                         f"显卡功耗 {watts:.0f} W：电源建议约 {psu} W，机箱散热要好"))

@@ -101,3 +101,93 @@ def test_server_modules_on_nvswitch_scale_better_than_consumer_cards(engine):
 def test_training_from_scratch_is_not_called_a_fine_tune(engine, text, words):
     said = plain(_chat(engine, [text])[0])
     assert words in said and "fine-tune" not in said.split("\n")[0] and "微调" not in said.split("\n")[0], said[:500]
+
+
+@pytest.mark.parametrize("text, card, lang", [
+    ("how much would it cost to fine tune llama 3 70b with qlora on runpod? dataset is ~50k samples", "A100", "en"),
+    ("在autodl上用lora微调qwen2.5 7b，数据1万条，大概要花多少钱", "3090", "zh"),
+    ("rent a 4090 to train a 7b lora on 20M tokens, total cost?", "4090", "en"),
+])
+def test_a_job_and_its_data_asked_in_money_at_once_is_costed(engine, text, card, lang):
+    reply = _chat(engine, [text])[0]
+    first = reply.paragraphs[0]
+    assert reply.intent == "rent" and card in reply.title, plain(reply)[:500]
+    assert re.search(r"× ([\d.]+) (?:h|小时)", first) and ("costs about" in first or "约 ¥" in first), first
+
+
+@pytest.mark.parametrize("text, rule", [
+    ("got a 3060 12gb, want to try local llms", "own-card-for-llms"),
+    ("我有一张3060 12g，想玩本地大模型", "own-card-for-llms"),
+    ("I've got an M3 MacBook Air 16GB, want to learn AI", "own-card-for-a-job"),
+    ("我用MacBook Air M3 16GB，想學AI", "fit"),
+])
+def test_a_card_the_user_has_with_a_job_is_what_theirs_does(engine, text, rule):
+    c = Conversation(engine)
+    reply = c.turn(text)
+    assert reply.intent == "fit" and c.session.last_rule in (rule, "own-card-for-a-job", "fit"), plain(reply)[:400]
+    assert not reply.recommendations, plain(reply)[:400]
+
+
+@pytest.mark.parametrize("text, name", [
+    ("my macbook m2 pro 16g can run what size model", "MacBook Pro M2 Pro 16GB"),
+    ("我的MacBook Air M3 16GB能跑什么模型", "MacBook Air M3 16GB"),
+    ("macbook pro m4 pro 48gb, what llm fits", "MacBook Pro M4 Pro 24GB"),
+])
+def test_apple_laptops_are_known_by_their_chip(engine, text, name):
+    reply = _chat(engine, [text])[0]
+    assert reply.intent == "fit" and reply.focus == name, plain(reply)[:400]
+
+
+def test_a_mac_for_learning_says_it_has_no_cuda(engine):
+    said = plain(_chat(engine, ["I've got an M3 MacBook Air 16GB, want to learn AI"])[0])
+    assert "no CUDA" in said and "MPS" in said, said[:600]
+
+
+@pytest.mark.parametrize("turns", [
+    ["想微调qwen3 32b，有什么方案", "换成跑70B呢"], ["fine-tune llama 3 8b with lora, what card", "what about running 70B"],
+])
+def test_a_size_change_while_fine_tuning_keeps_the_fine_tune(engine, turns):
+    c = Conversation(engine)
+    for text in turns:
+        c.turn(text)
+    assert c.session.need.workload == "llm_finetune" and c.session.need.model_size_b == 70, c.session.need
+
+
+def test_an_explicit_switch_to_inference_still_switches(engine):
+    c = Conversation(engine)
+    for text in ["想微调qwen3 32b，有什么方案", "换成70B推理呢"]:
+        c.turn(text)
+    assert c.session.need.workload == "llm_inference", c.session.need
+
+
+def test_a_psu_too_small_for_a_setup_at_full_power_says_to_power_limit_it(engine):
+    reply = _chat(engine, ["I want to run llama 3 70b locally, budget 3000 dollars", "what if I only have a 850W PSU"])[-1]
+    said = plain(reply)
+    multi = [r for r in reply.recommendations if r.count > 1]
+    assert reply.intent == "recommend", said[:400]
+    assert multi and "power-limit each card" in said, said[:1500]
+
+
+@pytest.mark.parametrize("text", ["台北到高雄搭高鐵要多久？", "北京到上海坐高铁要几个小时"])
+def test_a_sentence_about_travel_between_places_is_declined(engine, text):
+    assert _chat(engine, [text])[0].intent == "out_of_scope"
+
+
+def test_a_place_said_as_a_follow_up_is_still_ours(engine):
+    assert _chat(engine, ["预算5000训练CNN", "台湾那边呢"])[-1].intent == "recommend"
+
+
+def test_two_clouds_weighed_are_a_rental_question_not_the_guides_source(engine):
+    reply = _chat(engine, ["lambda cloud和autodl比，训练一个月哪个cheaper"])[0]
+    assert reply.intent == "rent", plain(reply)[:400]
+
+
+@pytest.mark.parametrize("text, card_says, guide_says", [
+    ("whats the difference between fp8 and bf16 and does my 4090 support fp8?", "Yes: the GeForce RTX 4090 supports FP8",
+     "BF16"),
+    ("fp8和bf16有什么区别，我的3090支持fp8吗", "不行", "指数位"),
+])
+def test_a_cards_feature_asked_with_what_the_terms_are_gets_both(engine, text, card_says, guide_says):
+    reply = _chat(engine, [text])[0]
+    assert reply.paragraphs[0].startswith(card_says) and len(reply.paragraphs) >= 3, plain(reply)[:600]
+    assert guide_says in " ".join(reply.paragraphs[2:]), plain(reply)[:900]
