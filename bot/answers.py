@@ -4142,7 +4142,8 @@ def _fit_gpu(engine: Engine, g: GPU, need: Need, count: int, lang: str) -> Reply
     if need.model:
         model = _model_of(engine, need)
         if model is not None and model.kind != "llm" and model.image_infer_gb:
-            return _image_fit(engine, g, model, count, lang, training=bool(training))
+            return _image_fit(engine, g, model, count, lang, training=bool(training),
+                              at_16_bit=(need.precision_bits or 0) >= 16)
     if need.model_size_b and not training and need.workload in (None, "llm_inference", "inference", "general"):
         model = _model_of(engine, need)
         if model is not None and model.kind == "llm":
@@ -4423,17 +4424,29 @@ def _speed_line(engine: Engine, g: GPU, workload: str, count: int, lang: str) ->
               f"{'实测的每秒出图数' if image else '按具体模型实测的时间'}）。")
 
 
-def _image_fit(engine: Engine, g: GPU, model, count: int, lang: str, training: bool = False) -> Reply:
+def _image_fit(engine: Engine, g: GPU, model, count: int, lang: str, training: bool = False,
+               at_16_bit: bool = False) -> Reply:
     """Image and video models: the memory their inference (or LoRA training) needs at 16-bit against the card (one
-    card: these pipelines do not split across cards easily), with the lower-memory routes the model table names."""
+    card: these pipelines do not split across cards easily), with the lower-memory routes the model table names; a
+    card that holds only the lightest of those is a yes that way, unless 16-bit was asked for (`at_16_bit`)."""
     need_gb = model.image_lora_gb if training and model.image_lora_gb else model.image_infer_gb
     job_en, job_zh = ("LoRA training", "LoRA 训练") if training else ("inference at 16-bit", "16 位推理")
     ok = g.vram_gb >= need_gb
-    verdict = _t(lang, f"{'Yes' if ok else 'Not as is'}: {model.name} needs about {need_gb:g} GB for {job_en} and "
-                       f"{g.name} has {g.vram_gb:g} GB." + ("" if ok else " Lower-memory routes exist (FP8/NF4/GGUF "
-                                                               "weights, CPU offload, smaller batches): slower."),
-                 f"{'可以' if ok else '直接跑不下'}：{model.name} {job_zh}约需 {need_gb:g} GB，{g.name} 有 {g.vram_gb:g} GB。"
-                 + ("" if ok else "可以用低显存方案（FP8/NF4/GGUF 权重、CPU offload、减小 batch），速度会慢。"))
+    low = not ok and not training and not at_16_bit and model.image_low_gb and g.vram_gb >= model.image_low_gb
+    if low:  # "can my 3060 12gb run flux dev?": not at 16-bit, yet the way cards of its size run it
+        verdict = _t(lang, f"Yes, with lower-memory weights: at 16-bit {model.name} needs about {need_gb:g} GB, more "
+                           f"than the {g.vram_gb:g} GB of the {g.name}, but quantised weights (FP8/NF4/GGUF) or CPU "
+                           f"offload bring it down to about {model.image_low_gb:g} GB, which is how cards of this size "
+                           "run it: slower than at 16-bit, with quality close to it.",
+                     f"可以，用低显存方案：{model.name} 16 位推理约需 {need_gb:g} GB，超过 {g.name} 的 {g.vram_gb:g} GB；"
+                     f"但用量化权重（FP8/NF4/GGUF）或 CPU offload 可以降到约 {model.image_low_gb:g} GB，这个显存级别的卡"
+                     "通常就这么跑：比 16 位慢，画质接近。")
+    else:
+        verdict = _t(lang, f"{'Yes' if ok else 'Not as is'}: {model.name} needs about {need_gb:g} GB for {job_en} and "
+                           f"{g.name} has {g.vram_gb:g} GB." + ("" if ok else " Lower-memory routes exist (FP8/NF4/"
+                                                                   "GGUF weights, CPU offload, smaller batches): slower."),
+                     f"{'可以' if ok else '直接跑不下'}：{model.name} {job_zh}约需 {need_gb:g} GB，{g.name} 有 {g.vram_gb:g} GB。"
+                     + ("" if ok else "可以用低显存方案（FP8/NF4/GGUF 权重、CPU offload、减小 batch），速度会慢。"))
     bullets = []
     if not training and model.image_lora_gb:
         bullets.append(_t(lang, f"LoRA training needs about {model.image_lora_gb:g} GB.",
@@ -4449,8 +4462,9 @@ def _image_fit(engine: Engine, g: GPU, model, count: int, lang: str, training: b
     return Reply("fit", lang, title=_t(lang, f"{g.name} × {model.name}: will it run?", f"{g.name} 跑 {model.name} 行吗？"),
                  paragraphs=(verdict,), bullets=tuple(bullets),
                  sources=tuple(Source(f"{model.name}", u) for u in model.sources[:2]), focus=g.name,
-                 fit={"gpu": g.name, "count": count, "model": model.name, "vram_gb": g.vram_gb, "fits": ok,
-                      "total_gb": need_gb, "job": "lora" if training else "inference", "basis": "published figure"})
+                 fit={"gpu": g.name, "count": count, "model": model.name, "vram_gb": g.vram_gb, "fits": bool(ok or low),
+                      "total_gb": model.image_low_gb if low else need_gb, "job": "lora" if training else "inference",
+                      "basis": "published figure"})
 
 
 def _fit_by_memory(engine: Engine, g: GPU, need: Need, count: int, lang: str) -> Reply:

@@ -52,6 +52,7 @@ class ModelSpec:
     image_infer_gb: float | None
     image_lora_gb: float | None
     sources: tuple[str, ...]
+    image_low_gb: float | None = None  # inference by the lightest published route (quantised weights, offload)
     notes: str = ""  # for maintainers: where the shape and figures come from; replies do not show it
     advice: Text = NO_TEXT  # what a reply adds about running it (image and video models: the lower-memory routes)
     native_quant: str = ""  # the format the weights are released in, when it is a quantised one (gpt-oss: MXFP4)
@@ -234,6 +235,7 @@ def _load_models(path: Path) -> list[ModelSpec]:
             licence=row.get("licence", ""), gated=row.get("gated", "").strip().lower() == "yes",
             released=row.get("released", ""), image_infer_gb=_num(path, line, row, "image_infer_gb"),
             image_lora_gb=_num(path, line, row, "image_lora_gb"), sources=_split(row.get("source", ""), ";"),
+            image_low_gb=_num(path, line, row, "image_low_gb"),
             notes=row.get("notes", ""), advice=text_of(row, "advice_en"), native_quant=row.get("native_quant", "")))
     return out
 

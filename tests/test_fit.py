@@ -431,7 +431,10 @@ def test_a_mac_named_with_its_memory_is_that_configuration(scorer_engine, text):
 def test_image_models_get_their_own_memory_figures(scorer_engine):
     (r,) = _turns(scorer_engine, "flux.1 dev fp16 需要多大显存")
     assert r.intent == "memory" and "24 GB" in r.paragraphs[0]
-    (r,) = _turns(scorer_engine, "flux dev on 12gb vram possible?")
+    (r,) = _turns(scorer_engine, "flux dev on 12gb vram possible?")  # not at 16-bit; yes with quantised weights
+    assert r.intent == "fit" and r.fit["fits"] is True and r.fit["vram_gb"] == 12 and r.fit["total_gb"] < 12
+    assert "quantised weights" in r.paragraphs[0] and "24 GB" in r.paragraphs[0], r.paragraphs[0]
+    (r,) = _turns(scorer_engine, "flux dev at fp16 on 12gb vram possible?")  # 16-bit asked for: no
     assert r.intent == "fit" and r.fit["fits"] is False and r.fit["vram_gb"] == 12
     _, lora = _turns(scorer_engine, "flux dev on a 4060 ti 16gb?", "what about training a lora for flux on it")
     assert lora.intent == "fit" and lora.fit["job"] == "lora"

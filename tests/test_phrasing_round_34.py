@@ -191,3 +191,17 @@ def test_a_cards_feature_asked_with_what_the_terms_are_gets_both(engine, text, c
     reply = _chat(engine, [text])[0]
     assert reply.paragraphs[0].startswith(card_says) and len(reply.paragraphs) >= 3, plain(reply)[:600]
     assert guide_says in " ".join(reply.paragraphs[2:]), plain(reply)[:900]
+
+
+@pytest.mark.parametrize("text, yes", [
+    ("can my rtx 3060 12gb run flux dev? how long per image roughly", "Yes, with lower-memory weights"),
+    ("3060能跑wan2.1 14b吗", "可以，用低显存方案"),
+])
+def test_an_image_model_too_big_at_16_bit_runs_the_way_cards_of_that_size_run_it(engine, text, yes):
+    reply = _chat(engine, [text])[0]
+    assert reply.paragraphs[0].startswith(yes) and reply.fit["fits"], reply.paragraphs[0]
+
+
+def test_sd15_lora_memory_is_kohyas_not_the_default_scripts(engine):
+    reply = _chat(engine, ["跑SD 1.5 lora训练最少要多少显存，8G可以吗"])[0]
+    assert reply.paragraphs[0].startswith("可以：Stable Diffusion 1.5 LoRA 训练约需 8 GB"), plain(reply)[:600]
