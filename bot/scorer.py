@@ -707,11 +707,31 @@ def _split_total_note(n: int, total_gb: float, workload: str | None) -> Text:
                 f"速度不会成倍增加；必须放在一张卡上的模型或 batch 还是要一张大显存卡。")
 
 
-def _alternatives(need: Need):
+def _qlora_by_default(need: Need, knowledge_dir: Path) -> Text | None:
+    """"想微调qwen3 32b，有什么方案" (no method, no budget): when the model's 16-bit LoRA is beyond the cards people
+    buy (workloads.yaml `qlora_by_default_above_gb`), QLoRA is the plan to rank for; the note saying so, else None."""
+    above = load_workloads(knowledge_dir).get("llm_finetune", {}).get("qlora_by_default_above_gb")
+    if not above or need.workload != "llm_finetune" or need.finetune_method or need.budget or not need.model_size_b:
+        return None
+    lora = estimate(need.model_size_b, "lora", need.precision_bits, knowledge_dir).total_gb
+    if lora <= above:
+        return None
+    return Text(f"No method said: ranked for QLoRA (4-bit base weights, a little slower, nearly the same quality), how "
+                f"a {need.model_size_b:g}B model is fine-tuned on one card. LoRA on its 16-bit weights needs about "
+                f"{lora:.0f} GB, more than the cards people buy hold; say \"LoRA\" to rank for that.",
+                f"没说微调方法：下面按 QLoRA（4 位基座权重，稍慢，效果接近）推荐，{need.model_size_b:g}B 模型在单卡上通常这样微调。"
+                f"用 16 位权重做 LoRA 约需 {lora:.0f} GB，超过一般能买到的卡；说“LoRA”就按那个推荐。")
+
+
+def _alternatives(need: Need, knowledge_dir: Path | None = None):
     """What an expert tries, in order, when nothing meets the need as asked: the used market, QLoRA instead of LoRA,
     the model split over two or four identical cards, LoRA (then QLoRA) instead of full fine-tuning. Each with the
-    note the reply makes of it."""
+    note the reply makes of it. A model too big for LoRA on a bought card, with no method said, tries QLoRA first."""
     markets = (need.used,) if need.used is not None else (None, True)
+    first = _qlora_by_default(need, knowledge_dir) if knowledge_dir is not None else None
+    if first is not None:
+        for used in markets:
+            yield replace(need, finetune_method="qlora", used=used), (first,)
     for used in markets:
         yield replace(need, used=used), ()
     # QLoRA is LoRA over a 4-bit base: what an expert suggests before a two-card split, also to one who said "LoRA"
@@ -746,7 +766,7 @@ def rank_or_used(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
     """`rank`, and when nothing meets the need as asked, the first alternative that has picks (`_alternatives`):
     flagged and noted so the reply says what changed and follow-ups carry on from it."""
     first = None
-    for alt, notes in _alternatives(need):
+    for alt, notes in _alternatives(need, knowledge_dir):
         r = rank(catalog, alt, knowledge_dir, as_of, lang=lang)
         first = first or r
         if r.picks:

@@ -205,3 +205,16 @@ def test_an_image_model_too_big_at_16_bit_runs_the_way_cards_of_that_size_run_it
 def test_sd15_lora_memory_is_kohyas_not_the_default_scripts(engine):
     reply = _chat(engine, ["跑SD 1.5 lora训练最少要多少显存，8G可以吗"])[0]
     assert reply.paragraphs[0].startswith("可以：Stable Diffusion 1.5 LoRA 训练约需 8 GB"), plain(reply)[:600]
+
+
+@pytest.mark.parametrize("text, lang", [("想微调qwen3 32b，有什么方案", "zh"), ("fine-tune a 70b model, what gpu", "en")])
+def test_a_big_model_to_fine_tune_with_no_method_or_budget_is_ranked_for_qlora(engine, text, lang):
+    reply = _chat(engine, [text])[0]
+    said = "\n".join(reply.paragraphs)
+    assert reply.intent == "recommend" and ("QLoRA" in said and ("No method said" in said or "没说微调方法" in said)), said
+    assert ("QLoRA: frozen 4-bit" in said) or ("QLoRA：冻结的 4 位权重" in said), said
+
+
+def test_a_small_model_to_fine_tune_keeps_lora(engine):
+    said = "\n".join(_chat(engine, ["想微调qwen 7b，用什么卡"])[0].paragraphs)
+    assert "LoRA：冻结的 16 位权重" in said and "没说微调方法" not in said, said

@@ -102,9 +102,11 @@ def test_more_budget_never_gives_a_worse_top_pick(catalog, needs, a, b, on):
             # 2× Quadro RTX 8000 48GB for LLMs); without it, more memory before speed, speeds equal to the hundredth
             # ranking more memory first (a 8 GB card at 0.248 over a 6 GB one at 0.253)
             c = r.picks[0].candidate
-            roomy = c.gpu.vram_gb * c.count >= max(r.workload.comfortable_vram_gb, r.required_vram_gb * c.count)
+            # comfortable memory is judged per card, as the scorer does (four 20 GB cards are not one 24 GB card
+            # for a job that must fit on each): short of it, more memory per card leads
+            roomy = c.gpu.vram_gb >= max(r.workload.comfortable_vram_gb, r.required_vram_gb)
             if set(r.need.workloads) & set(MEMORY_BOUND_WORKLOADS):
-                return (True, round(c.perf, 2), 0) if roomy else (False, c.gpu.vram_gb * c.count, round(c.perf, 2))
+                return (True, round(c.perf, 2), 0) if roomy else (False, c.gpu.vram_gb, round(c.perf, 2))
             return (False, 0, round(c.perf, 2))
 
         assert top(r_high) >= top(r_low)
