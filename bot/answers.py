@@ -1284,9 +1284,28 @@ def why_not(engine: Engine, r: Ranking, last_picks: list[str], name: str, lang: 
         since = _t(lang, f" It launched at {launch} ({launch.on:%Y-%m}).", f"它 {launch.on:%Y-%m} 首发价 {launch}。") \
             if launch else ""
         market = _t(lang, "used", "二手") if r.need.used else _t(lang, "new", "新卡")
-        reasons.append(_t(lang, f"I have no current {market} price for it, so I can't weigh it against the others: "
+        reasons.append(_t(lang, f"I have no current {market} price for it, so I can't weigh it on value: "
                                 f"it is no longer sold new, or no dated price is in my catalog.{since}",
-                          f"我没有它当前的{market}价格，没法和其他卡比较：它已不再作为新卡销售，或目录里没有带日期的价格。{since}"))
+                          f"我没有它当前的{market}价格，没法按性价比比较：它已不再作为新卡销售，或目录里没有带日期的价格。{since}"))
+        mine, theirs = _perf_of(engine, g, r.workload.family), (_perf_of(engine, top.gpu, r.workload.family)
+                                                                if top is not None else None)
+        if mine and theirs and top.count == 1:  # on specs it still compares: memory and speed against the top pick
+            ratio = mine / theirs
+            pace = _t(lang, "about as fast as" if abs(ratio - 1) < 0.05 else
+                      f"about {abs(ratio - 1):.0%} {'faster' if ratio > 1 else 'slower'} than",
+                      "速度和它差不多" if abs(ratio - 1) < 0.05 else
+                      f"速度比它{'快' if ratio > 1 else '慢'}约 {abs(ratio - 1):.0%}")
+            memory = _t(lang, "the same" if g.vram_gb == top.gpu.vram_gb else
+                        f"{'more' if g.vram_gb > top.gpu.vram_gb else 'less'} memory ({g.vram_gb:g} vs "
+                        f"{top.gpu.vram_gb:g} GB)" if g.vram_gb != top.gpu.vram_gb else "the same",
+                        "显存一样" if g.vram_gb == top.gpu.vram_gb else
+                        f"显存{'更多' if g.vram_gb > top.gpu.vram_gb else '更少'}（{g.vram_gb:g} 对 {top.gpu.vram_gb:g} GB）")
+            reasons.append(_t(lang, f"On specs, against the top pick {top.gpu.name}: {g.name} is {pace} it for "
+                                    f"{r.workload.label.en}, with {memory}"
+                                    + (f" {g.vram_gb:g} GB" if g.vram_gb == top.gpu.vram_gb else "")
+                                    + " (spec-based estimate).",
+                              f"按规格和首选 {top.gpu.name} 比：做{r.workload.label.zh}，{g.name} {pace}，{memory}"
+                              + (f"（都是 {g.vram_gb:g} GB）" if g.vram_gb == top.gpu.vram_gb else "") + "（按规格估算）。"))
         if not r.need.used:
             reasons.append(_t(lang, 'Ask "used?" to include second-hand prices.', "想看二手价可以问“二手的可以吗？”。"))
     elif g.vram_gb < r.required_vram_gb:
@@ -4972,6 +4991,49 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
                  sources=(Source(_t(lang, "Kaplan et al. 2020 — FLOPs per parameter per training token",
                                     "Kaplan 等 2020 — 每个训练 token 每个参数的浮点运算量"),
                                  "https://arxiv.org/abs/2001.08361"),))
+
+
+def free_tier_verdict(engine: Engine, platform: str, need: Need, lang: str) -> str | None:
+    """"is colab enough instead", "kaggle免费的够不够我训练CNN": whether the platform's free GPU (its free-quota offers
+    in rentals.csv) holds the job in the chat, with the free tier's limits and the platform's framework limits. None
+    when the platform has no free GPU on file or no job is known."""
+    from bot.knowledge import load_platforms
+    from bot.rentals import card_of, offers_on
+    from bot.scorer import memory_needed
+
+    if not need.workloads:
+        return None
+    today = engine.today or date.today()
+    free = [(o, g) for o in offers_on(engine.knowledge_dir, platform) if o.billing == "free-quota"
+            and (g := card_of(o, list(engine.catalog))) is not None]
+    row = next((p for p in load_platforms(engine.knowledge_dir) if p.name == platform), None)
+    if not free or row is None:
+        return None
+    o, g = max(free, key=lambda x: x[1].vram_gb)
+    spec = workload_spec(engine.knowledge_dir, need.workload, need.as_of or today)
+    gb = round(memory_needed(need, spec, engine.knowledge_dir, today)[0], 1)
+    have = g.vram_gb
+    job = spec.label.get(lang)
+    card = f"{o.family} ({have:g} GB)"
+    limits = re.sub(r"^(?:yes|有)\s*[:：]\s*", "", row.free_tier.get(lang).strip(), flags=re.I)
+    frameworks = row.framework_limits.get(lang)
+    paddle = "" if frameworks.lower().startswith(("none", "无")) else _t(lang, f" Mind the software: {frameworks}.",
+                                                                       f"注意软件限制：{frameworks}。")
+    when = _t(lang, f" (as of {o.on:%Y-%m}; free tiers change, check before you plan on it)",
+              f"（{o.on:%Y-%m} 的信息；免费档会变，动手前先确认）")
+    if have >= gb:
+        comfy = have >= spec.comfortable_vram_gb or bool(need.model_size_b)
+        return _t(lang, f"Yes{'' if comfy else ', for small models'}: the free {card} on {row.label.en} is "
+                        f"{'enough for' if comfy else 'the minimum for'} {job} (about {gb:g} GB needed"
+                        f"{'' if comfy else f', {spec.comfortable_vram_gb:g} GB comfortable'}). Limits: {limits}{when}."
+                        f"{paddle}",
+                  f"{'够用' if comfy else '小模型够用'}：{row.label.zh}免费的 {card} "
+                  f"{'满足' if comfy else '刚够'}{job}（约需 {gb:g} GB"
+                  f"{'' if comfy else f'，{spec.comfortable_vram_gb:g} GB 比较从容'}）。限制：{limits}{when}。{paddle}")
+    return _t(lang, f"Not for this: the free {card} on {row.label.en} is under the ~{gb:g} GB "
+                    f"{job} needs here; its paid GPUs or a rented card with more memory are the way{when}.{paddle}",
+              f"不够：{row.label.zh}免费的 {card} 低于这里{job}需要的约 {gb:g} GB；"
+              f"得用它的付费 GPU 或租显存更大的卡{when}。{paddle}")
 
 
 def _count_that_trains(engine: Engine, g: GPU, need: Need) -> int:

@@ -1292,6 +1292,18 @@ class Conversation:
         return replace(picks, paragraphs=guide.paragraphs[:1] + picks.paragraphs + guide.paragraphs[-1:],
                        sources=picks.sources + tuple(x for x in guide.sources if x not in picks.sources))
 
+    def _free_tier(self, t: Turn) -> Reply:
+        """"is colab enough instead": the verdict on its free GPU for the job in the chat, before what the platform
+        offers."""
+        s = self.session
+        need = s.need.merge(replace(t.q.need, budget=None))
+        platform = answers.platforms_named(self.engine, t.q.text)[0]
+        verdict = answers.free_tier_verdict(self.engine, platform, need, t.lang)
+        reply = self._rent(t)
+        if verdict is None:
+            return reply
+        return replace(reply, paragraphs=(verdict,) + reply.paragraphs)
+
     def _training_job(self, t: Turn) -> Need:
         """The training job in the chat with this turn's words on it (not its money): trained whole when tokens and
         no fine-tune were said ("10B tokens, 1B model"), else an LLM fine-tune."""
@@ -2568,6 +2580,11 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._picks_then_rent_or_buy(t)),  # "doing RL, rent or buy? ~£1000": what the money buys, and how
     # to weigh renting it
     Rule("rental-value", _acts(), _weighs_rentals, lambda c, t: c._rental_value(t)),
+    # "is colab enough instead", "kaggle免费的够我训练CNN吗": whether its free GPU holds the job in the chat, then the platform
+    Rule("free-tier-enough", _acts(), lambda c, t: not t.q.gpus and (_says(t.text, "enough_question") or
+                                                               _says(t.text, "enough_word")) and
+         len(answers.platforms_named(c.engine, t.q.text)) == 1 and bool(t.need.workloads or c.session.need.workloads),
+         lambda c, t: c._free_tier(t)),
     Rule("platform-choice", _acts("question", "recommend", "refine", "rent", "why", "compare", "greeting", "help"),
          lambda c, t: (c.session.last_act == "rent" or c.session.follow_up == "rent" or
                        _says(t.text, "platform_words") and not t.cue("rent")) and  # ("我在香港，哪个平台方便" after

@@ -218,3 +218,28 @@ def test_a_big_model_to_fine_tune_with_no_method_or_budget_is_ranked_for_qlora(e
 def test_a_small_model_to_fine_tune_keeps_lora(engine):
     said = "\n".join(_chat(engine, ["想微调qwen 7b，用什么卡"])[0].paragraphs)
     assert "LoRA：冻结的 16 位权重" in said and "没说微调方法" not in said, said
+
+
+@pytest.mark.parametrize("turns, says", [
+    (["recommend a gpu for whisper + a small llm, around $800", "why not a 4070 super"], "On specs, against the top pick"),
+    (["预算5000元训练CNN", "为什么不选4070 super"], "按规格和首选"),
+])
+def test_why_not_a_card_with_no_price_still_weighs_it_on_specs(engine, turns, says):
+    reply = _chat(engine, turns)[-1]
+    said = "\n".join(reply.paragraphs)
+    assert says in said and "GB" in said, said
+
+
+@pytest.mark.parametrize("turns, verdict", [
+    (["beginner, want to learn deep learning, have $600", "I mostly do kaggle tabular + some CNNs",
+      "is colab enough instead"], "Yes"),
+    (["kaggle免费的GPU够我训练yolo吗"], "够用"),
+    (["想跑70b推理，colab够不够"], "不够"),
+    (["飞桨AI Studio免费的够我入门深度学习吗"], "够用"),
+])
+def test_is_a_free_tier_enough_is_answered_for_the_job(engine, turns, verdict):
+    reply = _chat(engine, turns)[-1]
+    first = reply.paragraphs[0]
+    assert first.startswith(verdict) and "GB" in first, plain(reply)[:600]
+    if "飞桨" in turns[-1]:
+        assert "飞桨" in first and "PyTorch" in first, first  # the framework limit is part of the answer
