@@ -4935,9 +4935,11 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
     cur = _display_currency(need, lang, china)
     fx = engine.catalog.fx
     size = f"{need.model_size_b:g}B"
-    n = max(1, need.gpu_count or 1)  # "roughly how long on 8 of them": that many cards
     rows, lines = [], []
     for g in gpus[:3]:
+        # "roughly how long on 8 of them": that many cards; else as many as the method asked needs ("全参微调8B" on
+        # A100 80GB: two, not LoRA on one)
+        n = max(1, need.gpu_count or _count_that_trains(engine, g, need))
         method = _method_that_fits(engine, g, need, n)
         tps = training_tokens_per_s(engine, g, need.model_size_b, method, n) if method else None
         if not tps:
@@ -4956,11 +4958,11 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
                       f"{best.platform} 约 {spent}（每小时 {hourly(each, cur)}，{best.on:%Y-%m}）")
         rows.append((f"{n}× {g.name}" if n > 1 else g.name, _method_label(method, need).get(lang), f"{tps:,.0f}", took,
                      cost))
-        lines.append((g, hours, method, cost if best is not None else None))
+        lines.append((g, hours, method, cost if best is not None else None, n))
     if not rows:
         return unknown(lang)
     what = _tokens_trained(need, cfg, lang)
-    g, hours, method, cost = lines[0]
+    g, hours, method, cost, n = lines[0]
     first = _t(lang, "~", "约 ") + _took(hours, lang)
     rented = _t(lang, f" (rented: {cost})" if cost else "", f"（租用：{cost}）" if cost else "")
     on = _t(lang, f"{n}× {g.name}" if n > 1 else f"{_a(g.name)} {g.name}", f"{n} 张 {g.name}" if n > 1 else g.name)

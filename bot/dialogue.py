@@ -614,7 +614,12 @@ class Conversation:
         lang = q.lang_request  # the language's name ends what it asks ("…, answer in English"): any length
         mixed = any("\u4e00" <= c <= "\u9fff" for c in text) and any(c.isascii() and c.isalpha() for c in text)
         # "more vram 呢" in a Chinese chat: a message in both scripts keeps the chat's language
-        lang = lang or s.lang_locked or (q.lang if has_letters and not (mixed and s.lang) else (s.lang or q.lang))
+        # a message in both scripts keeps the chat's language ("more vram 呢"), unless it is a Chinese sentence with a
+        # word or two of English in it ("如果租的话呢，AutoDL上哪个划算", "那CPU要多少核"): that is Chinese
+        cjk, latin = len(CJK.findall(text)), len(re.findall(r"[A-Za-z]+", text))
+        chinese = mixed and cjk >= 4 and cjk >= 2 * latin
+        lang = lang or s.lang_locked or ("zh" if chinese else
+                                         q.lang if has_letters and not (mixed and s.lang) else (s.lang or q.lang))
         guess = None
         model = self.engine.acts if q.delexicalised else None
         if model is not None:
@@ -867,8 +872,9 @@ class Conversation:
             return "compare"  # "预算两万做微调，4090还是5090D": two cards offered as the choice are weighed, not re-listed
         if act in ("compare", "gpu_info", "recommend", "refine") and not q.need.budget and (
                 (len(q.gpus) >= 2 and _says(q.text, "mixing_cards")) or
-                (not q.gpus and not q.need.workloads and _says(q.text, "mixing_different"))):
-            return "question"  # "can I mix a 3090 and a 4090 in one machine?": running them together, not which to buy
+                (len(q.gpus) <= 1 and not q.need.workloads and _says(q.text, "mixing_different"))):
+            return "question"  # "can I mix a 3090 and a 4090 in one machine?", "我有一张3060，mix不同型号的gpu可以吗":
+            # running them together, not which to buy
         if act in ("compare", "gpu_info", "fit", "memory") and not need.budget and \
                 _says(q.text, "how_cards_connect") and not (len(q.gpus) == 1 and not q.need.gpu_count and
                                                             _says(q.text, "has_feature")) and \
@@ -1318,7 +1324,8 @@ class Conversation:
         s = self.session
         need = s.need = self._training_job(t)
         china = need.region == "cn" or (need.region is None and t.lang == "zh")
-        cards = list(t.referred) or s.last_picks[:2] or ([s.focus] if s.focus else [])
+        again = s.last_rule in ("training-time", "training-cost", "training-again") and s.focus
+        cards = list(t.referred) or ([s.focus] if again else s.last_picks[:2]) or ([s.focus] if s.focus else [])
         return answers.training_time(self.engine, need, cards, t.lang, china)
 
     def _training_cost(self, t: Turn) -> Reply:
@@ -1331,9 +1338,10 @@ class Conversation:
         if len(cards) > 1:  # two cards weighed ("租4090和A100哪个跑完便宜"): each one's time and cheapest cost
             return answers.training_time(self.engine, need, cards, t.lang, china)
         named = answers.platforms_named(self.engine, t.q.text) or \
-            (s.rent_platforms if s.last_rule == "training-cost" else [])
+            (s.rent_platforms if s.last_rule in ("training-cost", "training-again") else [])
         s.rent_platforms = list(named)
-        count = t.q.need.gpu_count or (s.focus_count if cards and cards[0] == s.focus and not t.q.gpus else None)
+        kept = cards and cards[0] == s.focus and not t.q.gpus and not (t.q.need.finetune_method or t.q.need.model_size_b)
+        count = t.q.need.gpu_count or (s.focus_count if kept else None)  # (a new method or size: as many as it needs)
         return answers.training_cost(self.engine, need, cards[0] if cards else None, count, t.lang, china,
                                      text=t.q.text, platforms=tuple(named))
 
@@ -1427,7 +1435,11 @@ class Conversation:
             need = replace(need, budget=s.need.budget if s.need.budget != t.q.need.budget else None)
         if t.q.need.owned_gpus:  # "I have a 3090, worth upgrading to a 5090?": the step up from the card owned
             need = replace(need, owned_gpus=t.q.need.owned_gpus)
-        return answers.compare(self.engine, need, names[:4], t.lang, counts=counts or None, offered=offered)
+        reply = answers.compare(self.engine, need, names[:4], t.lang, counts=counts or None, offered=offered)
+        per_gb = answers.price_per_gb(self.engine, need, names[:4], t.lang) if _says(t.text, "per_gb") else None
+        if per_gb and reply.intent == "compare":  # "compare the first two on price per GB of vram": that sum first
+            reply = replace(reply, paragraphs=(per_gb,) + reply.paragraphs)
+        return reply
 
     def _compare_again_for(self, t: Turn) -> Reply:
         """The cards just compared, weighed again for the job, market or currency this message names ("in euros?"
@@ -2391,12 +2403,25 @@ def _speed_of_llm_picks(c: Conversation, t: Turn) -> bool:
         "llm_inference" in s.need.workloads and not (s.need.model_size_b or s.need.model) and not t.q.gpus
 
 
+_TRAINING_JOB_SLOTS = ("finetune_method", "model_size_b", "model", "train_tokens", "dataset_samples", "epochs",
+                       "gpu_count", "precision_bits")
+
+
+def _changes_the_timed_job(c: Conversation, t: Turn) -> bool:
+    """A short turn right after a training time or cost that changes only the job (method, model, data, epochs, how
+    many cards): "换成LoRA呢", "3 epochs?", "what about with 8 of them"."""
+    stated = set(t.q.need.stated()) - {"workloads"}
+    return c.session.last_rule in ("training-time", "training-cost", "training-again") and t.short and \
+        bool(stated) and stated <= set(_TRAINING_JOB_SLOTS) and t.act != "out_of_scope" and \
+        not t.q.gpus and not _says(t.text, "break_even") and not _asks_rent_or_buy(t)
+
+
 def _prices_the_timed_job(c: Conversation, t: Turn) -> bool:
     """A rental question ("用租的话呢", "ok what if I rent H100s for that", "and the cost if I rent on RunPod") or a
     question of the total ("跑完要多少钱") right after a training job was timed: what that job costs rented, not a
     rate card. A rate asked ("一小时多少钱"), new money, rent-or-buy and break-even have answers of their own."""
     s = c.session
-    timed = s.last_rule in ("training-time", "training-cost") or \
+    timed = s.last_rule in ("training-time", "training-cost", "training-again") or \
         bool(s.need.train_tokens or s.need.dataset_samples) and s.last_act in ("fit", "rent") or \
         bool(t.q.need.train_tokens or t.q.need.dataset_samples) and (t.cue("price") or _says(t.text, "total_cost"))
     # ("how much would it cost to fine tune llama 3 70b with qlora on runpod? dataset is ~50k samples": said at once)
@@ -2519,6 +2544,9 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: answers.small_talk(t.q.text, t.lang, bool(c.session.last_picks))),
     # "那在autodl租4090跑完要多少钱" after a training time: that job on that card, time × rate
     Rule("training-cost", _acts(), _prices_the_timed_job, lambda c, t: c._training_cost(t)),
+    # "换成LoRA呢", "and with 3 epochs?", "what about a 14B" right after a training time or cost: the same answer again
+    Rule("training-again", _acts(), _changes_the_timed_job,
+         lambda c, t: c._training_cost(t) if c.session.follow_up == "rent" else c._training_time(t)),
     # "训练一个7b lora大概要多久", "how long would it take roughly" with a fine-tune in the chat: the time on the cards
     # that hold it and what that costs rented (a card in focus with the fine-tune already on it: the fit answer says)
     Rule("training-time", _acts(), lambda c, t: (t.cue("duration") or c.session.last_rule == "training-time" and

@@ -78,7 +78,7 @@ def audience(text: str) -> tuple[int | None, str | None, Spans]:
     (AT_ONCE: "50 concurrent", "30个人同时用", "并发50"), a day's users of an app (DAILY: "3000 daily users", "日活5000"),
     or how many people there are (HEADCOUNT: "20 staff", "a team of 15": a few of them at a time); and where it says
     so."""
-    found, daily, spans = None, False, []
+    found, daily, spans, at_once = None, False, [], None
     for pattern, counts_a_day in _grammar():
         for m in pattern.finditer(text):
             if any(a < m.end() and m.start() < b for a, b in spans):
@@ -88,6 +88,10 @@ def audience(text: str) -> tuple[int | None, str | None, Spans]:
                 found = value if found is None else max(found, value)
                 daily = daily or counts_a_day
                 spans.append(m.span())
+                if not counts_a_day and _at_once().search(m.group(0)):
+                    at_once = value if at_once is None else max(at_once, value)
     if found is None:
         return None, None, spans
+    if at_once is not None and not daily:  # "给50个人用，并发大概10": the 10 at once, not the 50 in all
+        return at_once, AT_ONCE, spans
     return found, DAILY if daily else AT_ONCE if _at_once().search(text) else HEADCOUNT, spans

@@ -258,6 +258,7 @@ def cues(text: str, with_cards: str | None = None) -> frozenset[str]:
     with each card named replaced by "@"."""
     if with_cards and "@" in with_cards:
         with_cards = re.sub(r"@\w*\s*", "@ ", with_cards)  # "a @    run", "two @s run": one "@" and a space
+        with_cards = re.sub(r"@ (?=[\u4e00-\u9fff])", "@", with_cards)  # "跟@比", "@能跑啥": Chinese has no space
     guards = words("slots", "cue_guards")
     found = {name for name, ws in words("slots", "cues").items()
              if has_any(mask(text, find_any(text, guards[name])) if name in guards else text, ws)

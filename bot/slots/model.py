@@ -277,21 +277,31 @@ def train_tokens(text: str) -> tuple[int | None, Spans]:
     if not m or re.match(r"\s*(?:of\s+)?(?:context|ctx|window|上下文|长上下文|的上下文)", text[m.end():]):
         return None, []  # "1M tokens context" is a context length
     n = float(m[1]) * float(mult[m[2]])
-    return (int(n), [m.span()]) if 1e6 <= n <= 1e15 else (None, [m.span()])
+    if n < 1e6:
+        return None, []  # "每条1k token": a sample's length, read by tokens_per_sample
+    return (int(n), [m.span()]) if n <= 1e15 else (None, [m.span()])
 
 
-_PER_SAMPLE = re.compile(r"每(?:条|个样本|个)\s*(?:大概|约|平均)?\s*(\d{2,6})\s*(?:个\s*)?(?:tokens?|词元)(?![a-z])|"
-                         r"(?<![\d.])(\d{2,6})\s*tokens?\s+(?:each|per (?:sample|example|row|conversation)|apiece)\b|"
-                         r"\bof\s+(\d{2,6})\s*tokens?\b")
+_LENGTH = r"(\d{1,6}(?:\.\d+)?)\s*(k)?\s*"  # "1000", "1k", "1.5k"
+_PER_SAMPLE = re.compile(rf"每(?:条|个样本|个)\s*(?:大概|约|平均)?\s*{_LENGTH}(?:个\s*)?(?:tokens?|词元)(?![a-z])|"
+                         rf"(?<![\d.]){_LENGTH}tokens?\s+(?:each|per (?:sample|example|row|conversation)|apiece)\b|"
+                         rf"\bof\s+{_LENGTH}tokens?\b|"
+                         rf"(?:平均)?(?:长度|每条长度|样本长度)\s*(?:大概|约|平均)?\s*{_LENGTH}(?:个\s*)?(?:tokens?|词元)(?![a-z])|"
+                         rf"\baverag(?:e|ing)\s+(?:length\s+)?(?:of\s+)?(?:about\s+|~)?{_LENGTH}tokens?\b")
 
 
 def tokens_per_sample(text: str) -> tuple[int | None, Spans]:
-    """How long each sample is ("每条1000 token", "1000 tokens each", "20k samples of 1000 tokens"): with the count of
-    samples it makes the tokens trained on."""
+    """How long each sample is ("每条1000 token", "1000 tokens each", "20k samples of 1000 tokens", "平均长度1k token",
+    "averaging 800 tokens"): with the count of samples it makes the tokens trained on."""
     m = _PER_SAMPLE.search(text)
     if not m:
         return None, []
-    return int(m[1] or m[2] or m[3]), [m.span()]
+    groups = [g for g in m.groups()]
+    for i in range(0, len(groups), 2):
+        if groups[i]:
+            n = float(groups[i]) * (1000 if groups[i + 1] else 1)
+            return (int(n), [m.span()]) if 10 <= n <= 1_000_000 else (None, [m.span()])
+    return None, []
 
 
 _EPOCHS = re.compile(r"(?<![\d.])(\d{1,3})\s*(?:full\s+)?(?:epochs?|passes|个\s*epochs?|個\s*epochs?|轮|輪|遍|个轮次)"
