@@ -1628,10 +1628,13 @@ def held_by(engine: Engine, name: str, count: int, gb: float, lang: str) -> str:
     """The answer to "how many": that many of the card hold the job's memory."""
     g = engine.catalog.get(name)
     vram = g.vram_gb if g is not None else 0
+    machines = count >= 4
     return _t(lang, f"How many: {count}× {name} ({count * vram:g} GB in all) hold the ~{gb:g} GB this job needs"
-                    f"{', split across the cards' if count > 1 else ''}; the prices below are for {count}.",
+                    f"{', split across the cards' if count > 1 else ''}; the prices below are for {count}"
+                    f"{' (rented machines come with 1, 2, 4 or 8 GPUs)' if machines else ''}.",
               f"要几张：{count} 张 {name}（共 {count * vram:g} GB）能装下这个任务所需的约 {gb:g} GB"
-              f"{'（模型切分到几张卡上）' if count > 1 else ''}；下面的价格按 {count} 张算。")
+              f"{'（模型切分到几张卡上）' if count > 1 else ''}；下面的价格按 {count} 张算"
+              f"{'（租的整机是 1、2、4 或 8 卡）' if machines else ''}。")
 
 
 def rented_on(engine: Engine, platform: str) -> list[str]:
@@ -4354,7 +4357,14 @@ def _llm_fit(engine: Engine, g: GPU, model, need: Need, count: int, lang: str) -
                      "token 读取的参数少）。内存要留够这部分。")
     else:
         more = ""
-        if ans.cards_needed:
+        if ans.cards_needed and ans.cards_needed > MOST_CARDS_IN_A_SERVER:  # "how many 4090s for deepseek v3"
+            n = ans.cards_needed
+            more = _t(lang, f" It would take about {n}× {g.name} ({n * g.vram_gb:g} GB): more cards than one machine "
+                            "holds, so not a practical setup; a server of cards with more memory, a Mac with a lot of "
+                            "unified memory, or renting fits it better.",
+                      f"大约要 {n} 张 {g.name}（共 {n * g.vram_gb:g} GB）：超过一台机器能插的卡数，不现实；用显存更大的卡组成的"
+                      "服务器、统一内存很大的 Mac，或者租用更合适。")
+        elif ans.cards_needed:
             n = ans.cards_needed
             more = _t(lang, f" {n}× {g.name} ({n * g.vram_gb:g} GB) would hold it, split by layers.",
                       f"{n} 张 {g.name}（共 {n * g.vram_gb:g} GB）按层切分能装下。")
@@ -4995,6 +5005,27 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
                                  "https://arxiv.org/abs/2001.08361"),))
 
 
+def _lighter_method_that_fits(engine: Engine, need: Need, have_gb: float) -> tuple[str, float] | None:
+    """A fine-tune that does not fit `have_gb` as asked: the first lighter method (LoRA, then QLoRA) that does, with
+    its memory; None for other jobs or when none fits."""
+    from bot.vram import estimate
+
+    if need.workload != "llm_finetune" or not need.model_size_b:
+        return None
+    for method in _LIGHTER.get(need.finetune_method or "lora", ()):
+        gb = round(estimate(need.model_size_b, method, need.precision_bits, engine.knowledge_dir).total_gb, 1)
+        if gb <= have_gb:
+            return method, gb
+    return None
+
+
+def free_tier_of(engine: Engine, platform: str) -> list:
+    """The platform's free GPUs on file (its free-quota offers in rentals.csv)."""
+    from bot.rentals import offers_on
+
+    return [o for o in offers_on(engine.knowledge_dir, platform) if o.billing == "free-quota"]
+
+
 def free_tier_verdict(engine: Engine, platform: str, need: Need, lang: str) -> str | None:
     """"is colab enough instead", "kaggle免费的够不够我训练CNN": whether the platform's free GPU (its free-quota offers
     in rentals.csv) holds the job in the chat, with the free tier's limits and the platform's framework limits. None
@@ -5032,6 +5063,15 @@ def free_tier_verdict(engine: Engine, platform: str, need: Need, lang: str) -> s
                   f"{'够用' if comfy else '小模型够用'}：{row.label.zh}免费的 {card} "
                   f"{'满足' if comfy else '刚够'}{job}（约需 {gb:g} GB"
                   f"{'' if comfy else f'，{spec.comfortable_vram_gb:g} GB 比较从容'}）。限制：{limits}{when}。{paddle}")
+    lighter = _lighter_method_that_fits(engine, need, have)
+    if lighter is not None:  # "跑得動7B LoRA嗎" on 16 GB: not at 16-bit, yes the way 16 GB cards fine-tune it
+        method, lighter_gb = lighter
+        label = _METHOD_LABEL[method]
+        return _t(lang, f"Yes, with {label.en}: the free {card} on {row.label.en} is under the ~{gb:g} GB "
+                        f"{_METHOD_LABEL[need.finetune_method or 'lora'].en} needs here, but {label.en} needs about "
+                        f"{lighter_gb:g} GB, which fits. Limits: {limits}{when}.{paddle}",
+                  f"可以，用 {label.zh}：{row.label.zh}免费的 {card} 装不下{_METHOD_LABEL[need.finetune_method or 'lora'].zh}"
+                  f"需要的约 {gb:g} GB，但 {label.zh} 约需 {lighter_gb:g} GB，装得下。限制：{limits}{when}。{paddle}")
     return _t(lang, f"Not for this: the free {card} on {row.label.en} is under the ~{gb:g} GB "
                     f"{job} needs here; its paid GPUs or a rented card with more memory are the way{when}.{paddle}",
               f"不够：{row.label.zh}免费的 {card} 低于这里{job}需要的约 {gb:g} GB；"

@@ -1190,12 +1190,15 @@ class Conversation:
         between fp8 and bf16 and…"), the guide's answer on them follows."""
         reply = answers.feature_support(self.engine, t.referred[0], self._features_asked(t), t.lang)
         if not (_says(t.text, "definition_asked", "difference") or _says(t.text, "definition_asked", "tail") or
-                _definition_lead().match(normalise(t.text))):
-            return reply
+                _definition_lead().match(normalise(t.text)) or _says(t.text, "feature_matters")):
+            return reply  # ("does fp8 on h100 actually matter for training or is bf16 fine": whether it is worth it too)
         clauses = [c for c in re.split(r"[,，。;；?？!！]", t.q.text) if c.strip()]
         asked = next((c for c in clauses if _says(c, "definition_asked", "difference") or
-                      _says(c, "definition_asked", "tail") or _definition_lead().match(normalise(c.strip()))),
+                      _says(c, "definition_asked", "tail") or _definition_lead().match(normalise(c.strip())) or
+                      _says(c, "feature_matters")),
                      t.q.text)  # the clause that asks what the terms are, not the one about the card
+        asked = re.sub(r"(?i)(?<![a-z0-9])(?:rtx|gtx)?\s?[a-z]?\d{3,4}[a-z0-9]*", " ", asked)  # (the card's name
+        # would draw its sheet)
         guide = answers.question(self.engine, asked, t.lang, kinds=("guide",))
         if guide.intent != "question" or not guide.paragraphs:
             return reply
@@ -1384,7 +1387,8 @@ class Conversation:
         s.rent_budget = asdict(t.q.need.budget) if t.q.need.budget else \
             (s.rent_budget if s.last_act == "rent" and not t.q.need.usage else None)
         held = answers.cards_to_hold(self.engine, names[0], need) if names and not t.q.need.gpu_count and \
-            _asks_how_many(t.q) else None
+            (_asks_how_many(t.q) or _says(t.text, "plural_pronoun") and not t.q.gpus) else None
+        # ("monthly cost if I rent those on runpod" after "6× H100 would hold it": as many as hold the job)
         if held:  # "how many H100s would I rent" after the memory a job needs: as many as hold it, priced
             count = held[0]
         cheaper = t.q.direction == "cheaper" and s.last_act == "rent"
@@ -1564,12 +1568,12 @@ class Conversation:
             text = f"{card.vendor} {card.name} {text}"
         reply = answers.question(self.engine, text, t.lang)
         vendor = t.q.need.vendor
-        if vendor and not t.q.gpus and reply.intent == "question" and \
-                not _mentions_vendor(reply.paragraphs[:1], vendor):
+        if vendor and not t.q.gpus and (reply.intent == "unknown" or reply.intent == "question" and
+                                        _vendor_at(reply.paragraphs[0], vendor) > VENDOR_SUBJECT_SHARE):
             # "intel显卡能训练模型吗": a question about a maker whose words the search matched elsewhere (laptops):
             # the guide's paragraphs about that maker answer it (asked again in the maker's name if none came)
             # (asked in English whatever the reply's language: the search ranks the same sections for both replies)
-            asked = f"{vendor} GPUs for deep learning: PyTorch software support"
+            asked = f"{vendor} ({' '.join(_vendor_names(vendor)[:5])}) GPUs for deep learning: PyTorch software support"
             about = answers.question(self.engine, asked, t.lang, kinds=("guide",))
             if about.intent == "question" and _mentions_vendor(about.paragraphs, vendor):
                 reply = about  # (its title and sources are that section's)
@@ -1600,7 +1604,10 @@ class Conversation:
         return answers.gpu_card(self.engine, self.session.need, t.q.gpus[0], t.lang)
 
     def _recommend_with_vendor_advice(self, t: Turn) -> Reply:
-        return self._with_vendor_advice(t, self._recommend(t), t.q.need.vendor)
+        reply = self._recommend(t)
+        if reply.intent == "recommend" and not reply.recommendations:
+            return self._guide_question(t)  # a maker none of whose cards is priced here (Huawei's): the guide on it
+        return self._with_vendor_advice(t, reply, t.q.need.vendor)
 
     def _with_card_software(self, t: Turn, reply: Reply, card) -> Reply:
         guide = answers.question(self.engine, f"{card.name} PyTorch", t.lang, kinds=("guide",))
@@ -2314,8 +2321,9 @@ def _asks_about_a_vendor(t: Turn) -> bool:
     """A question about a maker other than NVIDIA with nothing else stated ("is AMD ok? its cheaper", "A卡能用吗"):
     besides the maker's cards, the answer owes what the guide says of its software."""
     n = t.q.need
-    return n.vendor not in (None, "NVIDIA") and replace(n, vendor=None, used=None).is_empty() and \
+    return n.vendor not in (None, "NVIDIA") and replace(n, vendor=None, used=None, workloads=()).is_empty() and \
         _asks(t.text) and _words_besides(t.text, [words("slots", "vendor", n.vendor)])
+    # ("is huawei ascend usable for pytorch training?", "华为的卡能跑大模型吗": a job named with the maker is still this)
 
 
 def _has_picks(c: Conversation, t: Turn) -> bool:
@@ -2401,6 +2409,18 @@ def _speed_of_llm_picks(c: Conversation, t: Turn) -> bool:
     s = c.session
     return t.cue("speed") and s.last_act in ("recommend", "refine") and bool(s.last_picks) and \
         "llm_inference" in s.need.workloads and not (s.need.model_size_b or s.need.model) and not t.q.gpus
+
+
+def _asks_about_a_free_tier(c: Conversation, t: Turn) -> bool:
+    """One notebook platform named with a job in the chat, asked whether it does ("enough", "跑得动吗", "worth it") or
+    about its free GPUs."""
+    if t.q.gpus or t.act == "out_of_scope" or not (t.need.workloads or c.session.need.workloads):
+        return False
+    named = answers.platforms_named(c.engine, t.q.text)
+    if len(named) != 1 or not answers.free_tier_of(c.engine, named[0]):
+        return False
+    return _says(t.text, "enough_question") or _says(t.text, "enough_word") or _says(t.text, "will_it_do") or \
+        _says(t.text, "free_tier_asked") or bool(t.q.cues & {"what_fits", "worth"})
 
 
 _TRAINING_JOB_SLOTS = ("finetune_method", "model_size_b", "model", "train_tokens", "dataset_samples", "epochs",
@@ -2542,6 +2562,9 @@ POLICY: tuple[Rule, ...] = (
     Rule("small-talk", _acts("greeting"), lambda c, t: t.q.need.is_empty() and not t.q.gpus and not (
         c.session.last_act == "compare" and (_says(t.text, "power_words") or _says(t.text, "which_of_them"))),
          lambda c, t: answers.small_talk(t.q.text, t.lang, bool(c.session.last_picks))),
+    # "is colab enough instead", "kaggle免费的够我训练CNN吗", "Kaggle 免費GPU每週可以用多久？跑得動7B LoRA嗎": whether its
+    # free GPU holds the job in the chat, then what the platform offers
+    Rule("free-tier-enough", _acts(), _asks_about_a_free_tier, lambda c, t: c._free_tier(t)),
     # "那在autodl租4090跑完要多少钱" after a training time: that job on that card, time × rate
     Rule("training-cost", _acts(), _prices_the_timed_job, lambda c, t: c._training_cost(t)),
     # "换成LoRA呢", "and with 3 epochs?", "what about a 14B" right after a training time or cost: the same answer again
@@ -2562,7 +2585,8 @@ POLICY: tuple[Rule, ...] = (
     # "could I keep the old one as a second card?" after "I have a 3090, worth upgrading to a 5090?": both in one box
     Rule("feature", _acts("gpu_info", "fit", "memory", "question", "compare", "refine", "recommend"),
          lambda c, t: len(t.referred) == 1 and not t.q.need.model_size_b and not t.q.need.model and
-         not t.q.need.budget and (len(t.q.quant_formats) < 2 or _says(t.text, "has_feature")) and
+         not t.q.need.budget and (len(t.q.quant_formats) < 2 or _says(t.text, "has_feature") or
+                                  _says(t.text, "feature_matters")) and
          bool(c._features_asked(t)) and
          not (max([t.q.need.gpu_count or 1, *t.q.card_counts.values()]) > 1 and not _says(t.text, "has_feature")),
          # ("does NVLink matter for 2x 3090", "双3090要不要买NVLink桥": the guide on the link, not a card's yes/no)
@@ -2608,11 +2632,6 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._picks_then_rent_or_buy(t)),  # "doing RL, rent or buy? ~£1000": what the money buys, and how
     # to weigh renting it
     Rule("rental-value", _acts(), _weighs_rentals, lambda c, t: c._rental_value(t)),
-    # "is colab enough instead", "kaggle免费的够我训练CNN吗": whether its free GPU holds the job in the chat, then the platform
-    Rule("free-tier-enough", _acts(), lambda c, t: not t.q.gpus and (_says(t.text, "enough_question") or
-                                                               _says(t.text, "enough_word")) and
-         len(answers.platforms_named(c.engine, t.q.text)) == 1 and bool(t.need.workloads or c.session.need.workloads),
-         lambda c, t: c._free_tier(t)),
     Rule("platform-choice", _acts("question", "recommend", "refine", "rent", "why", "compare", "greeting", "help"),
          lambda c, t: (c.session.last_act == "rent" or c.session.follow_up == "rent" or
                        _says(t.text, "platform_words") and not t.cue("rent")) and  # ("我在香港，哪个平台方便" after
@@ -2815,7 +2834,7 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._recommend_with_vendor_advice(t)),  # "is AMD ok?", "A卡能用吗": the picks and the software
     Rule("recommend", _acts("recommend", "refine"), _always, lambda c, t: c._recommend(t)),
     Rule("a-need-in-passing", _acts(), lambda c, t: bool(t.need.budget) or (
-        c.session.awaiting is not None and bool(t.need.workloads)),
+        c.session.awaiting is not None and bool(t.need.workloads) and not _asks_about_a_vendor(t)),
          lambda c, t: c._recommend(t)),
     Rule("card-advice", _acts("gpu_info"), lambda c, t: bool(t.q.gpus) and (
         t.need.used is not None or t.need.vendor is not None or t.cue("software")),

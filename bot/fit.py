@@ -518,7 +518,7 @@ def fit(gpu: GPU, model: ModelSpec, knowledge_dir: Path, count: int = 1, quant: 
             chosen = lower[0] if lower else chosen
     need = None
     if not chosen.fits and not gpu.unified_memory and gpu.form_factor != "Laptop":  # one GPU per computer or laptop
-        for n in (2, 3, 4, 6, 8, 10, 12, 16):
+        for n in (2, 3, 4, 6, 8, 10, 12, 16, 20, 24, 32):
             w, kv, oh = memory(model, table.quant(chosen.quant), chosen.context, n, knowledge_dir, kv_bits)
             if n > count and w + kv + oh <= usable_memory_gb(gpu, knowledge_dir) * n:
                 need = n

@@ -81,7 +81,7 @@ def test_qlora_far_over_the_card_is_still_no(scorer_engine):
                                          ("can a 3060 12GB do LoRA on a 13B?", "QLoRA")])
 def test_a_method_that_does_not_fit_offers_the_next_lighter_one_that_does(scorer_engine, text, method):
     conv = Conversation(scorer_engine)
-    conv.session.lang = "en"
+    conv.session.lang_locked = "en"  # the verdict's English wording, whatever the message's language
     reply = conv.turn(text)
     assert f"but yes with {method} " in reply.paragraphs[0], plain(reply)
 

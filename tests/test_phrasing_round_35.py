@@ -93,3 +93,43 @@ def test_the_people_at_once_are_the_number_said_with_at_once(text, users):
 def test_serving_sized_for_the_concurrency_said(catalog):
     need = parse("公司要部署70B模型给50个人用，并发大概10，配什么服务器", catalog).need
     assert need.concurrent_users == 10, need
+
+
+@pytest.mark.parametrize("text, verdict", [
+    ("Kaggle 免費GPU每週可以用多久？跑得動7B LoRA嗎", "可以，用 QLoRA"),
+    ("is colab pro worth it for a uni project, training resnet50 on a 100k image subset of imagenet", "Yes"),
+])
+def test_a_free_tier_asked_whether_it_runs_the_job(engine, text, verdict):
+    reply = _chat(engine, [text])[0]
+    assert reply.paragraphs[0].startswith(verdict), plain(reply)[:500]
+
+
+def test_how_many_users_a_card_serves_is_its_capacity(engine):
+    reply = _chat(engine, ["vllm部署gpt-oss-20b，一张4090能扛多少concurrent users"])[0]
+    assert re.search(r"约 \d+ 人同时使用", reply.paragraphs[0]), plain(reply)[:400]
+
+
+@pytest.mark.parametrize("text, guide", [
+    ("does fp8 on h100 actually matter for training or is bf16 fine", "BF16"),
+    ("4090上用fp8训练有必要吗，还是bf16就够了", "FP8 是加分项"),
+])
+def test_whether_a_feature_matters_gets_the_cards_support_and_the_guide(engine, text, guide):
+    reply = _chat(engine, [text])[0]
+    assert len(reply.paragraphs) >= 3 and guide in " ".join(reply.paragraphs[2:]), plain(reply)[:800]
+
+
+def test_more_cards_than_a_machine_holds_is_said_to_be_impractical(engine):
+    said = plain(_chat(engine, ["how many 4090s to run deepseek v3 at q4"])[0])
+    assert re.search(r"about \d+× GeForce RTX 4090", said) and "more cards than one machine holds" in said, said[:600]
+
+
+def test_renting_those_after_a_count_that_holds_the_model_prices_that_many(engine):
+    reply = _chat(engine, ["how many 4090s to run deepseek v3 at q4", "what about H100s",
+                           "monthly cost if I rent those on runpod 24/7"])[-1]
+    assert reply.intent == "rent" and reply.paragraphs[0].startswith("How many: 8×"), plain(reply)[:500]
+
+
+@pytest.mark.parametrize("text", ["昇腾可以吗", "is huawei ascend usable for pytorch training?", "华为的卡能跑大模型吗"])
+def test_huaweis_accelerators_are_answered_from_the_guide(engine, text):
+    said = plain(_chat(engine, ["公司要部署deepseek r1满血版，有什么方案", text])[-1])
+    assert "torch_npu" in said, said[:600]
