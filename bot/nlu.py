@@ -48,6 +48,7 @@ class Query:
     delexicalised: str = ""  # the normalised text with cards as "@" and digits as "9": what the act classifier reads
     model_family: str | None = None  # a family named with no model or size ("跑deepseek"): which of it fits is asked
     market: str | None = None  # the region the message implies without naming a place ("NT$30000", HK Cantonese)
+    machines: tuple[tuple[str, str], ...] = ()  # of `gpus`, the Macs (macs.csv): (name, maker)
 
     @property
     def without_cards(self) -> str:
@@ -70,9 +71,16 @@ class Query:
                 v = v.isoformat()
             elif k == "workloads":
                 v = list(v)
+            elif k == "vendor" and v == "Huawei":
+                continue  # read for the dialogue, not a labelled value (knowledge/intents/README.md)
             out[k] = v
-        if self.gpus:
-            out["gpus"] = list(self.gpus)
+        # the labelled sets name cards (gpus.csv), and a computer alone by its maker ("MacBook Pro M3 Pro 18G": Apple)
+        machines = dict(self.machines)
+        cards = [g for g in self.gpus if g not in machines]
+        if machines and not cards and "vendor" not in out and len(set(machines.values())) == 1:
+            out["vendor"] = next(iter(machines.values()))
+        if cards:
+            out["gpus"] = cards
         if self.ordinals:
             out["ordinals"] = list(self.ordinals)
         if self.direction:
@@ -210,4 +218,6 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
         cues=cues, lang_request=context.language_request(t), card_memory_gb=hardware.stated_card_memory(n, catalog),
         memory_gb=memory_said, card_counts=hardware.card_counts(n, catalog), quant_formats=model.quant_formats(masked),
         delexicalised=re.sub(r"\d+(?:[.,]\d+)*", "9", mask(n, gpu_spans, "@")).strip(), market=market,
-        model_family=model.named_family(masked) if not (size or model_name) else None)
+        model_family=model.named_family(masked) if not (size or model_name) else None,
+        machines=tuple((g.name, g.vendor) for n in gpus if catalog is not None and (g := catalog.get(n)) is not None
+                       and g.segment == "mac"))
