@@ -732,8 +732,11 @@ class Conversation:
                 not (q.gpus or q.ordinals or q.direction or s.last_picks or need.budget) and \
                 s.last_act in ("question", "compare", "gpu_info", "why", "why_not", "fit"):
             return "question"  # "Mac 呢", "what about intel?" after a talk about makers: the guide on that maker
-        if act in ("recommend", "refine") and _says(q.text, "free_words") and not (q.gpus or need.budget or q.direction):
-            return "rent"  # "broke student, a GPU for a Kaggle comp, any free options?": the free quotas, not cards to buy
+        if (act in ("recommend", "refine") or act == "question" and len(q.text.strip()) <= SHORT_FOLLOW_UP and
+                (s.need.workloads or s.last_picks)) and _says(q.text, "free_words") and \
+                not (q.gpus or need.budget or q.direction):
+            return "rent"  # "broke student, a GPU for a Kaggle comp, any free options?", "免费的有哪些" after picks:
+            # the free quotas, not cards to buy
         if act in ("gpu_info", "question", "where_to_buy") and len(q.gpus) == 1 and {"compare", "pronoun"} <= q.cues \
                 and s.focus and s.focus != q.gpus[0] and not q.ordinals:
             return "compare"  # "is it worth it over a used 4090?" after the 5090: the card on the table against that one
@@ -870,8 +873,8 @@ class Conversation:
         if act in ("recommend", "refine", "where_to_buy", "gpu_info") and len(q.gpus) >= 2 and not need.model_size_b \
                 and _says(q.text, "choice_between") and "buy_where" not in q.cues:
             return "compare"  # "预算两万做微调，4090还是5090D": two cards offered as the choice are weighed, not re-listed
-        if act in ("compare", "gpu_info", "recommend", "refine") and not q.need.budget and (
-                (len(q.gpus) >= 2 and _says(q.text, "mixing_cards")) or
+        if act in ("compare", "gpu_info", "recommend", "refine", "fit") and not q.need.budget and (
+                (len(q.gpus) >= 2 and act != "fit" and _says(q.text, "mixing_cards")) or
                 (len(q.gpus) <= 1 and not q.need.workloads and _says(q.text, "mixing_different"))):
             return "question"  # "can I mix a 3090 and a 4090 in one machine?", "我有一张3060，mix不同型号的gpu可以吗":
             # running them together, not which to buy
@@ -1301,6 +1304,16 @@ class Conversation:
         return replace(picks, paragraphs=guide.paragraphs[:1] + picks.paragraphs + guide.paragraphs[-1:],
                        sources=picks.sources + tuple(x for x in guide.sources if x not in picks.sources))
 
+    def _price_per_gb_of_picks(self, t: Turn) -> Reply:
+        s = self.session
+        names = s.last_picks[:4]
+        counts = {n: c for n, c in s.pick_counts.items() if n in names and c > 1}
+        reply = answers.compare(self.engine, s.need, names, t.lang, counts=counts or None)
+        per_gb = answers.price_per_gb(self.engine, s.need, names, t.lang)
+        if per_gb and reply.intent == "compare":
+            reply = replace(reply, paragraphs=(per_gb,) + reply.paragraphs)
+        return reply
+
     def _free_tier(self, t: Turn) -> Reply:
         """"is colab enough instead": the verdict on its free GPU for the job in the chat, before what the platform
         offers."""
@@ -1375,6 +1388,8 @@ class Conversation:
             s.need = s.need.merge(replace(t.q.need, budget=None, usage=None))
         names = list(t.q.gpus) or list(t.referred) or (s.last_picks[:3] if s.last_picks else []) or \
             ([s.focus] if s.last_act == "rent" and s.focus else [])  # "what about vast" after the A100 on RunPod
+        if _says(t.q.text, "free_words") and not (t.q.gpus or t.q.ordinals or "pronoun" in t.q.cues):
+            names = []  # "免费的有哪些" after picks: the platforms with free quotas, not the picks' rentals
         # "or should I just rent?" after 2× 3090 for 70B: that many of the card, as the setup on screen had
         shown = s.pick_counts.get(names[0]) if names and not t.q.gpus and names[0] in s.last_picks else None
         count = t.q.need.gpu_count or (s.need.gpu_count if s.last_act == "rent" else None) or shown or \
@@ -1566,6 +1581,11 @@ class Conversation:
                 _about_the_focus(t.q, s) and not several and \
                 not answers.platforms_named(self.engine, text):  # "能用 colab 吗": about the platform
             text = f"{card.vendor} {card.name} {text}"
+        if _says(t.q.text, "mixing_different") or len(t.q.gpus) >= 2 and _says(t.q.text, "mixing_cards"):
+            mixing = answers.question(self.engine, _asked_as("mixing_query", t.q.without_cards, t.q.text), t.lang,
+                                      kinds=("guide",))  # "I have a 3060, keep it as a second card?": mixing cards
+            if mixing.intent == "question":
+                return mixing
         reply = answers.question(self.engine, text, t.lang)
         vendor = t.q.need.vendor
         if vendor and not t.q.gpus and (reply.intent == "unknown" or reply.intent == "question" and
@@ -2562,6 +2582,10 @@ POLICY: tuple[Rule, ...] = (
     Rule("small-talk", _acts("greeting"), lambda c, t: t.q.need.is_empty() and not t.q.gpus and not (
         c.session.last_act == "compare" and (_says(t.text, "power_words") or _says(t.text, "which_of_them"))),
          lambda c, t: answers.small_talk(t.q.text, t.lang, bool(c.session.last_picks))),
+    # "那每GB显存多少钱，哪个最划算" after picks: each pick's price over its memory, then the picks weighed
+    Rule("price-per-gb", _acts(), lambda c, t: _says(t.text, "per_gb") and not t.q.gpus and not t.q.need.budget and
+         len(c.session.last_picks) >= 2 and not _comparison_open(c.session) and t.act != "out_of_scope",
+         lambda c, t: c._price_per_gb_of_picks(t)),
     # "is colab enough instead", "kaggle免费的够我训练CNN吗", "Kaggle 免費GPU每週可以用多久？跑得動7B LoRA嗎": whether its
     # free GPU holds the job in the chat, then what the platform offers
     Rule("free-tier-enough", _acts(), _asks_about_a_free_tier, lambda c, t: c._free_tier(t)),

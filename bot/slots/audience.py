@@ -46,8 +46,8 @@ def _grammar() -> tuple[tuple[re.Pattern[str], bool], ...]:
         # "20 staff", "30个同事", "15 concurrent users", "30个人同时用", "二三十人"
         (re.compile(num + classifier + r"(?:(?:" + at_once + r"|active|internal)\s+)?(?:" + people + "|" + person + ")"),
          False),
-        # "50 concurrent", "50并发", "50路并发"
-        (re.compile(num + r"\s*(?:" + at_once + ")"), False),
+        # "50 concurrent", "50并发", "50路并发", "20个并发"
+        (re.compile(num + classifier + r"(?:" + at_once + ")"), False),
         # "并发50", "concurrency of 50", "同时在线50人"
         (re.compile(r"(?:" + at_once + r")\s*(?:数|量|用户|人数|数量)?" + about + num), False),
         # "a team of 15", "团队15人"

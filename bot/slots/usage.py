@@ -43,7 +43,8 @@ def _grammar() -> dict:
             re.compile(rng + r"\s*-?\s*" + hours + r"\s*" + ascii_per),
             # "每周10小时", "一周大概用20小时", "every day for 8 hours" (first: in "一天跑10小时一个月多少钱" the period
             # before the hours is the rate, the one after is what the question is about)
-            re.compile(any_per + _STOP + "{0,8}?" + rng + r"\s*" + hours),
+            # (no other period between: in "一个月每天用4小时" the day is the rate, the month what it is for)
+            re.compile(any_per + r"(?:(?!" + "|".join(per.values()) + ")" + _STOP + "){0,8}?" + rng + r"\s*" + hours),
             # "10 hours a week", "10h/week", "20小时一周"
             re.compile(rng + r"\s*-?\s*" + hours + between + r"(?:,\s*)?" + any_per),
             # "8h days", "8-hour days": hours a day
