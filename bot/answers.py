@@ -4963,7 +4963,7 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
         if best is not None:
             each = fx.convert(best.price, best.currency, cur, today) * n
             total = each * max(hours, 1 / 60)
-            spent = money(total, cur) if total >= 100 else f"{CURRENCY_SYMBOLS.get(cur, '$')}{total:.2f}"
+            spent = _job_money(total, cur)
             cost = _t(lang, f"{spent} on {best.platform} ({hourly(each, cur)}/h, {best.on:%Y-%m})",
                       f"{best.platform} 约 {spent}（每小时 {hourly(each, cur)}，{best.on:%Y-%m}）")
         rows.append((f"{n}× {g.name}" if n > 1 else g.name, _method_label(method, need).get(lang), f"{tps:,.0f}", took,
@@ -5031,14 +5031,13 @@ def free_tier_verdict(engine: Engine, platform: str, need: Need, lang: str) -> s
     in rentals.csv) holds the job in the chat, with the free tier's limits and the platform's framework limits. None
     when the platform has no free GPU on file or no job is known."""
     from bot.knowledge import load_platforms
-    from bot.rentals import card_of, offers_on
+    from bot.rentals import card_of
     from bot.scorer import memory_needed
 
     if not need.workloads:
         return None
     today = engine.today or date.today()
-    free = [(o, g) for o in offers_on(engine.knowledge_dir, platform) if o.billing == "free-quota"
-            and (g := card_of(o, list(engine.catalog))) is not None]
+    free = [(o, g) for o in free_tier_of(engine, platform) if (g := card_of(o, list(engine.catalog))) is not None]
     row = next((p for p in load_platforms(engine.knowledge_dir) if p.name == platform), None)
     if not free or row is None:
         return None
@@ -5151,12 +5150,9 @@ def training_cost(engine: Engine, need: Need, name: str | None, count: int | Non
         return fx.convert(o.price_high if high and o.price_high else o.price, o.currency, cur, today) * n * \
             max(hours, 1 / 60)
 
-    def amount(x: float) -> str:
-        return money(x, cur) if x >= 100 else f"{CURRENCY_SYMBOLS.get(cur, '$')}{x:.2f}"
-
     def spent(o) -> str:
         low, top = job(o), job(o, high=True)
-        return amount(low) + (f"–{amount(top)}" if top > low * 1.005 else "")
+        return _job_money(low, cur) + (f"–{_job_money(top, cur)}" if top > low * 1.005 else "")
 
     offers.sort(key=lambda o: (o.platform not in named, o.billing != "instance" if machines else False,
                                (o.region == "china") != china, o.stale(today), rate(o)))
@@ -5235,6 +5231,11 @@ def _passes(need: Need) -> Text:
 def _epochs_multiply(need: Need, lang: str) -> str:
     """"; a few epochs multiply it", unless the epochs were said."""
     return "" if need.epochs else _t(lang, "; a few epochs multiply it", "；跑几轮就乘以轮数")
+
+
+def _job_money(amount: float, cur: str) -> str:
+    """What a rented job costs: whole units from 100 up, cents below ("$0.91", "¥21.40", "$247")."""
+    return money(amount, cur) if amount >= 100 else f"{CURRENCY_SYMBOLS.get(cur, '$')}{amount:.2f}"
 
 
 def _tokens_trained(need: Need, cfg: dict, lang: str) -> str:

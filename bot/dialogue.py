@@ -2436,11 +2436,11 @@ def _asks_about_a_free_tier(c: Conversation, t: Turn) -> bool:
     about its free GPUs."""
     if t.q.gpus or t.act == "out_of_scope" or not (t.need.workloads or c.session.need.workloads):
         return False
+    if not (_says(t.text, "enough_question") or _says(t.text, "enough_word") or _says(t.text, "will_it_do") or
+            _says(t.text, "free_tier_asked") or t.q.cues & {"what_fits", "worth"}):
+        return False  # (the words first: looking the platforms up reads their table, on every scorer turn otherwise)
     named = answers.platforms_named(c.engine, t.q.text)
-    if len(named) != 1 or not answers.free_tier_of(c.engine, named[0]):
-        return False
-    return _says(t.text, "enough_question") or _says(t.text, "enough_word") or _says(t.text, "will_it_do") or \
-        _says(t.text, "free_tier_asked") or bool(t.q.cues & {"what_fits", "worth"})
+    return len(named) == 1 and bool(answers.free_tier_of(c.engine, named[0]))
 
 
 _TRAINING_JOB_SLOTS = ("finetune_method", "model_size_b", "model", "train_tokens", "dataset_samples", "epochs",
