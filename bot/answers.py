@@ -1867,30 +1867,54 @@ def _fine(amount: float, currency: str) -> str:
     return f"{CURRENCY_SYMBOLS.get(currency, currency + ' ')}{amount:,.3f}"
 
 
+def _user_tariff(engine: Engine, need: Need, lang: str, china: bool) -> tuple[float, str, list[str]] | None:
+    """(price of a kWh, its currency, notes): the user's own tariff, else their region's average, said so."""
+    from bot.ownership import tariff_for
+
+    if need.kwh_price is not None:
+        return need.kwh_price.amount, need.kwh_price.currency, []
+    tariff = tariff_for(engine.knowledge_dir, need.region, china)
+    if tariff is None:
+        return None
+    cur = _display_currency(need, lang, china)
+    per_kwh = engine.catalog.fx.convert(tariff.price_kwh, tariff.currency, cur, engine.today or date.today())
+    return per_kwh, cur, [_t(lang, f"Tariff: {tariff.name.en}, {_fine(per_kwh, cur)} per kWh ({tariff.on:%Y-%m}; "
+                                   f"{tariff.note.en}). Tell me yours (e.g. \"$0.30 per kWh\") for your own figure.",
+                             f"电价按{tariff.name.zh}：每度 {_fine(per_kwh, cur)}（{tariff.on:%Y-%m}；{tariff.note.zh}）。"
+                             "告诉我你的电价（例如“电费每度0.6”）可以算得更准。")]
+
+
+_BOARD_POWER_NOTE = Text(
+    "Board power is an upper bound: training usually draws 70–90% of it and chatting with an LLM much less, so this is "
+    "the most it costs (general advice).",
+    "这里按显卡标称功耗算，是上限：训练通常只用到 70–90%，和大模型聊天时更低，所以实际电费一般更少（一般性建议）。")
+
+
+def _at_the_pace(u: Usage | None, per_hour: float, cur: str, lang: str) -> str:
+    """What an hourly electricity cost comes to at the user's pace, else at 8 hours a day and around the clock."""
+    if u is not None and u.per == "total":
+        return _t(lang, f" For {_usage_label(u, lang)}: about {money(per_hour * u.hours, cur)}.",
+                  f"按{_usage_label(u, lang)}：约 {money(per_hour * u.hours, cur)}。")
+    if u is not None:
+        return " " + _cost_of_usage(u, per_hour, cur, lang) if lang == "en" else _cost_of_usage(u, per_hour, cur, lang)
+    day8 = Usage(8, "day")
+    return _t(lang, f" At 8 hours a day: about {money(per_hour * day8.hours_per_month, cur)} a month; around the clock "
+                    f"about {money(per_hour * 24 * 30, cur)}.",
+              f"每天 8 小时：每月约 {money(per_hour * day8.hours_per_month, cur)}；全天 24 小时约 "
+              f"{money(per_hour * 24 * 30, cur)}。")
+
+
 def running_cost(engine: Engine, name: str, count: int, need: Need, lang: str, china: bool) -> Reply:
     """"電費每度1.2港幣，4090每日10個鐘，一個月幾錢？": what running the card(s) costs in electricity, an hour and at the
     user's pace, at their tariff (else their region's average, said so)."""
     from bot.ownership import running_cost as cost_of
-    from bot.ownership import tariff_for
 
     g = engine.catalog.get(name)
-    if g is None or not g.tdp_w:
+    tariff = _user_tariff(engine, need, lang, china)
+    if g is None or not g.tdp_w or tariff is None:
         return unknown(lang)
-    today = engine.today or date.today()
+    per_kwh, cur, notes = tariff
     setup = f"{count}× {g.name}" if count > 1 else g.name
-    notes = []
-    if need.kwh_price is not None:
-        per_kwh, cur = need.kwh_price.amount, need.kwh_price.currency
-    else:
-        tariff = tariff_for(engine.knowledge_dir, need.region, china)
-        if tariff is None:
-            return unknown(lang)
-        cur = _display_currency(need, lang, china)
-        per_kwh = engine.catalog.fx.convert(tariff.price_kwh, tariff.currency, cur, today)
-        notes.append(_t(lang, f"Tariff: {tariff.name.en}, {_fine(per_kwh, cur)} per kWh ({tariff.on:%Y-%m}; "
-                              f"{tariff.note.en}). Tell me yours (e.g. \"$0.30 per kWh\") for your own figure.",
-                        f"电价按{tariff.name.zh}：每度 {_fine(per_kwh, cur)}（{tariff.on:%Y-%m}；{tariff.note.zh}）。"
-                        "告诉我你的电价（例如“电费每度0.6”）可以算得更准。"))
     c = cost_of(g.tdp_w, count, per_kwh, cur, engine.knowledge_dir)
     pc = c.watts - g.tdp_w * count
     lead = _t(lang, f"{setup} at {_fine(per_kwh, cur)} per kWh: about {_fine(c.per_hour, cur)} an hour at full load "
@@ -1898,23 +1922,38 @@ def running_cost(engine: Engine, name: str, count: int, need: Need, lang: str, c
                     f"~{pc:.0f} W for the rest of the PC).",
               f"{setup}，电价每度 {_fine(per_kwh, cur)}：满载每小时约 {_fine(c.per_hour, cur)}（整机约 {c.watts:.0f} W："
               f"显卡 {g.tdp_w * count:.0f} W，其余部分约 {pc:.0f} W）。")
-    u = need.usage
-    if u is not None and u.per == "total":
-        pace = _t(lang, f" For {_usage_label(u, lang)}: about {money(c.for_hours(u.hours), cur)}.",
-                  f"按{_usage_label(u, lang)}：约 {money(c.for_hours(u.hours), cur)}。")
-    elif u is not None:
-        pace = " " + _cost_of_usage(u, c.per_hour, cur, lang) if lang == "en" else _cost_of_usage(u, c.per_hour, cur, lang)
-    else:
-        day8 = Usage(8, "day")
-        pace = _t(lang, f" At 8 hours a day: about {money(c.per_month(day8), cur)} a month; around the clock about "
-                        f"{money(c.per_hour * 24 * 30, cur)}.",
-                  f"每天 8 小时：每月约 {money(c.per_month(day8), cur)}；全天 24 小时约 {money(c.per_hour * 24 * 30, cur)}。")
-    paras = [lead + pace] + notes + [_t(
-        lang, "Board power is an upper bound: training usually draws 70–90% of it and chatting with an LLM much less, "
-              "so this is the most it costs (general advice).",
-        "这里按显卡标称功耗算，是上限：训练通常只用到 70–90%，和大模型聊天时更低，所以实际电费一般更少（一般性建议）。")]
+    paras = [lead + _at_the_pace(need.usage, c.per_hour, cur, lang)] + notes + [_BOARD_POWER_NOTE.get(lang)]
     return Reply("power", lang, title=_t(lang, f"{setup}: electricity", f"{setup}：电费"), paragraphs=tuple(paras),
                  focus=g.name, sources=tuple(Source(source_title("specs", lang, name=g.name), u) for u in g.sources[:1]))
+
+
+def running_cost_difference(engine: Engine, setups: list[tuple[str, int]], need: Need, lang: str,
+                            china: bool) -> Reply:
+    """"那电费差多少" after "两张3090和一张4090": what each setup draws at the wall and what the gap costs, at the
+    user's tariff and pace."""
+    from bot.ownership import running_cost as cost_of
+
+    cards = [(engine.catalog.get(n), k) for n, k in setups]
+    tariff = _user_tariff(engine, need, lang, china)
+    if tariff is None or len(cards) < 2 or any(g is None or not g.tdp_w for g, _ in cards):
+        return unknown(lang)
+    per_kwh, cur, notes = tariff
+    costs = sorted(((cost_of(g.tdp_w, k, per_kwh, cur, engine.knowledge_dir), f"{k}× {g.name}" if k > 1 else g.name)
+                    for g, k in cards), key=lambda x: -x[0].watts)
+    (hi, hi_name), (lo, lo_name) = costs[0], costs[-1]
+    gap = hi.per_hour - lo.per_hour
+    lead = _t(lang, f"{hi_name} draws about {hi.watts - lo.watts:.0f} W more at the wall than {lo_name} "
+                    f"({hi.watts:.0f} W against {lo.watts:.0f} W at full load): {_fine(gap, cur)} more an hour at "
+                    f"{_fine(per_kwh, cur)} per kWh.",
+              f"{hi_name} 整机满载比 {lo_name} 多耗电约 {hi.watts - lo.watts:.0f} W（{hi.watts:.0f} W 对 "
+              f"{lo.watts:.0f} W）：电价每度 {_fine(per_kwh, cur)} 时，每小时多 {_fine(gap, cur)}。")
+    each = _t(lang, "Each: " + "; ".join(f"{name} about {_fine(c.per_hour, cur)} an hour" for c, name in costs) + ".",
+              "各自：" + "；".join(f"{name} 每小时约 {_fine(c.per_hour, cur)}" for c, name in costs) + "。")
+    paras = [lead + _at_the_pace(need.usage, gap, cur, lang), each] + notes + [_BOARD_POWER_NOTE.get(lang)]
+    title = " vs ".join(name for _, name in costs)
+    return Reply("power", lang, title=_t(lang, f"{title}: electricity", f"{title}：电费"), paragraphs=tuple(paras),
+                 focus=None, sources=tuple(Source(source_title("specs", lang, name=g.name), u)
+                                           for g, _ in cards for u in g.sources[:1]))
 
 
 def comparison_card(engine: Engine) -> str:

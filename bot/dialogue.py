@@ -68,6 +68,8 @@ SURE_SMALL_TALK = 0.5  # a greeting/help/reset guess on a message with no such w
 # else (five-fold CV)
 SURE_OUT_OF_SCOPE = 0.8
 SHORT = 40  # characters: a message this short that carries a command word is that command
+SHORT_PRICE_FOLLOW_UP = 24  # characters: a price asked this briefly ("how much for that") is the card on screen's
+SHORT_FORM_FACTOR_FOLLOW_UP = 30  # characters: a follow-up naming only a kind of computer ("which laptop then?")
 SHORT_FOLLOW_UP = 12  # characters: a message this short with a GPU word ("Windows 下呢", "PSU?") follows the card on screen
 SHORT_TOPIC_FOLLOW_UP = 48  # characters: a message this short that points back ("do they…", "那pro呢") asks on the topic
 COMMANDS = ("language", "reset", "help", "greeting")
@@ -218,6 +220,8 @@ def _about_the_focus(q: Query, s: Session) -> bool:
         return False  # "为什么不用QLoRA": the method is what is asked about
     if "pronoun" in q.cues:
         return bool(q.cues & (_GPU_CUES | {"price", "worth", "operating_system"}))
+    if "price" in q.cues and q.need.is_empty() and not q.gpus and len(q.text.strip()) <= SHORT_PRICE_FOLLOW_UP:
+        return True  # "how much for that", "多少钱啊": the price of what is on the table
     # ("domain" alone is not enough: "剪片用邊張卡好" names cards, but for another job)
     return len(q.text.strip()) <= SHORT_FOLLOW_UP and bool(q.cues & (_GPU_CUES - {"domain", "dl"} | {"operating_system"}))
 
@@ -295,7 +299,9 @@ def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool
         follow_up = False  # "2000块的游戏显卡推荐" after picks: a new request, for something else, not a refinement
     if follow_up and weak and confidence >= SURE_OUT_OF_SCOPE and not n.budget:
         follow_up = False  # "北京到上海多远", "旺角有咩好嘢食" after picks: a place in a sentence about something else
-    if follow_up and ((not n.is_empty() and (not weak or len(q.text.strip()) <= 15)) or q.gpus or q.direction
+    # (a form factor reads as ours a little further: "which laptop specifically" after picks for a job)
+    short = len(q.text.strip()) <= (SHORT_FORM_FACTOR_FOLLOW_UP if n.form_factor else 15)
+    if follow_up and ((not n.is_empty() and (not weak or short)) or q.gpus or q.direction
                       or q.ordinals or (q.bare_number is not None and len(q.text.strip()) <= 15)):
         return True  # "nevermind, show me nvidia again", "再多五百" after picks
     return confidence < 0.6 and bool(q.gpus or n.budget or n.gpu_count or q.direction)
@@ -1471,7 +1477,7 @@ class Conversation:
         if paid_in != need.region and t.need.price_currency and not t.need.region and need.region:
             need = replace(need, region=paid_in)
         s.need = need
-        return self._compare_the_compared(t, {})
+        return self._compare_the_compared(t, dict(s.compared_counts))  # setups stay setups ("2× 3090", then "for LLMs")
 
     def _why_the_verdict(self, t: Turn) -> Reply:
         """The comparison just made, again, under a title that says it answers "why": its verdict leads with the
@@ -1914,6 +1920,11 @@ class Conversation:
         """"电费每度0.6，3090一天跑10小时一个月多少钱", "and the power bill?" after a pick: the card on the table."""
         s = self.session
         s.need = s.need.merge(Need(usage=t.q.need.usage, kwh_price=t.q.need.kwh_price, region=t.q.need.region))
+        if not t.q.gpus and s.last_act in ("compare", "power") and len(s.compared) >= 2 and \
+                not _says(t.text, "one_card_pronoun"):
+            # "那电费差多少" after "两张3090和一张4090": the setups compared, and what separates them
+            setups = [(n, s.compared_counts.get(n, 1)) for n in s.compared[:4]]
+            return answers.running_cost_difference(self.engine, setups, s.need, t.lang, self._rents_in_china(t))
         names = list(t.referred) or ([s.focus] if s.focus else s.last_picks[:1])
         count = t.q.need.gpu_count or self._shown_count(names[0])
         return answers.running_cost(self.engine, names[0], count, s.need, t.lang, self._rents_in_china(t))
@@ -2338,11 +2349,12 @@ def _has_a_job(c: Conversation, t: Turn) -> bool:
 
 
 def _asks_about_a_vendor(t: Turn) -> bool:
-    """A question about a maker other than NVIDIA with nothing else stated ("is AMD ok? its cheaper", "A卡能用吗"):
-    besides the maker's cards, the answer owes what the guide says of its software."""
+    """A question about a maker other than NVIDIA with nothing else stated ("is AMD ok? its cheaper", "A卡能用吗"), or
+    a move to it ("ok but i dont want to leave macos"): besides the maker's cards, the answer owes what the guide says
+    of its software."""
     n = t.q.need
     return n.vendor not in (None, "NVIDIA") and replace(n, vendor=None, used=None, workloads=()).is_empty() and \
-        _asks(t.text) and _words_besides(t.text, [words("slots", "vendor", n.vendor)])
+        (_asks(t.text) or t.act == "refine") and _words_besides(t.text, [words("slots", "vendor", n.vendor)])
     # ("is huawei ascend usable for pytorch training?", "华为的卡能跑大模型吗": a job named with the maker is still this)
 
 

@@ -533,8 +533,11 @@ def _kwh_patterns() -> tuple[tuple[re.Pattern[str], ...], float]:
     per = "|".join(re.escape(w) for w in sorted(lex["per"], key=len, reverse=True))
     before = "|".join(re.escape(w) for w in sorted(g.before_code, key=len, reverse=True))
     after = "|".join(re.escape(w) for w in sorted(g.after_code, key=len, reverse=True))
+    spoken = "|".join(re.escape(u) + (r"(?![a-z])" if u.isascii() else "")
+                      for u in sorted(lex["spoken_units"], key=len, reverse=True))
     num = r"(?P<n>\d+(?:\.\d+)?|\.\d+)"
-    money_rx = rf"(?P<b>{before})?\s*{num}\s*(?P<a>{after})?"
+    # "6毛", "1块2", "2块半": a spoken amount, its next unit down said after it (one digit, or half)
+    money_rx = rf"(?P<b>{before})?\s*{num}\s*(?:(?P<u>{spoken})(?P<sub>\d|半)?钱?)?\s*(?P<a>{after})?"
     return (re.compile(rf"{money_rx}\s*(?:{per})\s*(?:{units})(?![a-z])"),  # "0.35€/kWh", "$0.15 per kwh"
             re.compile(rf"(?:{per})\s*(?:{units})\s*(?:电|電)?\s*(?:是|要|约|約|大概)?\s*{money_rx}")), \
         float(lex["max_per_kwh"])  # (the second: "每度1.2港币")
@@ -549,14 +552,24 @@ def kwh_price(text: str, lang: str) -> tuple[Budget | None, list[tuple[int, int]
         m = rx.search(text)
         if m is None:
             continue
-        code = g.before_code.get(m["b"] or "") or g.after_code.get(m["a"] or "")
+        code = g.before_code.get(m["b"] or "") or g.after_code.get(m["a"] or "") or \
+            load("money")["kwh"]["spoken_currency"].get(m["u"] or "")
         if code == UNSUPPORTED:
             return None, [m.span()]
-        value = float(m["n"])
+        value = _spoken_value(float(m["n"]), m["u"], m["sub"])
         if not 0 < value < most:
             return None, [m.span()]
         return Budget(value, code or ("CNY" if lang == "zh" else "USD")), [m.span()]
     return None, []
+
+
+def _spoken_value(number: float, unit: str | None, sub: str | None) -> float:
+    """'6毛' 0.6, '5毛5' 0.55, '1块2' 1.2, '2块半' 2.5: the amount a spoken unit and the digit after it make."""
+    if not unit:
+        return number
+    worth = float(load("money")["kwh"]["spoken_units"][unit])
+    below = 0.5 if sub == "半" else int(sub) / 10 if sub else 0.0
+    return round((number + below) * worth, 4)
 
 
 @lru_cache(maxsize=1)
