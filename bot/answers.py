@@ -365,8 +365,11 @@ def _footer(r: Ranking, lang: str, ref: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+LAMBDA_BENCHMARK_URL = "https://github.com/lambdal/deeplearning-benchmark"  # knowledge/benchmarks/README.md
+
+
 def _scorer_sources(engine: Engine, r: Ranking, lang: str) -> tuple[Source, ...]:
-    out = [Source(source_title("benchmarks", lang), "https://github.com/lambdal/deeplearning-benchmark")]
+    out = [Source(source_title("benchmarks", lang), LAMBDA_BENCHMARK_URL)]
     if r.workload.memory_source:
         out.append(Source(source_title("memory_guidance", lang, name=r.workload.label.get(lang)), r.workload.memory_source))
     for p in r.picks[:2]:
@@ -4965,9 +4968,104 @@ def where_to_buy(engine: Engine, name: str, region: str | None, lang: str) -> Re
                  focus=g.name)
 
 
-def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china: bool = False) -> Reply:
+def _images_a_second(engine: Engine, g: GPU, count: int) -> tuple[float, bool] | None:
+    """(images a second training a ResNet-50, measured) on `count` cards: Lambda's one-card measurement when it has
+    the card, else its measurement on the reference card scaled by the calibrated CNN speed; several cards by the
+    family's measured multi-GPU scaling."""
+    from bot.perf import lambda_throughput, load_perf_model
+
+    pm = load_perf_model(engine.knowledge_dir)
+    measured = lambda_throughput(engine.knowledge_dir, "resnet50")
+    ref = engine.catalog.get(pm.reference_gpu)
+    if g.name in measured:
+        return measured[g.name] * pm.scaling("cnn", count, g), True
+    rel = pm.relative(g, "cnn", ref, count) if ref is not None else None
+    if rel is None or pm.reference_gpu not in measured:
+        return None
+    return measured[pm.reference_gpu] * rel, False
+
+
+def measured_image_cards(engine: Engine) -> list[str]:
+    """The cards to time an image run on when the chat has none: the reference card and the fastest consumer and
+    data-centre cards Lambda measured."""
+    from bot.perf import lambda_throughput, load_perf_model
+
+    measured = lambda_throughput(engine.knowledge_dir, "resnet50")
+    known = [(g, measured[g.name]) for g in (engine.catalog.get(n) for n in measured) if g is not None]
+    fastest = [max((x for x in known if x[0].segment == seg), key=lambda x: x[1], default=(None, 0))[0]
+               for seg in ("consumer", "datacenter")]
+    out = [load_perf_model(engine.knowledge_dir).reference_gpu] + [g.name for g in fastest if g is not None]
+    return list(dict.fromkeys(out))
+
+
+def image_training_time(engine: Engine, need: Need, cards: list[str], lang: str) -> Reply:
+    """"訓練 ResNet50 在 ImageNet 上，用一張 4090 要幾天", "200k images, 50 epochs, how long on a 3090": the images of the
+    run (the dataset's, at its usual epochs unless others are said) over the images a second each card trains a
+    ResNet-50 at (Lambda's measurement, or calibrated on it)."""
+    from bot.models import load_datasets
+
+    dataset = next((d for d in load_datasets(engine.knowledge_dir) if d.name == need.dataset), None)
+    images = need.dataset_samples or (dataset.train_samples if dataset else None)
+    if not images:
+        return unknown(lang)
+    epochs = need.epochs or (dataset.typical_epochs if dataset else None)
+    passes = epochs or 1
+    if dataset is not None and dataset.image_px and dataset.image_px < 96 and not need.dataset_samples:
+        # tiny images: a throughput measured at 224 px says nothing of them; the dataset's own note does
+        return Reply("fit", lang, title=_t(lang, f"Training on {dataset.name}: how long?",
+                                           f"在 {dataset.name} 上训练要多久？"),
+                     paragraphs=(dataset.note.get(lang),), sources=tuple(Source(dataset.name, u)
+                                                                           for u in dataset.sources[:1]))
+    count = max(1, need.gpu_count or 1)
+    gpus = [g for g in (engine.catalog.get(n) for n in cards) if g is not None][:3]
+    rows = []
+    for g in gpus:
+        rate = _images_a_second(engine, g, count)
+        if rate is not None:
+            rows.append((g, rate[0], rate[1], images * passes / rate[0] / 3600))
+    if not rows:
+        return unknown(lang)
+    what = dataset.name if dataset and not need.dataset_samples else _t(lang, f"{images:,} images", f"{images:,} 张图")
+    run = _t(lang, f"{what} × {passes} epoch{'s' if passes > 1 else ''}" + (" (the usual recipe)" if dataset and
+                                                                                 not need.epochs and epochs else ""),
+             f"{what} × {passes} 个 epoch" + ("（常规训练设置）" if dataset and not need.epochs and epochs else ""))
+
+    def setup(g: GPU) -> str:
+        return f"{count}× {g.name}" if count > 1 else g.name
+
+    g, rate, measured, hours = rows[0]
+    basis = _t(lang, "measured by Lambda" if measured else "calibrated on Lambda's measurements",
+               "Lambda 实测" if measured else "按 Lambda 实测校准的估算")
+    lead = _t(lang, f"About {_took(hours, lang)} on {setup(g)}: {run} = {images * passes:,} images at ~{rate:,.0f} "
+                    f"images/s ({basis}, ResNet-50, FP16 mixed precision).",
+              f"{setup(g)} 上约 {_took(hours, lang)}：{run}，共 {images * passes:,} 张图，按每秒约 {rate:,.0f} 张"
+              f"（{basis}，ResNet-50，FP16 混合精度）。")
+    if not epochs:
+        lead += _t(lang, " That is one epoch; multiply by the epochs you run.", "这是一个 epoch 的时间，乘以你要跑的轮数。")
+    bullets = tuple(_t(lang, f"{setup(x)}: ~{r:,.0f} images/s → {_took(h, lang)} "
+                             f"({'measured' if m else 'calibrated estimate'})",
+                       f"{setup(x)}：每秒约 {r:,.0f} 张 → {_took(h, lang)}（{'实测' if m else '校准估算'}）")
+                    for x, r, m, h in rows[1:])
+    caveat = _t(lang, "A ResNet-50-class network at 224 px: a lighter model (ResNet-18, MobileNet) trains several times "
+                      "faster, a bigger one or larger images slower. The GPU figure assumes the images arrive fast "
+                      "enough: decoding JPEGs at this rate takes many CPU cores or GPU decoding (NVIDIA DALI, FFCV), "
+                      "and a slow input pipeline can double the time (general advice).",
+                "以上按 ResNet-50 级别的网络、224 像素计：更轻的模型（ResNet-18、MobileNet）会快好几倍，更大的模型或更大的图会更慢。"
+                "显卡的速度前提是图片供得上：按这个速度解码 JPEG 需要很多 CPU 核，或用 GPU 解码（NVIDIA DALI、FFCV），"
+                "数据读取慢的话时间可能翻倍（一般性建议）。")
+    paras = (lead, caveat) + ((dataset.note.get(lang),) if dataset and not need.dataset_samples else ())
+    sources = [Source(source_title("benchmarks", lang), LAMBDA_BENCHMARK_URL)]
+    if dataset and not need.dataset_samples:
+        sources += [Source(dataset.name, u) for u in dataset.sources[:2]]
+    return Reply("fit", lang, title=_t(lang, "How long will training take?", "训练要多久？"), paragraphs=paras,
+                 bullets=bullets, focus=g.name, sources=tuple(sources))
+
+
+def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china: bool = False,
+                  platforms: tuple[str, ...] = ()) -> Reply:
     """"How long does a 7B LoRA take?": the training time on the cards in the chat (else the rented cards that hold
-    the job, cheapest per hour first) and what that time costs at the cheapest dated rental of each. Formula only."""
+    the job, cheapest per hour first) and what that time costs at the cheapest dated rental of each, on the platforms
+    named when they rent the card ("autodl上租4090…要跑多久": AutoDL's price). Formula only."""
     from bot.fit import settings
     from bot.ownership import cheapest_offer
     from bot.rentals import card_of, offers_for
@@ -4997,6 +5095,7 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
         took = _took(hours, lang, short=True)
         offers = offers_for(engine.knowledge_dir, [g.name])  # of this card's memory ("A100 40GB" is not the 80 GB)
         offers = [o for o in offers if getattr(card_of(o, list(engine.catalog)), "vram_gb", None) == g.vram_gb] or offers
+        offers = [o for o in offers if o.platform in platforms] or offers
         best = cheapest_offer(offers, today, china, lambda o: fx.convert(o.price, o.currency, cur, today))
         cost = "—"
         if best is not None:

@@ -1348,7 +1348,15 @@ class Conversation:
         china = need.region == "cn" or (need.region is None and t.lang == "zh")
         again = s.last_rule in ("training-time", "training-cost", "training-again") and s.focus
         cards = list(t.referred) or ([s.focus] if again else s.last_picks[:2]) or ([s.focus] if s.focus else [])
-        return answers.training_time(self.engine, need, cards, t.lang, china)
+        return answers.training_time(self.engine, need, cards, t.lang, china,
+                                     tuple(answers.platforms_named(self.engine, t.q.text)))
+
+    def _image_training_time(self, t: Turn) -> Reply:
+        s = self.session
+        need = s.need = s.need.merge(replace(t.q.need, budget=None))
+        cards = list(t.referred) or ([s.focus] if s.focus and s.last_rule == "image-training-time" else
+                                     s.last_picks[:3]) or answers.measured_image_cards(self.engine)
+        return answers.image_training_time(self.engine, need, cards, t.lang)
 
     def _training_cost(self, t: Turn) -> Reply:
         """"那在autodl租4090跑完要多少钱", "and the cost if I rent on RunPod" after a training time: that job's cost
@@ -2468,6 +2476,13 @@ def _changes_the_timed_job(c: Conversation, t: Turn) -> bool:
         not t.q.gpus and not _says(t.text, "break_even") and not _asks_rent_or_buy(t)
 
 
+def _trains_on_images(c: Conversation, t: Turn) -> bool:
+    """A run over images to time: a public image dataset named, or a number of images for a vision job; not an LLM."""
+    n = c.session.need.merge(t.q.need)
+    return not n.model_size_b and bool(t.q.need.dataset or t.q.need.dataset_samples and "cnn" in n.workloads or
+                                       n.dataset and c.session.last_rule == "image-training-time" and t.short)
+
+
 def _prices_the_timed_job(c: Conversation, t: Turn) -> bool:
     """A rental question ("用租的话呢", "ok what if I rent H100s for that", "and the cost if I rent on RunPod") or a
     question of the total ("跑完要多少钱") right after a training job was timed: what that job costs rented, not a
@@ -2608,6 +2623,9 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._training_cost(t) if c.session.follow_up == "rent" else c._training_time(t)),
     # "训练一个7b lora大概要多久", "how long would it take roughly" with a fine-tune in the chat: the time on the cards
     # that hold it and what that costs rented (a card in focus with the fine-tune already on it: the fit answer says)
+    Rule("image-training-time", _acts(), lambda c, t: t.cue("duration") and _trains_on_images(c, t) and
+         not t.need.budget and (t.act != "out_of_scope" or t.short), lambda c, t: c._image_training_time(t)),
+    # "訓練 ResNet50 在 ImageNet 上，用一張 4090 要幾天", "200k images, 50 epochs, how long on a 3090"
     Rule("training-time", _acts(), lambda c, t: (t.cue("duration") or c.session.last_rule == "training-time" and
                                                   _says(t.text, "total_cost") and t.short) and
          not _says(t.text, "break_even") and

@@ -1,5 +1,6 @@
-"""Open models and quantisation formats: knowledge/models.csv and knowledge/quants.csv as typed values, with lookup
-by the names people type ("llama3 70b", "千问 72B", "qwen2.5-32b-instruct", "Q4_K_M")."""
+"""Open models, quantisation formats and public datasets: knowledge/models.csv, knowledge/quants.csv and
+knowledge/datasets.csv as typed values, with lookup by the names people type ("llama3 70b", "千问 72B",
+"qwen2.5-32b-instruct", "Q4_K_M", "ImageNet")."""
 
 from __future__ import annotations
 
@@ -244,3 +245,48 @@ def _load_models(path: Path) -> list[ModelSpec]:
 def load_models(knowledge_dir: Path) -> ModelTable:
     """knowledge/models.csv and knowledge/quants.csv. Raises CatalogError naming the file and line."""
     return ModelTable(_load_models(knowledge_dir / "models.csv"), _load_quants(knowledge_dir / "quants.csv"))
+
+
+# --- public datasets ----------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Dataset:
+    """A public training set: how many samples an epoch is, at what image size, and the epochs its usual recipe runs."""
+    name: str
+    aliases: tuple[str, ...]
+    kind: str
+    train_samples: int
+    image_px: int | None
+    typical_epochs: int | None
+    sources: tuple[str, ...]
+    note: Text
+
+
+@lru_cache(maxsize=4)
+def load_datasets(knowledge_dir: Path) -> tuple[Dataset, ...]:
+    """knowledge/datasets.csv (absent: none). Raises CatalogError naming the file and line."""
+    path = knowledge_dir / "datasets.csv"
+    if not path.exists():
+        return ()
+    _, rows = _rows(path)
+    out = []
+    for line, row in rows:
+        samples = _int(path, line, row, "train_samples")
+        if not row.get("name") or not samples:
+            raise CatalogError(path, line, "name" if not row.get("name") else "train_samples",
+                               "name and train_samples are required")
+        out.append(Dataset(row["name"], _split(row.get("aliases", ""), "|"), row.get("kind", "image") or "image",
+                           samples, _int(path, line, row, "image_px"), _int(path, line, row, "typical_epochs"),
+                           _split(row.get("source", ""), ";") + _split(row.get("epochs_source", ""), ";"),
+                           text_of(row, "note_en")))
+    return tuple(out)
+
+
+def find_dataset(knowledge_dir: Path, text: str) -> tuple[Dataset | None, tuple[int, int] | None]:
+    """The dataset a lower-case text names ("resnet50 on imagenet", "cifar10跑多久"), and where."""
+    for d in load_datasets(knowledge_dir):
+        for alias in sorted((d.name.lower(), *d.aliases), key=len, reverse=True):
+            m = re.search(r"(?<![a-z0-9])" + _loose(alias) + r"(?![a-z0-9])", text)
+            if m:
+                return d, m.span()
+    return None, None

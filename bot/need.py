@@ -101,6 +101,7 @@ class Need:
     kv_cache_bits: int | None = None  # a quantised KV cache (8 or 4); None: F16
     usage: Usage | None = None  # GPU-hours the user expects ("10 hours a week"): what rent-or-buy arithmetic uses
     dataset_samples: int | None = None  # a fine-tuning dataset's size ("10k samples"): how long an epoch takes
+    dataset: str | None = None  # a public dataset named ("ImageNet"): its size and usual epochs time a training run
     train_tokens: int | None = None  # tokens to train on ("20B tokens"): how long the run takes
     epochs: int | None = None  # passes over the data ("3 epochs"): the run is that many times one pass
     kwh_price: Budget | None = None  # what the user pays for a kWh ("电费每度0.6"): running costs, rent or buy
@@ -166,7 +167,8 @@ class Need:
             if turn.workloads and turn.workloads != self.workloads:
                 llm_before = bool(set(self.workloads) & set(LLM_WORKLOADS)) or self.size_names_an_llm
                 llm_now = bool(set(turn.workloads) & set(LLM_WORKLOADS))
-                drop = {"vendor": None, "also_vendor": None, "min_perf": None, "min_vram_gb": None, "min_total_vram_gb": None}
+                drop = {"vendor": None, "also_vendor": None, "min_perf": None, "min_vram_gb": None, "min_total_vram_gb": None,
+                        "dataset": None}
                 if llm_before != llm_now:
                     drop.update(model_size_b=None, finetune_method=None, precision_bits=None, model=None, quant=None,
                                 context_tokens=None, concurrent_users=None, headcount=None, daily_users=None)

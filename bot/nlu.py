@@ -61,7 +61,7 @@ class Query:
         out = {}
         for k, v in self.need.stated().items():
             if k in ("model", "quant", "context_tokens", "owned_gpus", "serving", "concurrent_users", "headcount",
-                     "daily_users", "kv_cache_bits", "usage", "dataset_samples", "train_tokens", "epochs",
+                     "daily_users", "kv_cache_bits", "usage", "dataset_samples", "dataset", "train_tokens", "epochs",
                      "kwh_price", "price_currency", "quiet", "min_total_vram_gb", "system_ram_gb", "multi_gpu", "whole_pc", "upgrade_from",
                      "shared"):
                 continue  # not labelled in knowledge/intents (the model table's own tests cover them)
@@ -153,6 +153,8 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     spans += epoch_spans
     samples, sample_spans, samples_job = model.training_samples(mask(n, spans))  # "10k samples": no budget, no count
     spans += sample_spans
+    dataset, dataset_spans = model.named_dataset(mask(n, spans))  # "on ImageNet": its images and usual epochs
+    spans += dataset_spans
     if samples and per_sample and not tokens:
         tokens = samples * per_sample  # "2万条，每条1000 token": the tokens one pass trains on
     kwh, kwh_spans = money.kwh_price(mask(n, spans), lang)  # "电费每度0.6": no budget
@@ -204,7 +206,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
                 serving=True if "serving" in cues else None, concurrent_users=users if counted == audience.AT_ONCE else None,
                 headcount=users if counted == audience.HEADCOUNT else None,
                 daily_users=users if counted == audience.DAILY else None, kv_cache_bits=kv_bits, usage=hours,
-                dataset_samples=samples, train_tokens=tokens, epochs=passes, kwh_price=kwh,
+                dataset_samples=samples, dataset=dataset, train_tokens=tokens, epochs=passes, kwh_price=kwh,
                 price_currency=money.price_currency(t) if found.budget is None and found.rejected is None else None,
                 quiet=True if "quiet" in cues else None,
                 multi_gpu=True if "multi_gpu" in cues and count is None else None,

@@ -82,18 +82,31 @@ def _matmul(gpu: GPU) -> float | None:
     return gpu.tensor_fp16_tflops or gpu.fp32_tflops
 
 
-def lambda_relative(knowledge_dir: Path, benchmarks: tuple[str, ...], reference: str) -> dict[str, float]:
-    """Lambda's measured one-GPU PyTorch FP16 training throughput as {catalog name: geometric mean over `benchmarks`
-    of (card / reference card)}, for the cards in knowledge/benchmarks/lambda-map.csv."""
+def _lambda_one_gpu_rows(knowledge_dir: Path) -> dict[str, dict[str, str]]:
+    """Lambda's one-GPU rows of knowledge/benchmarks/lambda-pytorch-train-throughput-fp16.csv by catalog name (the
+    cards in lambda-map.csv)."""
     import csv
-    import math
 
     bench = knowledge_dir / "benchmarks"
     with open(bench / "lambda-map.csv", encoding="utf-8") as f:
         names = {r["lambda_name"]: r["gpu"] for r in csv.DictReader(f)}
     with open(bench / "lambda-pytorch-train-throughput-fp16.csv", encoding="utf-8") as f:
-        rows = {names[r["name_gpu"]]: r for r in csv.DictReader(f)
+        return {names[r["name_gpu"]]: r for r in csv.DictReader(f)
                 if float(r["num_gpu"]) == 1 and r["name_gpu"] in names}
+
+
+def lambda_throughput(knowledge_dir: Path, benchmark: str) -> dict[str, float]:
+    """{catalog name: samples/s} that Lambda measured on one card for `benchmark` (PyTorch, FP16 mixed precision):
+    'resnet50' is images a second."""
+    return {g: float(r[benchmark]) for g, r in _lambda_one_gpu_rows(knowledge_dir).items() if r.get(benchmark)}
+
+
+def lambda_relative(knowledge_dir: Path, benchmarks: tuple[str, ...], reference: str) -> dict[str, float]:
+    """Lambda's measured one-GPU PyTorch FP16 training throughput as {catalog name: geometric mean over `benchmarks`
+    of (card / reference card)}, for the cards in knowledge/benchmarks/lambda-map.csv."""
+    import math
+
+    rows = _lambda_one_gpu_rows(knowledge_dir)
     ref = rows[reference]
     out = {}
     for gpu, row in rows.items():

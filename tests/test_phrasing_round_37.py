@@ -88,3 +88,42 @@ def test_the_electricity_of_two_setups_compared_is_their_difference(engine, turn
     reply = _chat(engine, turns)[-1]
     assert reply.intent == "power" and "4090" in reply.title and "3090" in reply.title and \
         gap in reply.paragraphs[0], plain(reply)[:400]
+
+
+def test_a_training_time_on_a_named_platform_is_priced_there(engine):
+    reply = _chat(engine, ["autodl上租4090一小时多少钱啊，微调qwen3-8b大概要跑多久"])[-1]
+    assert "AutoDL" in reply.paragraphs[0], plain(reply)[:300]
+
+
+@pytest.mark.parametrize("text", ["lab gave me ~$3k to build a box for finetuning llama 3 8b with lora, what card",
+                                  "预算一万二左右，想自己搭个机器跑强化学习，买啥卡"])
+def test_a_box_to_build_is_a_whole_pc_budget(catalog, text):
+    from bot.nlu import parse
+
+    assert parse(text, catalog).need.whole_pc, text
+
+
+@pytest.mark.parametrize("turns, card, hours", [
+    (["訓練 ResNet50 在 ImageNet 上，用一張 4090 大概要幾天"], "4090", "24.6"),
+    (["how long to train resnet-50 on imagenet with a 3090"], "3090", "35.4"),
+])
+def test_an_imagenet_run_is_timed_on_lambdas_measured_throughput(engine, turns, card, hours):
+    """ImageNet's 1,281,167 images × the usual 90 epochs over the images a second Lambda measured on the card."""
+    reply = _chat(engine, turns)[-1]
+    lead = reply.paragraphs[0]
+    assert card in lead and hours in lead and "90" in lead and ("Lambda" in lead), plain(reply)[:300]
+
+
+def test_a_card_lambda_did_not_measure_is_timed_by_calibration(engine):
+    reply = _chat(engine, ["$1500 for training CNNs", "how long would imagenet take on it"])[-1]
+    assert reply.intent == "fit" and "calibrated" in reply.paragraphs[0], plain(reply)[:300]
+
+
+def test_images_and_epochs_stated_are_the_run(engine):
+    reply = _chat(engine, ["200k images, 50 epochs, how long on a 4090 for yolo training"])[-1]
+    assert "10,000,000 images" in reply.paragraphs[0], plain(reply)[:300]
+
+
+def test_a_dataset_of_tiny_images_is_not_timed_at_imagenet_resolution(engine):
+    reply = _chat(engine, ["cifar10 跑一个epoch要多久"])[-1]
+    assert "32×32" in reply.paragraphs[0] and "Lambda" not in plain(reply), plain(reply)[:300]

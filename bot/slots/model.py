@@ -212,6 +212,15 @@ def named_model(text: str) -> tuple[str | None, float | None, Spans]:
     return None, None, []
 
 
+def named_dataset(text: str) -> tuple[str | None, Spans]:
+    """A public dataset named ("resnet50 on imagenet", "cifar10跑多久"): its name in knowledge/datasets.csv."""
+    from bot.models import find_dataset
+    from bot.slots.lexicon import LEXICON_DIR
+
+    found, span = find_dataset(LEXICON_DIR.parent, text)
+    return (found.name, [span]) if found else (None, [])
+
+
 def named_family(text: str) -> str | None:
     """A model family named without a model or size ("跑deepseek", "for qwen"): its key in the lexicon."""
     for family, ws in load("slots")["model_families"].items():

@@ -100,9 +100,6 @@ def without_markup(text: str) -> str:
     return html.unescape(out) if "&" in out else out
 
 
-_DIGIT_CJK_SPACE = re.compile(r"(?<=\d)[ \t]+(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff])[ \t]+(?=\d)")
-
-
 @lru_cache(maxsize=1024)
 def normalise(text: str) -> str:
     """Full-width to half-width, Traditional to Simplified, control characters to spaces, lower-case."""
@@ -110,8 +107,6 @@ def normalise(text: str) -> str:
     text = "".join(" " if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co") else c for c in text)
     if CJK.search(text):
         text = _read_as_mainland(_zhconv().convert(text, "zh-cn").replace("𠮶", "嗰"))  # Cantonese "that": 嗰
-        # "我 24 小时挂着", "一张 3090": a number spaced from the Chinese around it reads as if written together
-        text = _DIGIT_CJK_SPACE.sub("", text)
     return text.lower()
 
 

@@ -22,6 +22,9 @@ _MOST = {"day": 24, "week": 24 * 7, "month": 24 * 31}  # more is no rate ("每�
 _STOP = r"[^\d，,。.!！?？;；\n]"  # what may sit between a period and its hours ("一周大概用20小时"): no digit, no clause end
 
 
+_DIGIT_THEN_CJK = re.compile(r"(\d)([\u4e00-\u9fff])")
+
+
 @lru_cache(maxsize=1)
 def _grammar() -> dict:
     lex = load("slots")["usage"]
@@ -75,7 +78,9 @@ def _grammar() -> dict:
         # "a 3-month project", "for 6 weeks", "三个月": how long the rate runs (a number right before the unit)
         "horizon": {p: re.compile(r"(?<![\d.])(?P<lo>" + num + r")\s*-?\s*" + word_alternation(ws))
                     for p, ws in lex["horizon"].items()},
-        "vague": tuple((re.compile(word_alternation(v["words"])), float(v["hours"]), v["per"], not v.get("exact"))
+        # ("我 24 小时挂着": a number may stand spaced from the Chinese word after it)
+        "vague": tuple((re.compile(_DIGIT_THEN_CJK.sub(r"\1\\s*\2", word_alternation(v["words"]))), float(v["hours"]),
+                        v["per"], not v.get("exact"))
                        for v in lex["said_without_number"].values()),
     }
 
