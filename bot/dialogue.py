@@ -139,6 +139,9 @@ def _strong_evidence_of_ours(q: Query) -> bool:
 
 
 _SMALL_TALK_ACTS = ("greeting", "help", "reset")
+# where a message's questions part: punctuation, or a space between Chinese words ("…变笨很多吗 我想用…"; not the
+# space of "cifar10 跑一个epoch要多久", which joins an English name to its sentence)
+_CLAUSE_BREAK = re.compile(r"[，,;；?？。!！]+|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 
 
 def _any_content(q: Query) -> bool:
@@ -1110,6 +1113,29 @@ class Conversation:
             rented = answers.where_to_rent(self.engine, cards, t.lang, china=self._rents_in_china(t),
                                            need=s.need.merge(t.need), asked=False)
             return answers.joined(reply, rented) if rented.intent == "rent" else reply
+        return self._a_second_question(t, reply)
+
+    def _a_second_question(self, t: Turn, reply: Reply) -> Reply:
+        """"Kaggle free GPU每周多少小时，T4 x2和P100选哪个", "什麼是 NVLink？兩張 4090 可以接嗎": a part of the message that
+        is a question to the guide by itself, which the rule's answer left out, answered after it (its best paragraphs,
+        when the guide is sure of it)."""
+        if reply.intent not in ("gpu", "compare", "fit", "power", "rent", "where_to_buy", "question", "memory"):
+            return reply
+        clauses = [c.strip() for c in _CLAUSE_BREAK.split(t.q.text) if c and c.strip()]
+        if len(clauses) < 2:
+            return reply
+        shown = set(reply.paragraphs)
+        for clause in clauses:
+            if len(CJK.findall(clause)) < 4 and len(clause.split()) < 4:
+                continue  # too little to be a question of its own ("好用吗", "and why")
+            alone = Conversation(self.engine, Session.from_dict(self.session.to_dict())).understand(clause)
+            if alone.act != "question":
+                continue
+            guide = answers.question(self.engine, clause, t.lang, kinds=("guide",))
+            if guide.intent != "question" or (reply.intent == "question" and guide.topic == reply.topic) or \
+                    guide.paragraphs[0] in shown:
+                continue
+            return answers.joined(reply, replace(guide, paragraphs=guide.paragraphs[:2], table=None, bullets=()))
         return reply
 
     def _remember(self, t: Turn, reply: Reply) -> None:
@@ -1721,6 +1747,14 @@ class Conversation:
         card = answers.gpu_card_for(self.engine, self.session.need, t.q.gpus[0], t.lang)
         guide = self._guide_on_card(t)
         return answers.with_advice(card, guide) if guide is not None else card
+
+    def _with_mod_advice(self, t: Turn, reply: Reply) -> Reply:
+        """"4090 48G魔改版靠谱吗，听说跑70b很香": a card modded to more memory is first the guide on the mod, then
+        what it runs."""
+        if t.q.card_memory_gb is None or not t.q.gpus or not _says(t.q.text, "mod_words"):
+            return reply
+        guide = self._guide_on_card(t)
+        return answers.with_advice(reply, guide) if guide is not None else reply
 
     def _guide_on_card(self, t: Turn) -> Reply | None:
         """The guide's paragraphs on what the message asks of the card it names (its maker's software, the used
@@ -2838,7 +2872,7 @@ POLICY: tuple[Rule, ...] = (
              _has_a_job(c, t) and t.act != "question" and
              (t.act != "gpu_info" or _says(t.text, "will_it_do") and not t.cue("more_info") or  # "用H20可以吗"
               _memory_of_the_job_on_own_card(c, t))),
-         lambda c, t: c._fit(t)),
+         lambda c, t: c._with_mod_advice(t, c._fit(t))),
     Rule("memory", _acts("memory", "fit"),
          lambda c, t: bool(t.need.model_size_b or c.session.need.model_size_b or t.need.model) and not t.need.budget,
          lambda c, t: answers.memory_question(c.engine, c.session.need, t.lang)),

@@ -127,3 +127,15 @@ def test_images_and_epochs_stated_are_the_run(engine):
 def test_a_dataset_of_tiny_images_is_not_timed_at_imagenet_resolution(engine):
     reply = _chat(engine, ["cifar10 跑一个epoch要多久"])[-1]
     assert "32×32" in reply.paragraphs[0] and "Lambda" not in plain(reply), plain(reply)[:300]
+
+
+def test_a_modded_card_asked_with_a_job_leads_with_the_mod(engine):
+    reply = _chat(engine, ["4090 48G魔改版靠谱吗，听说跑70b很香"])[-1]
+    assert "VBIOS" in reply.paragraphs[0] and any("70B" in p for p in reply.paragraphs[1:]), plain(reply)[:400]
+
+
+def test_a_second_question_to_the_guide_is_answered_too(engine):
+    """The comparison the message asks for, and the part the guide answers ('每周多少小时': Kaggle's weekly quota)."""
+    reply = _chat(engine, ["Kaggle free GPU每周多少小时，T4 x2和P100选哪个"])[-1]
+    assert reply.intent == "compare" and any("30" in p and "Kaggle" in p for p in reply.paragraphs), \
+        plain(reply)[:600]
