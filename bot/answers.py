@@ -734,6 +734,18 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
             chosen = gpus[verdict[1]].name
     if asked is not None:
         paragraphs.insert(min(1, len(paragraphs)), asked_note)
+    if buyer_market(need, price_list_currency(need, lang)) == "cn":
+        # "H20和H100差多少，国内公司买H20划算吗": a card the buyer's market does not sell new is said so, after the verdict
+        on = need.as_of or engine.today or date.today()
+        for g in gpus:
+            block = g.not_sold_in("cn", on)
+            if block is not None:
+                limited = block.status == "restricted"
+                paragraphs.append(_t(
+                    lang, f"Note: {g.name} {'sales are restricted' if limited else 'is not sold new'} in mainland China "
+                          f"(since {block.since:%Y-%m}). {block.note.en}",
+                    f"注意：{g.name} 自 {block.since:%Y-%m} 起{'在中国大陆销售受限' if limited else '中国大陆没有新卡销售'}。"
+                    f"{block.note.zh}"))
     sources = tuple(Source(source_title("specs", lang, name=g.name), g.source_url) for g in gpus if g.source_url)
     return Reply("compare", lang, title=_t(lang, "Comparison", "对比") + ": " + " vs ".join(label),
                  paragraphs=tuple(paragraphs), table=Table(header, tuple(rows)),

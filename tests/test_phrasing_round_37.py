@@ -139,3 +139,10 @@ def test_a_second_question_to_the_guide_is_answered_too(engine):
     reply = _chat(engine, ["Kaggle free GPU每周多少小时，T4 x2和P100选哪个"])[-1]
     assert reply.intent == "compare" and any("30" in p and "Kaggle" in p for p in reply.paragraphs), \
         plain(reply)[:600]
+
+
+def test_a_comparison_for_a_buyer_in_china_says_which_card_is_not_sold_there(engine):
+    reply = _chat(engine, ["H20和H100差多少，国内公司现在买H20做推理划算吗"])[-1]
+    notes = [p for p in reply.paragraphs if p.startswith("注意")]
+    assert reply.intent == "compare" and any("H100" in p and "没有新卡销售" in p for p in notes) and \
+        any("H20" in p and "受限" in p for p in notes), plain(reply)[:600]
