@@ -4733,6 +4733,10 @@ def _took(hours: float, lang: str, short: bool = False) -> str:
     if hours >= 48:
         return _t(lang, f"{'~' if short else ''}{hours / 24:.1f} days", f"约 {hours / 24:.1f} 天" if short else
                   f"{hours / 24:.1f} 天")
+    if hours * 60 < 1:  # "20,000 images, one epoch" on a fast card: seconds, not "0 minutes"
+        return _t(lang, f"{'~' if short else ''}{max(1, round(hours * 3600))} s" if short else
+                  f"{max(1, round(hours * 3600))} seconds", f"约 {max(1, round(hours * 3600))} 秒" if short else
+                  f"{max(1, round(hours * 3600))} 秒")
     if short:
         return _t(lang, f"~{hours * 60:.0f} min" if hours < 1 else f"~{hours:.1f} h",
                   f"约 {hours * 60:.0f} 分钟" if hours < 1 else f"约 {hours:.1f} 小时")
@@ -5053,7 +5057,9 @@ def image_training_time(engine: Engine, need: Need, cards: list[str], lang: str)
               f"{setup(g)} 上约 {_took(hours, lang)}：{run}，共 {images * passes:,} 张图，按每秒约 {rate:,.0f} 张"
               f"（{basis}，ResNet-50，FP16 混合精度）。")
     if not epochs:
-        lead += _t(lang, " That is one epoch; multiply by the epochs you run.", "这是一个 epoch 的时间，乘以你要跑的轮数。")
+        lead += _t(lang, " That is one epoch; multiply by the epochs you run (training from scratch usually runs 100–300 "
+                         "epochs, fine-tuning a pretrained model far fewer; general advice).",
+                   "这是一个 epoch 的时间，乘以你要跑的轮数（从头训练一般要 100–300 个 epoch，在预训练模型上微调少得多；一般性建议）。")
     bullets = tuple(_t(lang, f"{setup(x)}: ~{r:,.0f} images/s → {_took(h, lang)} "
                              f"({'measured' if m else 'calibrated estimate'})",
                        f"{setup(x)}：每秒约 {r:,.0f} 张 → {_took(h, lang)}（{'实测' if m else '校准估算'}）")

@@ -427,6 +427,7 @@ def _says(text: str, *path: str) -> bool:
     return has_any(normalise(text), words("slots", *path))
 
 
+_GENERIC_JOBS = frozenset({"inference", "llm_inference", "llm_finetune", "transformer", "general"})
 _TERM_SLOTS = {"precision_bits": None, "quant": None, "kv_cache_bits": None, "finetune_method": None,
                "context_tokens": None, "multi_gpu": None}  # what naming a term ("FP8", "LoRA", "KV cache") sets
 
@@ -461,7 +462,8 @@ def _definition_lead() -> re.Pattern[str]:
 def _asks_what_a_term_means(q: Query) -> bool:
     """"whats FP8 and do i need a card that supports it", "什么是TF32", "NVLink是啥": what a term means, with nothing of a
     purchase stated (no card, budget or job); "what is the best gpu for me" asks for picks."""
-    if q.gpus or not replace(q.need, **_TERM_SLOTS).is_empty():
+    generic = set(q.need.workloads) <= _GENERIC_JOBS  # "KV cache 是什麼，為什麼長上下文推理很吃顯存": the term's own setting
+    if q.gpus or not replace(q.need, **_TERM_SLOTS, workloads=() if generic else q.need.workloads).is_empty():
         return False
     text = normalise(q.text)
     lead = _definition_lead().match(text)
@@ -679,7 +681,7 @@ class Conversation:
         referred = self._referred(q, act)
         act = self._act_in_context(q, need, act, referred)
         act = _off_topic_gate(q, act, guess, _about_the_focus(q, s))
-        if act in ("recommend", "refine") and _asks_what_a_term_means(q):
+        if act in ("recommend", "refine", "memory") and _asks_what_a_term_means(q):
             act = "question"  # "whats FP8 and do i need a card that supports it": the term explained, no budget asked
         if act in ("refine", "recommend") and q.cues & {"budget_up", "budget_down"} and q.need.is_empty() and \
                 s.need.budget is None and not q.gpus and q.bare_number is None and not q.cues - {
@@ -1031,6 +1033,9 @@ class Conversation:
         if need.workloads == ("llm_inference",) and s.need.workload == "llm_finetune" and need.model_size_b and \
                 "inference_strong" not in q.cues and len(q.text.strip()) <= SHORT:
             need = replace(need, workloads=())  # "换成跑70B呢" while fine-tuning: the size changes, the job stays
+        if need.workloads == ("cnn",) and set(s.need.workloads) & {"diffusion", "video"} and \
+                _says(q.text, "image_data_words") and not _says(q.text, "vision_job_words"):
+            need = replace(need, workloads=())  # "how long for like 30 images" while training a Flux LoRA: its data
         return need
 
     def _turn(self, text: str) -> Reply:
@@ -1098,6 +1103,12 @@ class Conversation:
             worth = self._worth(t)  # "worth it, and what PSU": the verdict first, the power after it
             return answers.joined(worth, reply) if worth.intent == "gpu" else reply
         cards = list(reply.chart_gpus[:2]) if reply.intent == "compare" else [reply.focus] if reply.focus else []
+        if reply.intent == "compare" and len(reply.chart_gpus) >= 2 and _says(t.text, "electricity_cost"):
+            # "is 2x used 3090 better than 1x 4090 for a 13B qlora? power bill matters to me too": the bills' gap after
+            setups = list(zip(reply.chart_gpus, reply.chart_counts or (1,) * len(reply.chart_gpus), strict=False))
+            bill = answers.running_cost_difference(self.engine, setups[:4], s.need.merge(t.q.need), t.lang,
+                                                   self._rents_in_china(t))
+            return answers.joined(reply, bill) if bill.intent == "power" else reply
         if reply.intent == "compare" and len(reply.chart_gpus) >= 2 and _says(t.text, "power_words") and \
                 not _says(t.text, "psu_asked"):
             # "这两张哪张更省电", "which one uses less power?": the draw and the work per watt lead
@@ -1129,8 +1140,8 @@ class Conversation:
             if len(CJK.findall(clause)) < 4 and len(clause.split()) < 4:
                 continue  # too little to be a question of its own ("好用吗", "and why")
             alone = Conversation(self.engine, Session.from_dict(self.session.to_dict())).understand(clause)
-            if alone.act != "question":
-                continue
+            if alone.act != "question" or (reply.intent in ("fit", "memory") and "memory_question" in alone.q.cues):
+                continue  # ("8G的3060ti能跑flux嗎，會不會直接爆顯存": whether it fits is what the fit answered)
             guide = answers.question(self.engine, clause, t.lang, kinds=("guide",))
             if guide.intent != "question" or (reply.intent == "question" and guide.topic == reply.topic) or \
                     guide.paragraphs[0] in shown:
@@ -1751,8 +1762,9 @@ class Conversation:
     def _with_mod_advice(self, t: Turn, reply: Reply) -> Reply:
         """"4090 48G魔改版靠谱吗，听说跑70b很香": a card modded to more memory is first the guide on the mod, then
         what it runs."""
-        if t.q.card_memory_gb is None or not t.q.gpus or not _says(t.q.text, "mod_words"):
-            return reply
+        if t.q.card_memory_gb is None or not t.q.gpus or not _says(t.q.text, "mod_words") or \
+                not (t.cue("worth") or _says(t.q.text, "reliability_asked")):
+            return reply  # ("4090 魔改48G 能跑 Qwen2.5-72B 吗": only whether it runs is asked)
         guide = self._guide_on_card(t)
         return answers.with_advice(reply, guide) if guide is not None else reply
 
@@ -2782,7 +2794,8 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._price_gap(t)),  # "价格差多少" after "4070 Ti Super 和 4080 Super 哪个好"
     Rule("where-to-buy", _acts("where_to_buy"), lambda c, t: bool(t.referred), lambda c, t: c._where_to_buy(t)),
     Rule("running-cost", _acts(), lambda c, t: _says(t.text, "electricity_cost") and not t.q.need.budget and
-         bool(t.referred or c.session.focus or c.session.last_picks), lambda c, t: c._running_cost(t)),
+         len(t.q.gpus) < 2 and bool(t.referred or c.session.focus or c.session.last_picks),
+         lambda c, t: c._running_cost(t)),  # (two cards named: their comparison, the bill's difference after it)
     Rule("power-limit", _acts("power"), lambda c, t: _asks_about_power_limiting(t.text) and not t.q.need.psu_w,
          lambda c, t: c._guide_question(t)),  # "功耗限制到300W会慢多少", "can I cap them at 250W each"
     Rule("power", _acts("power"), lambda c, t: bool(t.referred or c.session.last_picks),
