@@ -1479,6 +1479,8 @@ class Conversation:
         names = list(t.referred)
         if len(names) == 1 and s.last_act == "compare" and s.compared and names[0] not in s.compared:
             names = [*s.compared[-3:], names[0]]  # the cards just compared, and the one asked about now
+        elif len(names) == 1 and not t.q.gpus and s.last_act == "compare" and len(s.compared) >= 2:
+            names = list(s.compared[:4])  # "is the price difference worth it" after "4090 vs 5090": those again
         if len(names) == 1:
             other = s.focus if s.focus and s.focus != names[0] else (s.last_picks[0] if s.last_picks else None)
             if other and other != names[0]:
@@ -1717,6 +1719,9 @@ class Conversation:
         b = t.q.need.budget if t.q.need.budget is not None else self._price_offered(t)
         # an amount beside a card and "worth it / good deal" is what the card costs the user, not a budget
         offered = b if b is not None and not _says(t.q.text, "cues", "budget_words") else None
+        if offered is not None and offered.approximate:  # "P40 才一千多块": about ¥1,500, not ¥1,000
+            offered = replace(offered, amount=money.more_than_said(chinese_numerals_to_digits(normalise(t.q.text)),
+                                                                   offered.amount))
         need = self.session.need.merge(replace(t.need, budget=None) if offered else t.need)
         if offered:  # a price offered now ("a used 3090 for $700 … in 2025") is judged against the latest prices
             need = replace(need, as_of=None)
@@ -2408,7 +2413,7 @@ def _asks_about_a_vendor(t: Turn) -> bool:
     of its software."""
     n = t.q.need
     return n.vendor not in (None, "NVIDIA") and replace(n, vendor=None, used=None, workloads=()).is_empty() and \
-        (_asks(t.text) or t.act == "refine") and _words_besides(t.text, [words("slots", "vendor", n.vendor)])
+        (_asks(t.text) or t.act in ("refine", "why_not")) and _words_besides(t.text, [words("slots", "vendor", n.vendor)])
     # ("is huawei ascend usable for pytorch training?", "华为的卡能跑大模型吗": a job named with the maker is still this)
 
 
@@ -2680,7 +2685,8 @@ POLICY: tuple[Rule, ...] = (
               c.session.last_act == "fit"), lambda c, t: c._training_time(t)),
     Rule("out-of-scope", _acts("out_of_scope"), _always, lambda c, t: c._out_of_scope(t)),
     Rule("keep-the-old-card", _acts("question", "refine", "recommend", "fit", "compare", "power", "gpu_info"),
-         lambda c, t: t.cue("add_card") and not t.q.gpus and _upgrade_on_screen(c.session) is not None,
+         lambda c, t: (t.cue("add_card") or _says(t.text, "together_words")) and _upgrade_on_screen(c.session) is not None
+         and set(t.q.gpus) <= set(_upgrade_on_screen(c.session)[:1]),  # ("这张能和我的3060一起用吗": the one owned)
          lambda c, t: answers.mixed_setup(c.engine, list(_upgrade_on_screen(c.session)), t.lang)),
     # "could I keep the old one as a second card?" after "I have a 3090, worth upgrading to a 5090?": both in one box
     Rule("feature", _acts("gpu_info", "fit", "memory", "question", "compare", "refine", "recommend"),
@@ -2749,6 +2755,9 @@ POLICY: tuple[Rule, ...] = (
          # (the card offered first: "it" next is that one)
          lambda c, t: answers.compare(c.engine, c.session.need.merge(t.need), [t.q.gpus[0], c.session.focus],
                                       t.lang)),
+    Rule("why-not-a-maker", _acts("why_not"), lambda c, t: not t.q.gpus and _asks_about_a_vendor(t) and
+         bool(c.session.last_picks), lambda c, t: c._recommend_with_vendor_advice(t)),
+    # "why not an AMD card" after picks: the maker's cards for the job, and the guide on its software
     Rule("why-not", _acts("why_not"), lambda c, t: bool(t.referred) and bool(c.session.need.workload
                                                                                or c.session.last_picks),
          lambda c, t: c._why_not(t)),

@@ -157,7 +157,10 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     spans += dataset_spans
     if samples and per_sample and not tokens:
         tokens = samples * per_sample  # "2万条，每条1000 token": the tokens one pass trains on
-    kwh, kwh_spans = money.kwh_price(mask(n, spans), lang)  # "电费每度0.6": no budget
+    region = context.region(mask(t, context.script_request_spans(t)))
+    local = context.local_currency(region)
+    # "电费每度0.6": no budget; "台灣電費一度大概4塊多": in the money of the place named
+    kwh, kwh_spans = money.kwh_price(mask(n, spans), lang, default=local)
     spans += kwh_spans
     users, counted, user_spans = audience.audience(mask(n, spans))  # "20 staff", "并发50": no budget, no count
     spans += user_spans
@@ -189,12 +192,10 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
         used = context.used(mask(n, gpu_spans, "@"))
     # no place named: the budget's currency, else Cantonese in Traditional characters (Hong Kong), for a message that
     # asks about cards or money (not "唔好用簡體字", which asks for a script)
-    region = context.region(mask(t, context.script_request_spans(t)))
     market = None if region else context.region_of(
         found.budget.currency if found.budget else None,
         chinese_script(raw) if is_traditional(raw) and (gpus or found.budget or workloads) else None)
     budget = found.budget
-    local = context.local_currency(region)
     if budget and local and not found.currency_written and budget.currency != local and \
             not money.too_small(budget.amount, local):
         budget = replace(budget, currency=local)  # "我在台灣 預算3萬", "im in germany, budget 1500": the place's money

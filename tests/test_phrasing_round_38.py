@@ -46,3 +46,51 @@ def test_a_short_image_run_is_timed_in_seconds(engine):
 def test_a_modded_card_leads_with_the_mod_only_when_its_reliability_is_asked(engine, text, first):
     reply = _chat(engine, [text])[-1]
     assert first in reply.paragraphs[0], plain(reply)[:300]
+
+
+@pytest.mark.parametrize("text, amount", [("才一千多块", 1500), ("两万出头", 21000), ("3000多块的卡", 3500), ("2k+", 2500),
+                                          ("1000左右", 1000)])
+def test_an_amount_said_as_more_than_it_is_weighed_at_the_middle_of_its_range(text, amount):
+    from bot.slots.money import more_than_said
+    from bot.slots.text import chinese_numerals_to_digits, normalise
+
+    said = {"才一千多块": 1000, "两万出头": 20000, "3000多块的卡": 3000, "2k+": 2000, "1000左右": 1000}[text]
+    assert more_than_said(chinese_numerals_to_digits(normalise(text)), said) == amount
+
+
+def test_a_p40_at_a_thousand_plus_is_a_good_price_not_a_scam(engine):
+    reply = _chat(engine, ["用二手 Tesla P40 24G 跑 LLM inference 划算吗，才一千多块"])[-1]
+    assert "低得不正常" not in plain(reply), plain(reply)[:300]
+
+
+def test_a_kwh_price_in_a_place_named_is_in_its_money(engine):
+    reply = _chat(engine, ["台灣電費一度大概4塊多，4090 每天跑滿 12 小時一個月電費多少"])[-1]
+    assert "NT$4.500" in reply.paragraphs[0] and "¥" not in reply.paragraphs[0], plain(reply)[:300]
+
+
+@pytest.mark.parametrize("turns", [
+    ["PhD student, doing RL with big transformer policies, i have $2500 for a gpu", "cheaper?", "why not an AMD card"],
+    ["$1500 for training CNNs", "为什么不推荐A卡"],
+])
+def test_why_not_a_maker_is_that_makers_cards_and_software(engine, turns):
+    reply = _chat(engine, turns)[-1]
+    assert reply.query["rule"] == "why-not-a-maker" and "AMD" in plain(reply), plain(reply)[:300]
+
+
+def test_no_amd_still_turns_amd_down(catalog):
+    from bot.nlu import parse
+
+    assert parse("no amd please", catalog).need.vendor == "NVIDIA"
+    assert parse("why not an AMD card", catalog).need.vendor == "AMD"
+
+
+def test_the_upgrade_on_screen_with_ones_own_card_is_the_mixed_setup(engine):
+    reply = _chat(engine, ["我已经有一张3060 12G了，想跑stable diffusion xl，够吗", "想升级的话买啥，预算六千",
+                           "这张能和我的3060一起用吗"])[-1]
+    assert reply.query["rule"] == "keep-the-old-card" and "3060" in reply.title, plain(reply)[:300]
+
+
+def test_a_question_of_the_comparison_just_made_keeps_its_cards(engine):
+    reply = _chat(engine, ["compare 4090 and 5090 for training diffusion models", "and for LLMs?",
+                           "is the price difference worth it for a hobbyist"])[-1]
+    assert reply.intent == "compare" and "4090" in reply.title and "5090" in reply.title, plain(reply)[:300]

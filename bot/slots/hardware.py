@@ -422,10 +422,12 @@ def _mentions(text: str, table: str) -> list[tuple[str, bool]]:
     turns it down ("no amd", "不要笔记本", "apple算了"): a word before a mention reaches back to the previous mention,
     no further."""
     turned_down = words_pattern(words("slots", "turned_down"))
+    asked_why = words_pattern(words("slots", "why_not_asked"))  # "why not an AMD card" asks about it, keeps it
     dropped_after = words_pattern(words("slots", "turned_down_after"))
     clause_end = _turned_down_at_clause_end()
     at = sorted((a, b, name) for name, ws in words("slots", table).items() for a, b in find_any(text, ws))
-    return [(name, bool(turned_down.search(text[max(0, a - 8, at[i - 1][1] if i else 0):a]) or
+    return [(name, bool(turned_down.search(text[max(0, a - 8, at[i - 1][1] if i else 0):a]) and
+                        not asked_why.search(text[max(0, a - 14, at[i - 1][1] if i else 0):a]) or
                         dropped_after.match(text[b:].lstrip()) or clause_end.match(text[b:].lstrip())))
             for i, (a, b, name) in enumerate(at)]
 

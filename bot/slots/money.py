@@ -537,16 +537,16 @@ def _kwh_patterns() -> tuple[tuple[re.Pattern[str], ...], float]:
                       for u in sorted(lex["spoken_units"], key=len, reverse=True))
     num = r"(?P<n>\d+(?:\.\d+)?|\.\d+)"
     # "6毛", "1块2", "2块半": a spoken amount, its next unit down said after it (one digit, or half)
-    money_rx = rf"(?P<b>{before})?\s*{num}\s*(?:(?P<u>{spoken})(?P<sub>\d|半)?钱?)?\s*(?P<a>{after})?"
+    money_rx = rf"(?P<b>{before})?\s*{num}\s*(?:(?P<u>{spoken})(?P<sub>\d|半|多)?钱?)?\s*(?P<a>{after})?"
     return (re.compile(rf"{money_rx}\s*(?:{per})\s*(?:{units})(?![a-z])"),  # "0.35€/kWh", "$0.15 per kwh"
             re.compile(rf"(?:{per})\s*(?:{units})\s*(?:电|電)?\s*(?:是|要|约|約|大概)?\s*{money_rx}")), \
         float(lex["max_per_kwh"])  # (the second: "每度1.2港币")
 
 
-def kwh_price(text: str, lang: str) -> tuple[Budget | None, list[tuple[int, int]]]:
+def kwh_price(text: str, lang: str, default: str | None = None) -> tuple[Budget | None, list[tuple[int, int]]]:
     """What a kWh costs the user ("电费每度0.6", "每度1.2港幣", "0.35€/kWh", "$0.15 per kwh"), in the currency written
-    (else the message language's: yuan in Chinese, dollars in English), and where it is said (so the number is no
-    budget). The words are knowledge/lexicon/money.yaml `kwh`."""
+    (else `default`, the money of the place named, else the message language's: yuan in Chinese, dollars in English),
+    and where it is said (so the number is no budget). The words are knowledge/lexicon/money.yaml `kwh`."""
     g, (patterns, most) = _grammar(), _kwh_patterns()
     for rx in patterns:
         m = rx.search(text)
@@ -559,16 +559,16 @@ def kwh_price(text: str, lang: str) -> tuple[Budget | None, list[tuple[int, int]
         value = _spoken_value(float(m["n"]), m["u"], m["sub"])
         if not 0 < value < most:
             return None, [m.span()]
-        return Budget(value, code or ("CNY" if lang == "zh" else "USD")), [m.span()]
+        return Budget(value, code or default or ("CNY" if lang == "zh" else "USD")), [m.span()]
     return None, []
 
 
 def _spoken_value(number: float, unit: str | None, sub: str | None) -> float:
-    """'6毛' 0.6, '5毛5' 0.55, '1块2' 1.2, '2块半' 2.5: the amount a spoken unit and the digit after it make."""
+    """'6毛' 0.6, '5毛5' 0.55, '1块2' 1.2, '2块半' 2.5, '4块多' ~4.5: the amount a spoken unit and what follows it make."""
     if not unit:
         return number
     worth = float(load("money")["kwh"]["spoken_units"][unit])
-    below = 0.5 if sub == "半" else int(sub) / 10 if sub else 0.0
+    below = 0.5 if sub in ("半", "多") else int(sub) / 10 if sub else 0.0  # "4块多": about 4.5
     return round((number + below) * worth, 4)
 
 
@@ -590,3 +590,22 @@ def price_currency(text: str) -> str | None:
             return code
     return None
 
+
+
+def more_than_said(text: str, amount: float) -> float:
+    """'一千多' ≈ 1,500, '3000多' ≈ 3,500, '两万出头' ≈ 21,000: the middle of what an amount said as "more than it" covers
+    (lexicon `more_than_after`), for weighing an offered price; `amount` itself when no such word follows it. `text`
+    is the parser's (Chinese numerals as digits)."""
+    words_ = load("money")["more_than_after"]
+    after = "|".join(re.escape(w) for w in sorted(words_, key=len, reverse=True))
+    for m in re.finditer(rf"(?<![\d.])(\d+(?:\.\d+)?)\s*(千|万|k|w)?\s*(?P<w>{after})", text):
+        value = float(m[1]) * {"千": 1e3, "k": 1e3, "万": 1e4, "w": 1e4}.get(m[2] or "", 1)
+        if abs(value - amount) > 1e-6:
+            continue
+        how = words_[m["w"]]
+        if how == "half_unit":
+            digits = f"{value:.0f}"
+            unit = 10 ** (len(digits) - len(digits.rstrip("0"))) if value >= 10 and value == int(value) else 1
+            return value + unit / 2
+        return value * (1 + float(how))
+    return amount
