@@ -3418,9 +3418,15 @@ _FULL_TRAINING = Text("full training (all weights)", "全参训练")
 _METHOD_LABEL = {"full": Text("full fine-tune", "全参微调"), "lora": Text("LoRA", "LoRA"), "qlora": Text("QLoRA", "QLoRA")}
 
 
+def _pretrains(need: Need) -> bool:
+    """"train a 7B from scratch on 1T tokens": an LLM-sized model trained on a number of tokens, not fine-tuned."""
+    return need.workload == "transformer" and bool(need.train_tokens) and need.finetune_method in (None, "full") and \
+        (need.model_size_b or 0) >= LLM_SIZED_B
+
+
 def _method_label(method: str, need: Need) -> Text:
     """"full fine-tune", or "full training" when the model is trained from scratch ("pretrain a 1B on 10B tokens")."""
-    return _FULL_TRAINING if method == "full" and _trains_an_llm(need) else _METHOD_LABEL[method]
+    return _FULL_TRAINING if method == "full" and (_trains_an_llm(need) or _pretrains(need)) else _METHOD_LABEL[method]
 
 
 def _model_memory_rows(engine: Engine, need: Need, lang: str) -> list[tuple[str, int | None, float]]:
@@ -5152,7 +5158,7 @@ def training_time(engine: Engine, need: Need, cards: list[str], lang: str, china
                "有日期记录的最低小时价。")
     header = tuple(_t(lang, *h) for h in (("Card", "显卡"), ("Method", "方法"), ("Tokens/s", "token/秒"),
                                           ("Time", "时间"), ("Rented", "租用费用")))
-    title = _t(lang, "How long will the training take?", "训练要多久？") if _trains_an_llm(need) else \
+    title = _t(lang, "How long will the training take?", "训练要多久？") if _trains_an_llm(need) or _pretrains(need) else \
         _t(lang, "How long will the fine-tune take?", "微调要多久？")
     return Reply("fit", lang, title=title, paragraphs=(verdict,),
                  table=Table(header, tuple(rows)), footer=(basis,), focus=g.name, focus_count=n if n > 1 else None,
@@ -5323,6 +5329,8 @@ def training_cost(engine: Engine, need: Need, name: str | None, count: int | Non
     paras = [instead + _t(lang, f"{passes.en} over {what} with {label.en} on {_a(size)} {size} model "
                                 f"take{'s' * (not need.epochs)} ~{_took(hours, lang)} on {setup}.",
                           f"用 {label.zh} 训练 {size} 模型，{what}{passes.zh}在 {setup} 上约 {_took(hours, lang)}。")]
+    if hours > MONTH_OF_TRAINING_H and not need.gpu_count:
+        paras[0] += _spread_over_more_cards(engine, g, n, hours, lang)
     if asked_for and not on_named:
         asked = ", ".join(asked_for)
         paras[0] += _t(lang, f" {asked}: no dated price for the {family_of(g.name)} on file.",
@@ -5382,6 +5390,27 @@ def _passes(need: Need) -> Text:
     """"One pass" or "3 epochs", as a training time says what it is for."""
     return Text(f"{need.epochs} epochs", f"跑 {need.epochs} 轮") if need.epochs and need.epochs > 1 else \
         Text("One pass", "跑一遍")
+
+
+MONTH_OF_TRAINING_H = 30 * 24  # a run longer than this is said with the cards that bring it to about a month
+
+
+def _spread_over_more_cards(engine: Engine, g: GPU, n: int, hours: float, lang: str) -> str:
+    """"738 days on 2 H100s": the cards (a multiple of 8, as servers come) that bring the run to about a month at the
+    measured multi-GPU scaling, whose GPU-hours, and so rented cost, grow only by what scaling loses."""
+    from bot.perf import load_perf_model
+
+    pm = load_perf_model(engine.knowledge_dir)
+    base = pm.scaling("transformer", n, g)
+    cards = next((k for k in range(8, 4097, 8) if hours * base / pm.scaling("transformer", k, g) <= MONTH_OF_TRAINING_H),
+                 None)
+    if cards is None:
+        return ""
+    took = hours * base / pm.scaling("transformer", cards, g)
+    extra = cards * took / (n * hours) - 1
+    return _t(lang, f" Spread over {cards} cards it takes ~{_took(took, lang)}, for about {extra:.0%} more GPU-hours "
+                    "(formula only, at the measured multi-GPU scaling).",
+              f"分到 {cards} 张卡上约 {_took(took, lang)}，GPU 小时数多约 {extra:.0%}（仅公式估算，按实测的多卡扩展效率）。")
 
 
 def _epochs_multiply(need: Need, lang: str) -> str:

@@ -1374,7 +1374,8 @@ class Conversation:
         no fine-tune were said ("10B tokens, 1B model"), else an LLM fine-tune."""
         need = self.session.need.merge(replace(t.q.need, budget=None))
         if need.train_tokens and not (need.finetune_method or "llm_finetune" in need.workloads):
-            return replace(need, workloads=("transformer",))
+            # pretraining ("train a 7B from scratch on 1T tokens") trains every weight: no adapter method applies
+            return replace(need, workloads=("transformer",), finetune_method="full")
         if not (need.finetune_method or "llm_finetune" in need.workloads):
             return replace(need, workloads=("llm_finetune",))
         return need

@@ -94,3 +94,11 @@ def test_a_question_of_the_comparison_just_made_keeps_its_cards(engine):
     reply = _chat(engine, ["compare 4090 and 5090 for training diffusion models", "and for LLMs?",
                            "is the price difference worth it for a hobbyist"])[-1]
     assert reply.intent == "compare" and "4090" in reply.title and "5090" in reply.title, plain(reply)[:300]
+
+
+def test_pretraining_from_scratch_is_full_training_and_says_the_cards_for_a_month(engine):
+    """'train a 7B from scratch on 1T tokens': every weight trained (not LoRA), on the H100s that hold it, and how many
+    bring the run to about a month."""
+    reply = _chat(engine, ["请问 H100 rent on vast.ai 现在多少一小时，train一个7B from scratch 1T tokens大概多少钱"])[-1]
+    lead = reply.paragraphs[0]
+    assert "全参训练" in lead and "LoRA" not in lead and "分到" in lead and "vast.ai" in lead, plain(reply)[:400]
