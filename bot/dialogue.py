@@ -1362,7 +1362,9 @@ class Conversation:
         offers."""
         s = self.session
         need = s.need.merge(replace(t.q.need, budget=None))
-        platform = answers.platforms_named(self.engine, t.q.text)[0]
+        if len(need.workloads) > 1 and "kaggle" in need.workloads:  # Kaggle named as the platform, with the job beside
+            need = replace(need, workloads=tuple(w for w in need.workloads if w != "kaggle"))
+        platform = _free_tier_named(self, t)
         verdict = answers.free_tier_verdict(self.engine, platform, need, t.lang)
         reply = self._rent(t)
         if verdict is None:
@@ -2506,13 +2508,25 @@ def _speed_of_llm_picks(c: Conversation, t: Turn) -> bool:
 def _asks_about_a_free_tier(c: Conversation, t: Turn) -> bool:
     """One notebook platform named with a job in the chat, asked whether it does ("enough", "跑得动吗", "worth it") or
     about its free GPUs."""
-    if t.q.gpus or t.act == "out_of_scope" or not (t.need.workloads or c.session.need.workloads):
+    if t.act == "out_of_scope" or not (t.need.workloads or c.session.need.workloads):
         return False
     if not (_says(t.text, "enough_question") or _says(t.text, "enough_word") or _says(t.text, "will_it_do") or
             _says(t.text, "free_tier_asked") or t.q.cues & {"what_fits", "worth"}):
         return False  # (the words first: looking the platforms up reads their table, on every scorer turn otherwise)
-    named = answers.platforms_named(c.engine, t.q.text)
-    return len(named) == 1 and bool(answers.free_tier_of(c.engine, named[0]))
+    platform = _free_tier_named(c, t)
+    if platform is None:
+        return False
+    # the cards named are that free tier's ("Kaggle gives me free P100/T4 - is that enough…"), not another card
+    from bot.rentals import card_of
+
+    free = {getattr(card_of(o, list(c.engine.catalog)), "name", None) for o in answers.free_tier_of(c.engine, platform)}
+    return set(t.q.gpus) <= free
+
+
+def _free_tier_named(c: Conversation, t: Turn) -> str | None:
+    """The platform whose free GPUs the message asks about: the first named that has a free tier on file ("Kaggle
+    gives me free P100/T4 - enough, or should i pay for colab pro?": Kaggle)."""
+    return next((p for p in answers.platforms_named(c.engine, t.q.text) if answers.free_tier_of(c.engine, p)), None)
 
 
 _TRAINING_JOB_SLOTS = ("finetune_method", "model_size_b", "model", "train_tokens", "dataset_samples", "epochs",

@@ -102,3 +102,14 @@ def test_pretraining_from_scratch_is_full_training_and_says_the_cards_for_a_mont
     reply = _chat(engine, ["请问 H100 rent on vast.ai 现在多少一小时，train一个7B from scratch 1T tokens大概多少钱"])[-1]
     lead = reply.paragraphs[0]
     assert "全参训练" in lead and "LoRA" not in lead and "分到" in lead and "vast.ai" in lead, plain(reply)[:400]
+
+
+@pytest.mark.parametrize("text, job", [
+    ("Kaggle gives me free P100/T4 - is that enough to fine-tune whisper small on my own 100h dataset, or should i pay "
+     "for colab pro?", "speech"),
+    ("kaggle免费的GPU够我训练yolo吗", "CNN"),
+])
+def test_a_free_tier_asked_with_its_own_cards_or_another_platform_gets_its_verdict(engine, text, job):
+    reply = _chat(engine, [text])[-1]
+    assert reply.query["rule"] == "free-tier-enough" and job in reply.paragraphs[0] and \
+        "Kaggle" in reply.paragraphs[0], plain(reply)[:300]
