@@ -2786,7 +2786,9 @@ POLICY: tuple[Rule, ...] = (
     Rule("why-from-guide", _acts("why"), lambda c, t: t.q.need.is_empty(), lambda c, t: c._guide_question(t)),
     Rule("why-about-cards", _acts("compare", "gpu_info", "why"), lambda c, t: t.cue("why") and not c.session.last_picks
          and not (len(t.q.gpus) == 1 and t.cue("worth"))  # "为啥大家都说别买4060": the verdict on it (rule worth)
-         and not (len(t.q.gpus) >= 2 and t.cue("why_not")),  # "why not a 4090 instead of the 5090": the two weighed
+         and not (len(t.q.gpus) >= 2 and t.cue("why_not"))  # "why not a 4090 instead of the 5090": the two weighed
+         # "M4 Max 128gb vs a 5090 for 70b - which one and why": a choice asked, and why follows from the verdict
+         and not (len(t.q.gpus) >= 2 and t.act == "compare" and _says(t.text, "which_of_them")),
          lambda c, t: c._guide_question(t)),
     Rule("compare", _acts("compare"), lambda c, t: len(t.referred) >= 1 or len(c.session.last_picks) >= 2,
          lambda c, t: c._compare(t)),

@@ -113,3 +113,9 @@ def test_a_free_tier_asked_with_its_own_cards_or_another_platform_gets_its_verdi
     reply = _chat(engine, [text])[-1]
     assert reply.query["rule"] == "free-tier-enough" and job in reply.paragraphs[0] and \
         "Kaggle" in reply.paragraphs[0], plain(reply)[:300]
+
+
+def test_a_choice_between_setups_asked_with_why_is_the_comparison(engine):
+    reply = _chat(engine, ["M4 Max macbook 128gb vs a 5090 desktop for running 70b models locally - which one and why"])[-1]
+    assert reply.intent == "compare" and "M4 Max" in reply.paragraphs[0] and "5090" in reply.paragraphs[0], \
+        plain(reply)[:300]
