@@ -2681,6 +2681,10 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._price_per_gb_of_picks(t)),
     # "is colab enough instead", "kaggle免费的够我训练CNN吗", "Kaggle 免費GPU每週可以用多久？跑得動7B LoRA嗎": whether its
     # free GPU holds the job in the chat, then what the platform offers
+    Rule("rental-budget", _acts("recommend", "refine", "rent"),
+         lambda c, t: c.session.last_act == "rent" and bool(t.q.need.budget) and not t.q.gpus and
+         not t.q.need.workloads and _says(t.text, "usage", "per", "month"), lambda c, t: c._rent(t)),
+    # "预算改成每月3000元呢" after rentals: what a month of that money rents, not cards to buy with it
     Rule("free-tier-enough", _acts(), _asks_about_a_free_tier, lambda c, t: c._free_tier(t)),
     # "那在autodl租4090跑完要多少钱" after a training time: that job on that card, time × rate
     Rule("training-cost", _acts(), _prices_the_timed_job, lambda c, t: c._training_cost(t)),

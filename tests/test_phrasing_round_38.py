@@ -119,3 +119,12 @@ def test_a_choice_between_setups_asked_with_why_is_the_comparison(engine):
     reply = _chat(engine, ["M4 Max macbook 128gb vs a 5090 desktop for running 70b models locally - which one and why"])[-1]
     assert reply.intent == "compare" and "M4 Max" in reply.paragraphs[0] and "5090" in reply.paragraphs[0], \
         plain(reply)[:300]
+
+
+@pytest.mark.parametrize("turns, hours", [
+    (["想租卡训练一个推荐模型，数据一亿条，用什么卡", "autodl和阿里云哪个划算", "预算改成每月3000元呢"], "卡时"),
+    (["where can i rent a 4090", "what about a budget of 200 a month"], "hours"),
+])
+def test_a_monthly_budget_after_rentals_is_money_to_rent_with(engine, turns, hours):
+    reply = _chat(engine, turns)[-1]
+    assert reply.intent == "rent" and not reply.recommendations and hours in plain(reply), plain(reply)[:400]
