@@ -713,6 +713,8 @@ def _qlora_by_default(need: Need, knowledge_dir: Path) -> Text | None:
     above = load_workloads(knowledge_dir).get("llm_finetune", {}).get("qlora_by_default_above_gb")
     if not above or need.workload != "llm_finetune" or need.finetune_method or need.budget or not need.model_size_b:
         return None
+    if (need.gpu_count or 0) >= 4:
+        return None  # "公司要搭一个8卡训练节点，做70B的SFT": a node shards 16-bit LoRA over its cards (ZeRO-3/FSDP)
     lora = estimate(need.model_size_b, "lora", need.precision_bits, knowledge_dir).total_gb
     if lora <= above:
         return None

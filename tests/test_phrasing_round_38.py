@@ -128,3 +128,10 @@ def test_a_choice_between_setups_asked_with_why_is_the_comparison(engine):
 def test_a_monthly_budget_after_rentals_is_money_to_rent_with(engine, turns, hours):
     reply = _chat(engine, turns)[-1]
     assert reply.intent == "rent" and not reply.recommendations and hours in plain(reply), plain(reply)[:400]
+
+
+def test_a_node_of_cards_fine_tuning_a_big_model_shards_16_bit_lora(engine):
+    """'公司要搭一个8卡训练节点，做70B模型的SFT': memory pools over the node (ZeRO-3/FSDP), so no 12 GB cards on QLoRA."""
+    reply = _chat(engine, ["公司要搭一个8卡训练节点，做70B模型的SFT，推荐什么配置"])[-1]
+    assert reply.recommendations and all("3060" not in r.gpu for r in reply.recommendations) and \
+        "QLoRA" not in reply.paragraphs[1], plain(reply)[:500]
