@@ -2909,6 +2909,10 @@ POLICY: tuple[Rule, ...] = (
          not t.need.model_size_b and not t.need.model and (_says(t.text, "memory_enough") or
                                                            _says(t.text, "enough_question")),
          lambda c, t: c._memory_enough(t)),  # "8G显存够学深度学习吗"
+    Rule("two-cards-for-a-job", _acts("fit", "gpu_info", "question", "recommend"),
+         lambda c, t: len(t.q.gpus) == 2 and t.cue("instead") and not t.need.budget and bool(t.need.workloads) and
+         not t.need.model_size_b, lambda c, t: c._compare(t)),
+    # "does a 4060 ti 16gb make sense for sdxl + flux? or should i just save up for a 4070 ti super": the two weighed
     Rule("fit", _acts("fit", "memory", "gpu_info", "question"),
          lambda c, t: bool(t.referred) and not t.need.budget and (
              _says(t.text, "capacity_asked") and len(t.q.gpus) <= 1 or  # "A800能撑多少并发": the users it serves

@@ -135,3 +135,10 @@ def test_a_node_of_cards_fine_tuning_a_big_model_shards_16_bit_lora(engine):
     reply = _chat(engine, ["公司要搭一个8卡训练节点，做70B模型的SFT，推荐什么配置"])[-1]
     assert reply.recommendations and all("3060" not in r.gpu for r in reply.recommendations) and \
         "QLoRA" not in reply.paragraphs[1], plain(reply)[:500]
+
+
+def test_a_card_for_a_job_or_another_instead_weighs_both(engine):
+    reply = _chat(engine, ["does a 4060 ti 16gb make sense for sdxl + some flux dev stuff? or should i just save up for "
+                           "a 4070 ti super"])[-1]
+    assert reply.intent == "compare" and "4060 Ti 16GB" in reply.title and "4070 Ti Super" in reply.title, \
+        plain(reply)[:300]
