@@ -3027,6 +3027,23 @@ def _image_memory(engine: Engine, model, lang: str) -> Reply:
 
 # --- retrieval -----------------------------------------------------------------------------------------------------
 
+def guide_on_a_part(engine: Engine, text: str, lang: str) -> Reply | None:
+    """A part of a message asked of the guide on its own ("Kaggle free GPU每周多少小时"): the guide's answer when the
+    section it finds is about a word the part says itself (one of the section's keywords: Kaggle), else None; a part
+    with no word of its own ("which is better for deep learning") draws whatever section is nearest."""
+    from bot.knowledge import load_sections
+    from bot.slots.text import normalise
+
+    reply = question(engine, text, lang, kinds=("guide",))
+    if reply.intent != "question":
+        return None
+    section = next((x for x in load_sections(engine.knowledge_dir) if x.id == reply.topic), None)
+    said = normalise(text)
+    own = section is not None and any(re.search(r"(?<![a-z0-9])" + re.escape(k.lower()) + r"(?![a-z0-9])", said)
+                                      for k in section.keywords["zh"] + section.keywords["en"] if len(k) >= 3)
+    return reply if own else None
+
+
 def question(engine: Engine, text: str, lang: str, kinds: tuple[str, ...] | None = None) -> Reply:
     """The guide's answer (`kinds=("guide",)`: from its sections only, not from a card's or a platform's sheet)."""
     from bot.retrieval import search

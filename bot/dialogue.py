@@ -1130,8 +1130,8 @@ class Conversation:
         """"Kaggle free GPU每周多少小时，T4 x2和P100选哪个", "什麼是 NVLink？兩張 4090 可以接嗎": a part of the message that
         is a question to the guide by itself, which the rule's answer left out, answered after it (its best paragraphs,
         when the guide is sure of it)."""
-        if reply.intent not in ("gpu", "compare", "fit", "power", "rent", "where_to_buy", "question", "memory"):
-            return reply
+        if reply.intent not in ("gpu", "compare", "fit", "power", "rent", "where_to_buy", "memory"):
+            return reply  # (a guide answer was searched with the whole message: its parts are in that search)
         clauses = [c.strip() for c in _CLAUSE_BREAK.split(t.q.text) if c and c.strip()]
         if len(clauses) < 2:
             return reply
@@ -1142,9 +1142,8 @@ class Conversation:
             alone = Conversation(self.engine, Session.from_dict(self.session.to_dict())).understand(clause)
             if alone.act != "question" or (reply.intent in ("fit", "memory") and "memory_question" in alone.q.cues):
                 continue  # ("8G的3060ti能跑flux嗎，會不會直接爆顯存": whether it fits is what the fit answered)
-            guide = answers.question(self.engine, clause, t.lang, kinds=("guide",))
-            if guide.intent != "question" or (reply.intent == "question" and guide.topic == reply.topic) or \
-                    guide.paragraphs[0] in shown:
+            guide = answers.guide_on_a_part(self.engine, clause, t.lang)
+            if guide is None or guide.paragraphs[0] in shown:
                 continue
             return answers.joined(reply, replace(guide, paragraphs=guide.paragraphs[:2], table=None, bullets=()))
         return reply
@@ -2566,7 +2565,9 @@ def _prices_the_timed_job(c: Conversation, t: Turn) -> bool:
         return False
     # "and the cost in total" right after the times of several cards: that answer's table already prices each
     again = s.last_rule == "training-time" and not t.q.gpus and not answers.platforms_named(c.engine, t.q.text)
-    return t.act == "rent" or _says(t.text, "total_cost") and not again
+    # ("一个epoch大概多少钱，数据大概5亿token" after a fit of that fine-tune: the data and a price asked together)
+    data_priced = bool(t.q.need.train_tokens or t.q.need.dataset_samples) and t.cue("price")
+    return t.act == "rent" or (_says(t.text, "total_cost") or data_priced) and not again
 
 
 def _fine_tune_in_view(c: Conversation, t: Turn) -> bool:
@@ -2822,7 +2823,9 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c.session.last_act == "compare" and len(c.session.compared) >= 2 and not t.q.gpus and
          not t.q.ordinals and t.need.is_empty() and len(t.text) <= SHORT and t.cue("price"),
          lambda c, t: c._price_gap(t)),  # "价格差多少" after "4070 Ti Super 和 4080 Super 哪个好"
-    Rule("where-to-buy", _acts("where_to_buy"), lambda c, t: bool(t.referred), lambda c, t: c._where_to_buy(t)),
+    Rule("where-to-buy", _acts("where_to_buy"), lambda c, t: bool(t.referred) and
+         not (t.cue("worth") and t.q.need.budget and len(t.q.gpus) == 1),  # ("…3080 from ebay for $350 a bad idea": its
+         lambda c, t: c._where_to_buy(t)),  # price weighed, rule price-check)
     Rule("running-cost", _acts(), lambda c, t: _says(t.text, "electricity_cost") and not t.q.need.budget and
          len(t.q.gpus) < 2 and bool(t.referred or c.session.focus or c.session.last_picks),
          lambda c, t: c._running_cost(t)),  # (two cards named: their comparison, the bill's difference after it)

@@ -142,3 +142,19 @@ def test_a_card_for_a_job_or_another_instead_weighs_both(engine):
                            "a 4070 ti super"])[-1]
     assert reply.intent == "compare" and "4060 Ti 16GB" in reply.title and "4070 Ti Super" in reply.title, \
         plain(reply)[:300]
+
+
+def test_an_epochs_cost_with_the_data_said_after_a_fit_is_the_jobs_cost(engine):
+    """'一个epoch大概多少钱，数据大概5亿token' after a full fine-tune of a 7B was fitted on A100s: that job priced."""
+    reply = _chat(engine, ["我在autodl上租卡做实验，一般用3090，最近想换4090，值不值", "如果是A100呢，跑7B全参微调",
+                           "一个epoch大概多少钱，数据大概5亿token"])[-1]
+    assert reply.query["rule"] == "training-cost" and "A100" in reply.title, plain(reply)[:300]
+
+
+@pytest.mark.parametrize("text", ["张量核心(tensor core)到底有啥用，为啥老显卡跑深度学习慢",
+                                  "which is better for deep learning, 7900 xtx or 4080 super?"])
+def test_a_part_with_no_word_of_its_own_adds_no_section(engine, text):
+    """The second question step adds the guide only when the section it finds is about a word the part says."""
+    reply = _chat(engine, [text])[-1]
+    assert not any("laptop" in p.lower() or "笔记本" in p or "CPU only" in p or "Apple Silicon" in p
+                   for p in reply.paragraphs), plain(reply)[:600]

@@ -281,7 +281,8 @@ def train_tokens(text: str) -> tuple[int | None, Spans]:
     """Tokens to train on ("20B tokens", "200亿token", "1T tokens"): never a model's size. At least a million."""
     mult = load("slots")["train_tokens"]["multipliers"]
     muls = "|".join(re.escape(k) for k in sorted(mult, key=len, reverse=True))
-    m = re.search(rf"(?<![\w$¥€£.])(\d+(?:\.\d+)?)\s*({muls})\s*(?:个\s*)?(?:training\s+)?(?:tokens?|tok|词元)(?![a-z])",
+    # (a Chinese word may touch the number: "数据大概5亿token"; a Latin one may not: "v5", "$5")
+    m = re.search(rf"(?<![a-z0-9_$¥€£.])(\d+(?:\.\d+)?)\s*({muls})\s*(?:个\s*)?(?:training\s+)?(?:tokens?|tok|词元)(?![a-z])",
                   text)
     if not m or re.match(r"\s*(?:of\s+)?(?:context|ctx|window|上下文|长上下文|的上下文)", text[m.end():]):
         return None, []  # "1M tokens context" is a context length
