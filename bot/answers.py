@@ -40,6 +40,7 @@ from bot.scorer import (
     assumed_precision,
     buyer_market,
     candidate_for,
+    load_workloads,
     price_elsewhere,
     price_for,
     pricing,
@@ -5057,11 +5058,16 @@ def image_training_time(engine: Engine, need: Need, cards: list[str], lang: str)
                                                                            for u in dataset.sources[:1]))
     count = max(1, need.gpu_count or 1)
     gpus = [g for g in (engine.catalog.get(n) for n in cards) if g is not None][:3]
+    # images of another side than the measured 224 px: the same network's work grows with the pixels (formula)
+    measured_px = int(load_workloads(engine.knowledge_dir).get("cnn", {}).get("measured_image_px", 224))
+    side = need.image_px or (dataset.image_px if dataset and not need.dataset_samples else None) or measured_px
+    pixels = (side / measured_px) ** 2
     rows = []
     for g in gpus:
         rate = _images_a_second(engine, g, count)
         if rate is not None:
-            rows.append((g, rate[0], rate[1], images * passes / rate[0] / 3600))
+            per_s = rate[0] / pixels
+            rows.append((g, per_s, rate[1], images * passes / per_s / 3600))
     if not rows:
         return unknown(lang)
     what = dataset.name if dataset and not need.dataset_samples else _t(lang, f"{images:,} images", f"{images:,} 张图")
@@ -5075,6 +5081,9 @@ def image_training_time(engine: Engine, need: Need, cards: list[str], lang: str)
     g, rate, measured, hours = rows[0]
     basis = _t(lang, "measured by Lambda" if measured else "calibrated on Lambda's measurements",
                "Lambda 实测" if measured else "按 Lambda 实测校准的估算")
+    if pixels != 1:
+        basis += _t(lang, f", scaled to {side} px images by their pixels, formula only",
+                    f"，按像素数换算到 {side} 像素的图，仅公式估算")
     lead = _t(lang, f"About {_took(hours, lang)} on {setup(g)}: {run} = {images * passes:,} images at ~{rate:,.0f} "
                     f"images/s ({basis}, ResNet-50, FP16 mixed precision).",
               f"{setup(g)} 上约 {_took(hours, lang)}：{run}，共 {images * passes:,} 张图，按每秒约 {rate:,.0f} 张"
@@ -5087,11 +5096,11 @@ def image_training_time(engine: Engine, need: Need, cards: list[str], lang: str)
                              f"({'measured' if m else 'calibrated estimate'})",
                        f"{setup(x)}：每秒约 {r:,.0f} 张 → {_took(h, lang)}（{'实测' if m else '校准估算'}）")
                     for x, r, m, h in rows[1:])
-    caveat = _t(lang, "A ResNet-50-class network at 224 px: a lighter model (ResNet-18, MobileNet) trains several times "
+    caveat = _t(lang, f"A ResNet-50-class network at {side} px: a lighter model (ResNet-18, MobileNet) trains several times "
                       "faster, a bigger one or larger images slower. The GPU figure assumes the images arrive fast "
                       "enough: decoding JPEGs at this rate takes many CPU cores or GPU decoding (NVIDIA DALI, FFCV), "
                       "and a slow input pipeline can double the time (general advice).",
-                "以上按 ResNet-50 级别的网络、224 像素计：更轻的模型（ResNet-18、MobileNet）会快好几倍，更大的模型或更大的图会更慢。"
+                f"以上按 ResNet-50 级别的网络、{side} 像素计：更轻的模型（ResNet-18、MobileNet）会快好几倍，更大的模型或更大的图会更慢。"
                 "显卡的速度前提是图片供得上：按这个速度解码 JPEG 需要很多 CPU 核，或用 GPU 解码（NVIDIA DALI、FFCV），"
                 "数据读取慢的话时间可能翻倍（一般性建议）。")
     paras = (lead, caveat) + ((dataset.note.get(lang),) if dataset and not need.dataset_samples else ())

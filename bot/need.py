@@ -102,6 +102,7 @@ class Need:
     usage: Usage | None = None  # GPU-hours the user expects ("10 hours a week"): what rent-or-buy arithmetic uses
     dataset_samples: int | None = None  # a fine-tuning dataset's size ("10k samples"): how long an epoch takes
     dataset: str | None = None  # a public dataset named ("ImageNet"): its size and usual epochs time a training run
+    image_px: int | None = None  # the image side trained at ("640分辨率", "at 1024px", a YOLO's default): an image run's cost
     train_tokens: int | None = None  # tokens to train on ("20B tokens"): how long the run takes
     epochs: int | None = None  # passes over the data ("3 epochs"): the run is that many times one pass
     kwh_price: Budget | None = None  # what the user pays for a kWh ("电费每度0.6"): running costs, rent or buy

@@ -61,7 +61,7 @@ class Query:
         out = {}
         for k, v in self.need.stated().items():
             if k in ("model", "quant", "context_tokens", "owned_gpus", "serving", "concurrent_users", "headcount",
-                     "daily_users", "kv_cache_bits", "usage", "dataset_samples", "dataset", "train_tokens", "epochs",
+                     "daily_users", "kv_cache_bits", "usage", "dataset_samples", "dataset", "image_px", "train_tokens", "epochs",
                      "kwh_price", "price_currency", "quiet", "min_total_vram_gb", "system_ram_gb", "multi_gpu", "whole_pc", "upgrade_from",
                      "shared"):
                 continue  # not labelled in knowledge/intents (the model table's own tests cover them)
@@ -155,6 +155,8 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
     spans += sample_spans
     dataset, dataset_spans = model.named_dataset(mask(n, spans))  # "on ImageNet": its images and usual epochs
     spans += dataset_spans
+    image_px, px_spans = model.image_side(mask(n, spans))  # "640分辨率", a YOLO's 640: what an image costs to train
+    spans += px_spans
     if samples and per_sample and not tokens:
         tokens = samples * per_sample  # "2万条，每条1000 token": the tokens one pass trains on
     region = context.region(mask(t, context.script_request_spans(t)))
@@ -207,7 +209,7 @@ def _parse(raw: str, lang: str, catalog: Catalog | None, today: date) -> Query:
                 serving=True if "serving" in cues else None, concurrent_users=users if counted == audience.AT_ONCE else None,
                 headcount=users if counted == audience.HEADCOUNT else None,
                 daily_users=users if counted == audience.DAILY else None, kv_cache_bits=kv_bits, usage=hours,
-                dataset_samples=samples, dataset=dataset, train_tokens=tokens, epochs=passes, kwh_price=kwh,
+                dataset_samples=samples, dataset=dataset, image_px=image_px, train_tokens=tokens, epochs=passes, kwh_price=kwh,
                 price_currency=money.price_currency(t) if found.budget is None and found.rejected is None else None,
                 quiet=True if "quiet" in cues else None,
                 multi_gpu=True if "multi_gpu" in cues and count is None else None,

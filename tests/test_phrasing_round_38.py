@@ -158,3 +158,13 @@ def test_a_part_with_no_word_of_its_own_adds_no_section(engine, text):
     reply = _chat(engine, [text])[-1]
     assert not any("laptop" in p.lower() or "笔记本" in p or "CPU only" in p or "Apple Silicon" in p
                    for p in reply.paragraphs), plain(reply)[:600]
+
+
+@pytest.mark.parametrize("text, side", [("我要训一个YOLOv8m，数据集8万张图，640分辨率，用4090大概要多久", "640"),
+                                        ("yolov8 training on 20000 images how long on a 3090", "640"),
+                                        ("200k images at 1024px, 50 epochs, how long on a 4090", "1024")])
+def test_an_image_run_at_another_side_is_scaled_by_its_pixels(engine, text, side):
+    """YOLO trains at 640 px (its default, or said): ResNet-50's measured 224 px rate scaled by the pixels, said so."""
+    reply = _chat(engine, [text])[-1]
+    assert f"{side} " in reply.paragraphs[0] and ("formula" in reply.paragraphs[0] or "公式" in reply.paragraphs[0]), \
+        plain(reply)[:300]

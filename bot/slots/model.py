@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from bot.need import LLM_WORKLOADS, WORKLOADS
 from bot.slots.context import clauses_from
@@ -219,6 +220,34 @@ def named_dataset(text: str) -> tuple[str | None, Spans]:
 
     found, span = find_dataset(LEXICON_DIR.parent, text)
     return (found.name, [span]) if found else (None, [])
+
+
+_IMAGE_SIDE = re.compile(r"(?<![\d.])(\d{3,4})\s*(?:[x×*]\s*\d{3,4}\s*)?(?:px|pixels?|分辨率|像素|resolution|的图)(?![a-z])|"
+                         r"(?:分辨率|resolution|imgsz\s*=?|image size|img size)\s*(?:of|是|为|:)?\s*(\d{3,4})(?![\d.])")
+
+
+def image_side(text: str) -> tuple[int | None, Spans]:
+    """The side of the images trained on ("640分辨率", "at 1024px", "imgsz=640", "512x512 pixels"); else the default of a
+    vision model family named ("yolov8m": 640, knowledge/workloads.yaml `image_px_by_model`), with no span."""
+    m = _IMAGE_SIDE.search(text)
+    if m:
+        side = int(m[1] or m[2])
+        if 32 <= side <= 4096:
+            return side, [m.span()]
+    for name, side in _image_px_by_model():
+        if name in text and re.search(r"(?<![a-z])" + re.escape(name), text):
+            return side, []
+    return None, []
+
+
+@lru_cache(maxsize=1)
+def _image_px_by_model() -> tuple[tuple[str, int], ...]:
+    from bot.catalog import parse_yaml
+    from bot.slots.lexicon import LEXICON_DIR
+
+    by_model = (parse_yaml((LEXICON_DIR.parent / "workloads.yaml").read_text(encoding="utf-8")) or {}).get(
+        "cnn", {}).get("image_px_by_model", {})
+    return tuple(sorted(((str(k), int(v)) for k, v in by_model.items()), key=lambda kv: -len(kv[0])))
 
 
 def named_family(text: str) -> str | None:
