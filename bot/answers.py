@@ -5214,6 +5214,13 @@ def free_tier_of(engine: Engine, platform: str) -> list:
     return [o for o in offers_on(engine.knowledge_dir, platform) if o.billing == "free-quota"]
 
 
+def free_tier_cards(engine: Engine, platform: str) -> set[str]:
+    """The catalog names of the platform's free GPUs ("Kaggle gives me free P100/T4": those cards)."""
+    from bot.rentals import card_of
+
+    return {g.name for o in free_tier_of(engine, platform) if (g := card_of(o, list(engine.catalog))) is not None}
+
+
 def free_tier_verdict(engine: Engine, platform: str, need: Need, lang: str) -> str | None:
     """"is colab enough instead", "kaggle免费的够不够我训练CNN": whether the platform's free GPU (its free-quota offers
     in rentals.csv) holds the job in the chat, with the free tier's limits and the platform's framework limits. None

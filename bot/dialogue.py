@@ -2516,10 +2516,7 @@ def _asks_about_a_free_tier(c: Conversation, t: Turn) -> bool:
     if platform is None:
         return False
     # the cards named are that free tier's ("Kaggle gives me free P100/T4 - is that enough…"), not another card
-    from bot.rentals import card_of
-
-    free = {getattr(card_of(o, list(c.engine.catalog)), "name", None) for o in answers.free_tier_of(c.engine, platform)}
-    return set(t.q.gpus) <= free
+    return set(t.q.gpus) <= answers.free_tier_cards(c.engine, platform)
 
 
 def _free_tier_named(c: Conversation, t: Turn) -> str | None:
