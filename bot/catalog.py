@@ -28,6 +28,12 @@ def parse_yaml(text: str):
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
+@lru_cache(maxsize=4)
+def load_workloads(knowledge_dir: Path) -> dict:
+    """knowledge/workloads.yaml, parsed once for the scorer and the slot extractors alike."""
+    return parse_yaml((knowledge_dir / "workloads.yaml").read_text(encoding="utf-8"))
+
+
 class CatalogError(ValueError):
     """A catalog file that cannot be used, with the place to fix it."""
 

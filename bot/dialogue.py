@@ -1135,11 +1135,11 @@ class Conversation:
         clauses = [c.strip() for c in _CLAUSE_BREAK.split(t.q.text) if c and c.strip()]
         if len(clauses) < 2:
             return reply
-        shown = set(reply.paragraphs)
+        shown, context = set(reply.paragraphs), self.session.to_dict()
         for clause in clauses:
             if len(CJK.findall(clause)) < 4 and len(clause.split()) < 4:
                 continue  # too little to be a question of its own ("好用吗", "and why")
-            alone = Conversation(self.engine, Session.from_dict(self.session.to_dict())).understand(clause)
+            alone = Conversation(self.engine, Session.from_dict(context)).understand(clause)
             if alone.act != "question" or (reply.intent in ("fit", "memory") and "memory_question" in alone.q.cues):
                 continue  # ("8G的3060ti能跑flux嗎，會不會直接爆顯存": whether it fits is what the fit answered)
             guide = answers.guide_on_a_part(self.engine, clause, t.lang)

@@ -82,6 +82,7 @@ def _matmul(gpu: GPU) -> float | None:
     return gpu.tensor_fp16_tflops or gpu.fp32_tflops
 
 
+@lru_cache(maxsize=4)
 def _lambda_one_gpu_rows(knowledge_dir: Path) -> dict[str, dict[str, str]]:
     """Lambda's one-GPU rows of knowledge/benchmarks/lambda-pytorch-train-throughput-fp16.csv by catalog name (the
     cards in lambda-map.csv)."""

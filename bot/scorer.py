@@ -7,10 +7,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from datetime import date
-from functools import lru_cache
 from pathlib import Path
 
-from bot.catalog import GPU, MODULE_FORM_FACTORS, Availability, Catalog, Price, parse_yaml
+from bot.catalog import GPU, MODULE_FORM_FACTORS, Availability, Catalog, Price, load_workloads
 from bot.fit import estimate as fit_estimate
 from bot.fit import (
     memory,
@@ -123,11 +122,6 @@ class Ranking:
     notes: tuple[Text, ...] = field(default=())
     used_fallback: bool = False  # these picks include used-market prices though the user did not ask for them
     used_why: str | None = None  # "no_new": no new card met the need; "better_value": used cards are the usual buy
-
-
-@lru_cache(maxsize=4)
-def load_workloads(knowledge_dir: Path) -> dict:
-    return parse_yaml((knowledge_dir / "workloads.yaml").read_text(encoding="utf-8"))
 
 
 def default_vendors(knowledge_dir: Path) -> tuple[str, ...]:

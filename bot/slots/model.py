@@ -242,11 +242,10 @@ def image_side(text: str) -> tuple[int | None, Spans]:
 
 @lru_cache(maxsize=1)
 def _image_px_by_model() -> tuple[tuple[str, int], ...]:
-    from bot.catalog import parse_yaml
+    from bot.catalog import load_workloads
     from bot.slots.lexicon import LEXICON_DIR
 
-    by_model = (parse_yaml((LEXICON_DIR.parent / "workloads.yaml").read_text(encoding="utf-8")) or {}).get(
-        "cnn", {}).get("image_px_by_model", {})
+    by_model = (load_workloads(LEXICON_DIR.parent) or {}).get("cnn", {}).get("image_px_by_model", {})
     return tuple(sorted(((str(k), int(v)) for k, v in by_model.items()), key=lambda kv: -len(kv[0])))
 
 
