@@ -656,9 +656,12 @@ def compare(engine: Engine, need: Need, names: list[str], lang: str, counts: dic
                                            "decide.", f"{spec.label.zh}：速度基本相同，看显存和价格来选。"))
                 said_by_verdict.append(paragraphs[-1])
             else:
+                # a card without CUDA leads on its specs only: nobody we cite measured it (no CUDA, no Lambda runs)
+                on_paper = any(g.vendor != "NVIDIA" and g.name == faster for g in gpus)
                 paragraphs.append(_t(lang, f"For {spec.label.en}, {faster} is about {100 * (ratio - 1):.0f}% faster "
-                                           f"than {slower}.",
-                                     f"{spec.label.zh}：{faster} 比 {slower} 快约 {100 * (ratio - 1):.0f}%。"))
+                                           f"than {slower}{' on paper (from specs)' if on_paper else ''}.",
+                                     f"{spec.label.zh}：{faster} 比 {slower} {'按规格' if on_paper else ''}快约 "
+                                     f"{100 * (ratio - 1):.0f}%{'（纸面数字）' if on_paper else ''}。"))
         macs = [g.name for g in gpus if g.vendor == "Apple"]
         if macs and len(macs) < len(gpus):
             paragraphs.append(_t(
@@ -769,6 +772,17 @@ def _software_tie(gpus: list, counts: list[int], perfs: list, labels: list[str],
         return None
     cuda = 0 if gpus[0].vendor == "NVIDIA" else 1
     other = 1 - cuda
+    if perfs[other] > NO_CUDA_MARGIN * perfs[cuda] and \
+            gpus[other].vram_gb * counts[other] >= gpus[cuda].vram_gb * counts[cuda]:
+        # ahead on paper by more than the margin: still its specs against a card that runs as measured
+        lead = 100 * (perfs[other] / perfs[cuda] - 1)
+        return _t(lang, f"Verdict: {labels[other]} on paper (about {lead:.0f}% faster by its specs, at least as much "
+                        f"memory), but no one measured that in PyTorch and non-CUDA stacks often fall well short of "
+                        f"their specs. {labels[cuda]} is the safe choice if you use CUDA-only tools (FlashAttention, "
+                        f"bitsandbytes, many extensions); {labels[other]} if your software is known to run on it.",
+                  f"结论：纸面上是 {labels[other]}（按规格快约 {lead:.0f}%，显存不少），但这不是 PyTorch 实测，非 CUDA 的"
+                  f"软件栈常常达不到规格上的速度。要用只支持 CUDA 的工具（FlashAttention、bitsandbytes、许多扩展）就选 "
+                  f"{labels[cuda]}；确认你的软件能在 {labels[other]} 上跑再选它。"), other
     if gpus[cuda].vram_gb * counts[cuda] < gpus[other].vram_gb * counts[other] or \
             perfs[other] > NO_CUDA_MARGIN * perfs[cuda]:
         return None
@@ -1206,7 +1220,14 @@ def _yn(v: bool, lang: str) -> str:
 def why(engine: Engine, r: Ranking, lang: str, name: str | None = None) -> Reply:
     """Why a pick was made (the top one, or the one named: "第二張點解好啲"), against the others."""
     if not r.picks:
-        return unknown(lang)
+        if not r.suggestions:
+            return unknown(lang)
+        # "why this one?" after "nothing meets all of that": there is no pick to defend, only what stands in the way
+        return Reply("recommend", lang, title=_t(lang, "Why no pick", "为什么没有推荐"),
+                     paragraphs=(_t(lang, "Nothing meets everything you asked for now, so there is no pick to explain. "
+                                          "What stands in the way, and what changing it would give:",
+                                    "现在没有一张卡能满足你提的全部条件，所以没有可解释的推荐。卡在哪里、放开后能选什么："),),
+                     bullets=tuple(x.get(lang) for x in r.suggestions), suggestions=_followups(lang, r))
     top = next((p for p in r.picks if p.gpu.name == name), r.picks[0])
     paragraphs = [_t(lang, f"Why {top.gpu.name}:", f"为什么是 {top.gpu.name}：")]
     bullets = [x.get(lang) for x in top.reasons]

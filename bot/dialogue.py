@@ -139,9 +139,29 @@ def _strong_evidence_of_ours(q: Query) -> bool:
 
 
 _SMALL_TALK_ACTS = ("greeting", "help", "reset")
+# the acts a question in a message of several may have, and the kind of reply that answers each
+_ANSWER_OF_ACT = {"fit": "fit", "rent": "rent", "power": "power", "compare": "compare", "memory": "memory",
+                  "where_to_buy": "where_to_buy", "gpu_info": "gpu"}
+_MORE_QUESTIONS = 2  # questions answered besides the one the rule chose: more makes a reply nobody reads
+# the kinds of answer a question beside the one answered may add to it: renting, buying and power are never part of
+# another answer; whether it fits or which to buy is not part of an answer on renting, buying, power or specs; specs
+# and memory only beside renting, buying or power (a fit or a verdict already says the memory and the card's specs)
+_LOGISTICS = ("rent", "power", "where_to_buy")
+_ADDED_TO = {**{kind: _LOGISTICS + ("fit", "compare", "gpu", "memory") for kind in _LOGISTICS},
+             "gpu": _LOGISTICS + ("fit", "compare"), "fit": _LOGISTICS, "compare": _LOGISTICS, "memory": _LOGISTICS}
 # where a message's questions part: punctuation, or a space between Chinese words ("…变笨很多吗 我想用…"; not the
 # space of "cifar10 跑一个epoch要多久", which joins an English name to its sentence)
 _CLAUSE_BREAK = re.compile(r"[，,;；?？。!！]+|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+
+
+def _questions_in(text: str) -> list[tuple[str, bool]]:
+    """The clauses of a message, each with whether it is asked ("…吗", "how much…", a question mark after it)."""
+    pieces = re.split(f"({_CLAUSE_BREAK.pattern})", text)
+    out = []
+    for clause, mark in zip(pieces[::2], [*pieces[1::2], ""], strict=False):
+        if clause and clause.strip():
+            out.append((clause.strip(), "?" in mark or "？" in mark or _asks(clause)))
+    return out
 
 
 def _any_content(q: Query) -> bool:
@@ -1040,6 +1060,7 @@ class Conversation:
 
     def _turn(self, text: str) -> Reply:
         s = self.session
+        earlier = s.to_dict()  # the context a question asked before the one the rule answers is read in
         raw = without_markup(text) if isinstance(text, str) else ""
         truncated = len(raw) > self.engine.max_input_chars
         raw = raw[: self.engine.max_input_chars]
@@ -1071,8 +1092,11 @@ class Conversation:
         log.debug("turn %d: act=%s (%s) rule=%s", s.turns, t.act,
                   f"{t.guess.act} {t.guess.confidence:.2f}" if t.guess else "rules", rule.name)
         reply = rule.answer(self, t)
-        reply = self._the_other_half(t, rule.name, reply)
-        self._remember(t, reply)
+        whole = self._the_other_half(t, rule.name, reply)
+        self._remember(t, whole)
+        if whole is reply:
+            whole = self._the_other_questions(t, reply, earlier)
+        reply = whole
         if rule.answer is not POLICY_RECOMMEND and self.session.awaiting and t.act not in ("greeting", "help"):
             self.session.awaiting = None  # the question we asked was passed over
         if t.q.unknown_products and rule.name != "unknown-card" and reply.intent != "out_of_scope":
@@ -1147,6 +1171,47 @@ class Conversation:
                 continue
             return answers.joined(reply, replace(guide, paragraphs=guide.paragraphs[:2], table=None, bullets=()))
         return reply
+
+    def _the_other_questions(self, t: Turn, reply: Reply, earlier: dict) -> Reply:
+        """"4090 能跑 Qwen2.5 32B 吗？要是不行，租卡一小时多少钱", "3090和4090哪个好…另外租的话哪里便宜": a message of
+        several questions of different kinds (whether it fits, what renting costs, which card, what PSU) is answered
+        in full: each question the rule's reply did not answer is asked alone, in the context the reply leaves, and its
+        answer is placed where the user asked it (at most two more). A question before the one answered is read in the
+        context before this message; one after it, in the context the answer leaves ("4090要多大电源？它能跑70B吗")."""
+        if reply.intent not in _ANSWER_OF_ACT.values() or reply.recommendations:
+            return reply
+        parts = _questions_in(t.q.text)
+        if len(parts) < 2:
+            return reply
+        later, shown = self.session.to_dict(), set(reply.paragraphs)
+        before, after, main_seen = [], [], False
+        for clause, asked in parts:
+            context = later if main_seen else earlier
+            alone = Conversation(self.engine, Session.from_dict(context)).understand(clause)
+            kind = _ANSWER_OF_ACT.get(alone.act)
+            if kind == reply.intent:
+                main_seen = True
+                continue
+            if kind not in _ADDED_TO.get(reply.intent, ()) or not (asked or kind == "compare") or \
+                    len(before) + len(after) >= _MORE_QUESTIONS:
+                # (a comparison asked for is a question: "5090和4090对比一下，顺便问问哪里能租到5090")
+                continue
+            if len(CJK.findall(clause)) < 4 and len(clause.split()) < 3 or \
+                    not alone.q.cues - {"pronoun", "domain", "dl"} and alone.q.need.is_empty():
+                continue  # too little to stand alone ("PSU?", "为什么"), or no word of what it asks ("…to rent for
+                # training, an A100 or a 4090?": the cards the other part asks about): the rule read it with the rest
+            other = Conversation(self.engine, Session.from_dict(context)).turn(clause)
+            if other.intent != kind or other.recommendations or not other.paragraphs or \
+                    other.paragraphs[0] in shown:
+                continue
+            shown.update(other.paragraphs)
+            (after if main_seen else before).append(other)
+        if not before and not after:
+            return reply
+        whole = functools.reduce(answers.joined, before + [reply] + after)
+        return replace(whole, intent=reply.intent, focus=reply.focus, focus_count=reply.focus_count, fit=reply.fit,
+                       chart_gpus=reply.chart_gpus, chart_counts=reply.chart_counts, topic=reply.topic,
+                       follow_up=reply.follow_up, suggestions=reply.suggestions, footer=reply.footer)
 
     def _remember(self, t: Turn, reply: Reply) -> None:
         """What the reply showed becomes the context of the next turn."""

@@ -604,6 +604,7 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
         used_fits = [(g, p) for g in pool if (not vendors or g.vendor in vendors) and g.form_factor not in
                      MODULE_FORM_FACTORS and not ((no_crippled or serving) and g.crippled_fp16) and
                      usable_memory_gb(g, knowledge_dir) >= needed and
+                     not (cap is not None and g.tdp_w and g.tdp_w > cap) and  # (a 650 W PSU feeds no 350 W card)
                      (p := g.price(currency, "used", on, catalog.fx)) is not None]
         cheapest_used = min(used_fits, key=lambda gp: gp[1].amount, default=None)
     suggestions = () if picks else _suggestions(need, est, needed, over_budget, cheapest_used)
@@ -823,6 +824,14 @@ def _what_blocks(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date 
                 c = min(r.candidates, key=lambda c: c.total)
                 price = money(c.total, c.price.currency)
                 used = Text(" (used)", "二手，") if c.price.market == "used" else Text("", "")
+                if need.max_price is not None and c.total >= need.max_price.amount and \
+                        c.price.currency == need.max_price.currency:  # "cheaper?" below the cheapest that does it
+                    out.append(Text(f"Nothing cheaper does the job: {c.setup.en}{used.en} at {price} is already the "
+                                    "cheapest setup that meets it. To spend less, use a free tier (Colab, Kaggle) or "
+                                    "rent by the hour, or accept less memory than the job's floor.",
+                                    f"没有更便宜的能胜任：{c.setup.zh}（{used.zh}{price}）已经是满足要求的最便宜配置。想再省钱，"
+                                    "可以用免费平台（Colab、Kaggle）、按小时租卡，或者接受低于这个任务下限的显存。"))
+                    break
                 out.append(Text(f"What rules everything out is the budget: the cheapest setup that does it is "
                                 f"{c.setup.en}{used.en} at {price}.",
                                 f"卡住的是预算：能做到的最便宜配置是 {c.setup.zh}（{used.zh}{price}）。"))

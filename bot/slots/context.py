@@ -3,6 +3,7 @@ direction, positions in the last list, a language request, cue words."""
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date
 
@@ -101,7 +102,18 @@ def direction(text: str) -> str | None:
             if not _describes(text[:a]):
                 found.append((a, a - b, name))
                 break
+    if not found and _more_memory_phrase().search(text):
+        return "more_memory"
     return min(found)[2] if found else None
+
+
+@functools.cache
+def _more_memory_phrase() -> re.Pattern:
+    """A memory word with bigger/more said as a comparison after it (lexicon `more_memory_phrase`)."""
+    w = load("slots")["more_memory_phrase"]
+    alt = lambda key: "|".join(sorted(map(re.escape, w[key]), key=len, reverse=True))  # noqa: E731
+    return re.compile(rf"(?:{alt('memory')})\s*(?:(?:{alt('between')})\s*)*?(?:(?:{alt('before')})\s*(?:{alt('bigger')})"
+                      rf"|(?:{alt('bigger')})\s*(?:{alt('after')}))", re.I)
 
 
 def _describes(before: str) -> bool:
