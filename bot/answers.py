@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING
 
-from bot.catalog import Price
+from bot.catalog import Price, load_laptop_gpus
 from bot.i18n import CURRENCY_NAMES, LANG_SET, SEGMENTS, Text, hourly, money, per_thousand, price_basis, source_title
 from bot.knowledge import Source
 from bot.need import (
@@ -164,6 +164,71 @@ def ask_budget_and_workload(lang: str) -> Reply:
         lang, "Happy to help. What's your budget, and what will you use the GPU for? For example:",
         "可以。你的预算是多少、主要用来做什么？例如："),), bullets=EXAMPLES[lang][:3],
         suggestions=EXAMPLES[lang][:3])
+
+
+def laptop_gpus(engine: Engine, r: Ranking, lang: str) -> Reply:
+    """A laptop for a job: laptop GPUs by memory against what the job needs (a laptop GPU is not the desktop card of
+    its name, and there are no laptop prices here, so the budget cannot pick one), and what the money buys on a desk."""
+    spec = r.workload
+    floor = max(r.required_vram_gb, spec.min_vram_gb)
+    comfortable = max(spec.comfortable_vram_gb, floor)
+    laptops = load_laptop_gpus(engine.knowledge_dir)
+    roomy = [g for g in laptops if g.vram_gb >= comfortable]
+    enough = [g for g in laptops if floor <= g.vram_gb < comfortable]
+    short = [g for g in laptops if g.vram_gb < floor]
+
+    def named(gs: list) -> str:
+        return ("、" if lang == "zh" else ", ").join(f"{g.name} ({g.vram_gb:g} GB)" for g in gs)
+
+    job = spec.label.get(lang)
+    if roomy:
+        lead = _t(lang, f"For {job}, look for a laptop with an {named(roomy)}: the {comfortable:g} GB {job} is "
+                        "comfortable with.", f"做{job}，选带 {named(roomy)} 的笔记本：有{job}比较从容的 {comfortable:g} GB。")
+        if enough:
+            lead += _t(lang, f" {named(enough)} will also do (at least {floor:g} GB), with less room.",
+                       f"{named(enough)} 也行（至少 {floor:g} GB），只是余量小一些。")
+    elif enough:
+        lead = _t(lang, f"For {job}, the roomiest laptop GPUs, {named(enough)}, have enough ({floor:g} GB) but not the "
+                        f"comfortable {comfortable:g} GB: a desktop or a rented card is the better tool.",
+                  f"做{job}，显存最大的笔记本显卡 {named(enough)} 够用（{floor:g} GB），但达不到比较从容的 {comfortable:g} GB："
+                  "台式机或租卡更合适。")
+    else:
+        lead = _t(lang, f"No laptop GPU has the {floor:g} GB {job} needs (the largest has {laptops[0].vram_gb:g} GB): use "
+                        "a desktop or rent by the hour.",
+                  f"没有笔记本显卡有{job}需要的 {floor:g} GB（最大的是 {laptops[0].vram_gb:g} GB）：用台式机或按小时租卡。")
+    if short and (roomy or enough):
+        sizes = "/".join(f"{v:g}" for v in sorted({g.vram_gb for g in short}, reverse=True))
+        lead += _t(lang, f" Skip laptops whose GPU has {sizes} GB.", f"显卡只有 {sizes} GB 的笔记本就别考虑了。")
+    paragraphs = [lead]
+    budget = r.need.budget
+    desk = r.picks[0].candidate if r.picks else None
+    if budget is not None:
+        money_line = _t(lang, f"I have no laptop prices, so I can't tell which of these {budget} buys: compare the laptops "
+                              "you can afford by their GPU's memory first, then its power limit.",
+                        f"我没有笔记本的价格，没法判断 {budget} 能买到哪一款：在买得起的笔记本里先比显卡显存，再比功耗上限。")
+        if desk is not None:
+            money_line += _t(lang, f" On a desk the same money buys more: {desk.setup.en} ({desk.gpu.vram_gb:g} GB) at "
+                                   f"{money(desk.total, desk.price.currency)}.",
+                             f"同样的钱买台式机更值：{desk.setup.zh}（{desk.gpu.vram_gb:g} GB），{money(desk.total, desk.price.currency)}。")
+        paragraphs.append(money_line)
+    paragraphs.append(_t(lang, "A laptop GPU is a smaller chip than the desktop card of its name (the RTX 4090 Laptop "
+                               "uses the desktop RTX 4080's chip), and the same name runs at the power limit (TGP) each "
+                               "maker sets: up to 20–30% apart. Look for the Max Graphics Power in reviews, and for "
+                               "training, cooling that holds it for hours.",
+                         "笔记本显卡比同名的台式卡芯片小（RTX 4090 Laptop 用的是台式 RTX 4080 的芯片），同一型号的速度还取决于厂商设定的"
+                         "功耗上限（TGP），可差 20–30%。看评测里的“最大显卡功耗”，训练的话还要散热能长时间撑住。"))
+    header = (_t(lang, "Laptop GPU", "笔记本显卡"), _t(lang, "VRAM", "显存"), _t(lang, "Bandwidth", "带宽"),
+              "FP32", "TGP", _t(lang, "Chip", "芯片"))
+    rows = tuple((g.name, f"{g.vram_gb:g} GB", f"{g.bandwidth_gbs:,.0f} GB/s", f"{g.fp32_tflops:g} TFLOPS",
+                  f"{g.tgp_min_w}–{g.tgp_max_w} W", g.chip) for g in laptops if g.vram_gb >= floor or g is laptops[0])
+    urls = list(dict.fromkeys(u for g in laptops for u in g.sources))
+    sources = tuple(Source(_t(lang, "Laptop GPU specs (TechPowerUp)", "笔记本显卡规格（TechPowerUp）") if "techpowerup" in u
+                           else _t(lang, "Laptop GPU memory and power ranges", "笔记本显卡显存与功耗范围"), u)
+                    for u in urls)
+    return Reply("recommend", lang, title=_t(lang, f"A laptop for {job}: what its GPU needs",
+                                             f"笔记本做{job}：显卡要看什么"),
+                 paragraphs=tuple(paragraphs), table=Table(header, rows), sources=sources,
+                 suggestions=(_t(lang, "what about a desktop?", "台式机呢？"), _t(lang, "rent instead?", "租卡呢？")))
 
 
 def ask_workload(lang: str, need: Need) -> Reply:

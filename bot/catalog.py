@@ -34,6 +34,36 @@ def load_workloads(knowledge_dir: Path) -> dict:
     return parse_yaml((knowledge_dir / "workloads.yaml").read_text(encoding="utf-8"))
 
 
+@dataclass(frozen=True)
+class LaptopGPU:
+    """A laptop GPU (knowledge/laptop-gpus.csv): not the desktop card of the same name, and no price of its own."""
+    name: str
+    released: str
+    vram_gb: float
+    bandwidth_gbs: float
+    fp32_tflops: float
+    tgp_min_w: int
+    tgp_max_w: int
+    chip: str
+    sources: tuple[str, ...]
+
+
+@lru_cache(maxsize=4)
+def load_laptop_gpus(knowledge_dir: Path) -> tuple[LaptopGPU, ...]:
+    """knowledge/laptop-gpus.csv, most memory first (then bandwidth): what decides a laptop for deep learning."""
+    path = knowledge_dir / "laptop-gpus.csv"
+    out = []
+    with path.open(encoding="utf-8", newline="") as f:
+        for line, row in enumerate(csv.DictReader(f), start=2):
+            try:
+                out.append(LaptopGPU(row["name"], row["released"], float(row["vram_gb"]), float(row["bandwidth_gbs"]),
+                                     float(row["fp32_tflops"]), int(row["tgp_min_w"]), int(row["tgp_max_w"]), row["chip"],
+                                     tuple(u for u in row["sources"].split(";") if u)))
+            except (KeyError, TypeError, ValueError) as e:
+                raise CatalogError(path, line, None, f"unreadable row ({e})") from None
+    return tuple(sorted(out, key=lambda g: (-g.vram_gb, -g.bandwidth_gbs)))
+
+
 class CatalogError(ValueError):
     """A catalog file that cannot be used, with the place to fix it."""
 

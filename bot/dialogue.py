@@ -707,6 +707,10 @@ class Conversation:
                 s.need.budget is None and not q.gpus and q.bare_number is None and not q.cues - {
                     "budget_up", "budget_down", "domain", "dl", "now"} and (guess is None or guess.confidence < 0.6):
             act = "question"  # "怎样才能提高英语口语": 'raise' moves a budget only when there is one
+        if act in ("rent", "question") and _rent_or_buy_asked(q):
+            # whether to rent at all is a question; where, or what an hour costs, is renting ("rent or buy for 3 months?"
+            # against "renting vs buying — what would renting that card cost me per hour")
+            act = "rent" if _says(q.text, "asks_where") or "price" in q.cues else "question"
         return Turn(q, act, guess, lang, tuple(self._referred(q, act)), need)
 
     def _relative_budget(self, q: Query, need: Need) -> Need:
@@ -2217,6 +2221,8 @@ class Conversation:
             s.awaiting = "workload"
             return answers.ask_workload(lang, need)
         r = rank(need)  # (no job named: general deep learning, whose caveat says so and asks for the job)
+        if need.form_factor == "laptop" and need.vendor in (None, "NVIDIA") and need.gpu_count in (None, 1):
+            return answers.laptop_gpus(e, r, lang)  # laptop GPUs, which have no prices here: not desktop picks
         if d == "pricier" and previous is not None and not r.picks and need.min_perf:
             # "what if I double the budget" when nothing faster costs that much: the top pick stays, and what the
             # next step up would cost, rather than "nothing fits"
@@ -2520,10 +2526,14 @@ def _rent_or_buy_shape() -> re.Pattern[str]:
 def _asks_rent_or_buy(t: Turn) -> bool:
     """"Rent or buy?", "租卡还是买卡划算", "买3090还是租" (read with the card as "@"), "how many hours until buying pays
     off" (not a miner's payback)."""
-    cards_as_at = re.sub(r"(?<=@)\s+|\s+(?=@)", "", t.q.delexicalised)  # the mask keeps a name's length in spaces
-    asked = _says(t.text, "rent_or_buy") or has_any(cards_as_at, words("slots", "rent_or_buy")) or \
-        _says(t.text, "break_even") or _rent_or_buy_shape().search(normalise(t.text)) is not None
-    return asked and "offtopic" not in t.q.cues
+    return _rent_or_buy_asked(t.q)
+
+
+def _rent_or_buy_asked(q: Query) -> bool:
+    cards_as_at = re.sub(r"(?<=@)\s+|\s+(?=@)", "", q.delexicalised)  # the mask keeps a name's length in spaces
+    asked = _says(q.text, "rent_or_buy") or has_any(cards_as_at, words("slots", "rent_or_buy")) or \
+        _says(q.text, "break_even") or _rent_or_buy_shape().search(normalise(q.text)) is not None
+    return asked and "offtopic" not in q.cues
 
 
 def _upgrade_or_rent(t: Turn) -> bool:

@@ -129,3 +129,27 @@ def test_money_time_or_ai_spent_on_other_things_is_declined(engine, text):
                                   "值得投资一张4090吗", "of course, and what about used 3090s?"])
 def test_the_same_words_beside_a_gpu_need_are_still_answered(engine, text):
     assert _chat(engine, [text])[-1].intent != "out_of_scope"
+
+
+@pytest.mark.parametrize("text, lang", [("best laptop for deep learning under $2000", "en"),
+                                        ("笔记本跑深度学习推荐哪款，预算一万", "zh"),
+                                        ("筆電跑本地 LLM 14B，預算 NT$60000", "zh")])
+def test_a_laptop_is_answered_with_laptop_gpus_by_memory_not_desktop_picks(engine, text, lang):
+    reply = _chat(engine, [text])[-1]
+    assert not reply.recommendations and reply.table is not None, plain(reply)[:600]
+    assert all(row[0].endswith("Laptop") for row in reply.table.rows), reply.table.rows
+    assert ("no laptop prices" if lang == "en" else "没有笔记本的价格") in plain(reply) or \
+        "沒有筆記本的價格" in plain(reply), plain(reply)[:600]
+
+
+def test_a_desktop_asked_after_a_laptop_is_ranked(engine):
+    replies = _chat(engine, ["laptop for running 14B LLMs locally, around 2500 euros", "what about a desktop?"])
+    assert replies[-1].recommendations, plain(replies[-1])[:400]
+
+
+@pytest.mark.parametrize("text, act", [("should i rent or buy for a 6 month project", "question"),
+                                       ("租還是買比較划算", "question"),
+                                       ("租卡还是买卡 哪里租便宜", "rent"),
+                                       ("renting vs buying — what would renting a 4090 cost me per hour", "rent")])
+def test_whether_to_rent_is_a_question_and_where_or_how_much_is_renting(engine, text, act):
+    assert Conversation(engine).understand(text).act == act
