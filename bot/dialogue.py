@@ -707,6 +707,16 @@ class Conversation:
                 s.need.budget is None and not q.gpus and q.bare_number is None and not q.cues - {
                     "budget_up", "budget_down", "domain", "dl", "now"} and (guess is None or guess.confidence < 0.6):
             act = "question"  # "怎样才能提高英语口语": 'raise' moves a budget only when there is one
+        if "on_cpu" in q.cues and act in ("recommend", "refine", "fit", "memory") and not q.gpus and \
+                not q.need.budget and "pick_request" not in q.cues:
+            act = "question"  # "用 CPU 跑 7B llm 会有多慢啊，我没显卡": the guide on CPUs (llama.cpp, memory bandwidth)
+        if act == "power" and s.last_picks and (q.direction == "less_power" or q.need.psu_w or q.need.max_power_w) and \
+                _says(q.text, "options_asked") and (q.need.psu_w or not _says(q.text, "psu_asked")):
+            act = "refine"  # "any lower power options? it gets hot in my room", "my psu is only 650w, pick something"
+        if act in ("question", "refine") and s.last_act == "rent" and len(text.strip()) <= SHORT and \
+                has_any(normalise(text), words("slots", "rent_or_buy_shape", "buy")) and not _rent_or_buy_asked(q) and \
+                "rent" not in q.cues and not q.gpus:
+            act = "recommend"  # "那自己买呢", "咁自己買呢？", "what if I buy one instead" after renting: the job, bought
         if act in ("rent", "question") and _rent_or_buy_asked(q):
             # whether to rent at all is a question; where, or what an hour costs, is renting ("rent or buy for 3 months?"
             # against "renting vs buying — what would renting that card cost me per hour")
@@ -1144,9 +1154,10 @@ class Conversation:
                                             list(reply.chart_counts or (1, 1)), t.lang)
             return replace(reply, paragraphs=(lead,) + reply.paragraphs) if lead else reply
         if rule != "power" and cards and _says(t.text, "psu_asked") and self.engine.catalog.get(cards[0]) is not None:
-            count = t.q.need.gpu_count or (reply.fit or {}).get("count") or 1
-            powers = [answers.power(self.engine, n, t.q.card_counts.get(n, count), t.q.need.psu_w or s.need.psu_w,
-                                    t.lang) for n in cards]
+            fitted = (reply.fit or {}).get("count")  # the setup the answer is about: "我有一张3090，想再加一张" is two
+            count = t.q.need.gpu_count or fitted or 1
+            powers = [answers.power(self.engine, n, fitted if fitted and len(cards) == 1 else
+                                    t.q.card_counts.get(n, count), t.q.need.psu_w or s.need.psu_w, t.lang) for n in cards]
             return functools.reduce(answers.joined, powers, reply)
         if rule.startswith("fit") and t.cue("rent") and reply.fit and reply.fit.get("fits") is False:
             rented = answers.where_to_rent(self.engine, cards, t.lang, china=self._rents_in_china(t),
@@ -2523,6 +2534,16 @@ def _rent_or_buy_shape() -> re.Pattern[str]:
     return re.compile(f"(?:{rent}).{{0,8}}?(?:{either}).{{0,4}}?(?:{buy})|(?:{buy}).{{0,10}}?(?:{either}).{{0,8}}?(?:{rent})")
 
 
+USED_TRUST_WINDOW = 8  # characters between a used market's word and the question whether to trust it
+
+
+def _trust_in_used_asked(text: str) -> bool:
+    """"咸鱼上买靠谱吗", "is ebay legit for gpus": a used market or card named, then whether it can be trusted."""
+    t = normalise(text)
+    asks = find_any(t, words("slots", "used_safety_ask"))
+    return any(0 <= a - b <= USED_TRUST_WINDOW for _, b in find_any(t, words("slots", "used")) for a, _ in asks)
+
+
 def _asks_rent_or_buy(t: Turn) -> bool:
     """"Rent or buy?", "租卡还是买卡划算", "买3090还是租" (read with the card as "@"), "how many hours until buying pays
     off" (not a miner's payback)."""
@@ -2799,7 +2820,8 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: answers.spec_values(c.engine, c.session.need, t.referred[0],
                                           context.specs_asked(normalise(t.q.text)), t.lang)),
     Rule("used-safety", _acts("recommend", "refine", "question", "where_to_buy", "gpu_info"),
-         lambda c, t: _says(t.text, "used_safety") and not t.q.gpus and not t.q.need.budget and not t.q.ordinals,
+         lambda c, t: (_says(t.text, "used_safety") or _trust_in_used_asked(t.text)) and not t.q.gpus and
+         not t.q.need.budget and not t.q.ordinals,
          # "Is it safe to buy used?": the guide's advice on used cards (mining, testing, warranty), not a budget asked
          lambda c, t: answers.question(c.engine, _asked_as("used_market_query", t.q.text), t.lang, kinds=("guide",))),
     Rule("laptop-or-desktop", _acts("question"), lambda c, t: t.cue("form_factor_choice"),

@@ -467,6 +467,8 @@ def rank(catalog: Catalog, need: Need, knowledge_dir: Path, as_of: date | None =
          perf_model: PerfModel | None = None, lang: str = "en") -> Ranking:
     """Every card that meets the need's hard constraints, best first, and the picks with their reasons."""
     on = as_of or need.as_of or date.today()
+    if need.vendor == "Apple" and need.gpu_count:
+        need = replace(need, gpu_count=None)  # a Mac is the whole computer: "two cards" asked before is not two Macs
     need, assumed = with_assumed_serving_model(need, knowledge_dir)
     currency, budget = pricing(need, catalog, on, lang)
     model = perf_model or load_perf_model(knowledge_dir)
@@ -636,6 +638,28 @@ _FULL_NOTE = Text("Full fine-tuning of this model does not fit the budget (every
                   "冻结原模型、只训练小的适配器，效果大部分保留；真要全参微调，建议按小时租多卡 80 GB 的机器。")
 
 
+FULL_FINETUNE_BYTES_PER_PARAM = 16  # 16-bit weights and gradients, fp32 Adam moments and master weights
+
+
+def _full_beyond_one_machine(size_b: float) -> Text:
+    """Full fine-tuning with no budget said, when no setup of up to eight cards holds it: what it takes, then LoRA."""
+    tb = size_b * FULL_FINETUNE_BYTES_PER_PARAM / 1000
+    return Text(f"Full fine-tuning of a {size_b:g}B model needs about {tb:.1f} TB before activations (every weight also "
+                f"holds its gradient and the optimiser's state: about {FULL_FINETUNE_BYTES_PER_PARAM} bytes a parameter), "
+                "more than any machine of up to eight cards here: it takes several 8-GPU nodes of 80 GB cards sharded "
+                "with FSDP/ZeRO-3 (or CPU offload, much slower), which people rent by the hour. What one machine can do "
+                "is LoRA, which trains small adapters on the frozen model and keeps most of the quality:",
+                f"{size_b:g}B 模型全参微调在激活之外就要约 {tb:.1f} TB（每个权重还要存梯度和优化器状态：约每参数 "
+                f"{FULL_FINETUNE_BYTES_PER_PARAM} 字节），超过这里任何八卡以内的机器：需要几台 8 卡 80 GB 的节点用 "
+                "FSDP/ZeRO-3 切分（或 CPU offload，慢很多），一般按小时租。一台机器能做的是 LoRA：冻结原模型、只训练小的适配器，"
+                "效果大部分保留：")
+
+
+_QLORA_BEYOND_ONE_MACHINE = Text("LoRA in 16 bits needs more than the cards below hold alone, so these are for QLoRA "
+                                 "(4-bit base weights, a little slower, nearly the same quality).",
+                                 "16 位 LoRA 超出下面这些卡单独能装的，所以按 QLoRA（4 位基座权重，稍慢，效果接近）推荐。")
+
+
 _SHARED_NOTE = Text("For a lab's shared machine: setups of one to eight cards, the most of each card the budget buys, so "
                     "one big card competes with several smaller ones that let more people train at once. Training "
                     "spreads over the cards (data parallel: each doubling gives 1.5–1.9×, Lambda's measurements).",
@@ -753,7 +777,9 @@ def _alternatives(need: Need, knowledge_dir: Path | None = None):
     # full fine-tuning holds every weight's gradient and optimiser state: when no setup in budget holds that, what
     # an expert offers is LoRA, then QLoRA, saying so
     if need.workload == "llm_finetune" and need.finetune_method == "full" and need.model_size_b:
-        for method, notes in (("lora", (_FULL_NOTE,)), ("qlora", (_FULL_NOTE, _QLORA_NOTE))):
+        full = _FULL_NOTE if need.budget else _full_beyond_one_machine(need.model_size_b)
+        qlora = _QLORA_NOTE if need.budget else _QLORA_BEYOND_ONE_MACHINE
+        for method, notes in (("lora", (full,)), ("qlora", (full, qlora))):
             for used in markets:
                 yield replace(need, finetune_method=method, used=used), notes
 

@@ -153,3 +153,82 @@ def test_a_desktop_asked_after_a_laptop_is_ranked(engine):
                                        ("renting vs buying — what would renting a 4090 cost me per hour", "rent")])
 def test_whether_to_rent_is_a_question_and_where_or_how_much_is_renting(engine, text, act):
     assert Conversation(engine).understand(text).act == act
+
+
+# --- stranger round 41 and the tenth story round's train part ---------------------------------------------------
+
+@pytest.mark.parametrize("turns", [["我想租GPU练个7B模型，哪个平台好", "那自己买呢"],
+                                   ["我想租GPU練個7B模型，邊個平台好？", "咁自己買呢？"],
+                                   ["where can i rent a gpu for stable diffusion", "what if i buy one instead"]])
+def test_buying_asked_right_after_renting_keeps_the_job(engine, turns):
+    c = Conversation(engine)
+    for t in turns:
+        reply = c.turn(t)
+    assert reply.intent == "recommend" and c.session.need.workloads, plain(reply)[:400]
+
+
+@pytest.mark.parametrize("text, psu", [("我有一张 3090，想再加一张跑 70B，需要 nvlink 吗？PSU 要多大？", "1150 W"),
+                                       ("I have a 3090 and want to add a second one for 70B, what PSU do I need?",
+                                        "1150 W")])
+def test_the_psu_of_a_card_added_to_one_owned_is_for_both(engine, text, psu):
+    reply = _chat(engine, [text])[-1]
+    assert any(psu in p and "2×" in p for p in reply.paragraphs), plain(reply)[:900]
+
+
+@pytest.mark.parametrize("text, hours", [("大概一週跑三天訓練", 72), ("I train 3 days a week", 72), ("每周跑两天", 48)])
+def test_days_a_week_are_whole_days_each_week(engine, text, hours):
+    from bot.nlu import parse
+
+    usage = parse(text, engine.catalog, engine.today).need.usage
+    assert usage is not None and usage.per == "week" and usage.hours == hours
+
+
+def test_full_fine_tuning_with_no_budget_says_what_it_takes_not_a_budget(engine):
+    reply = _chat(engine, ["need to fine-tune llama 70b, full finetune, what gpus do i need"])[-1]
+    said = plain(reply)
+    assert "budget" not in reply.paragraphs[0] and "TB" in reply.paragraphs[0] and "FSDP" in reply.paragraphs[0], said[:600]
+
+
+def test_a_mac_asked_after_a_two_card_setup_is_one_mac(engine):
+    replies = _chat(engine, ["我想本地跑DeepSeek R1 70B蒸馏版，用什么卡", "两张4060ti 16g行不行", "那用Mac呢，Mac Studio"])
+    assert replies[-1].recommendations and all(r.count == 1 for r in replies[-1].recommendations), \
+        plain(replies[-1])[:400]
+
+
+@pytest.mark.parametrize("turns, amount", [
+    (["hey, budget is around $1200, want to finetune 7b models with lora", "and if i add $300?"], 1500),
+    (["想喺香港買卡跑SD，預算港幣12000", "加多二千啦"], 14000),
+])
+def test_money_added_moves_the_budget_on_the_table(engine, turns, amount):
+    c = Conversation(engine)
+    for t in turns:
+        c.turn(t)
+    assert c.session.need.budget.amount == amount
+
+
+@pytest.mark.parametrize("turns", [
+    ["gpu for training cnns, $1500", "any lower power options? it gets hot in my room"],
+    ["I have a 3060, can it run 14B?", "ok so what should i upgrade to, got maybe $700", "#2 - how much power does that pull?",
+     "my psu is only 650w, pick something that works with that"],
+])
+def test_other_cards_asked_with_a_power_limit_refine_the_picks(engine, turns):
+    reply = _chat(engine, turns)[-1]
+    assert reply.recommendations, plain(reply)[:400]
+
+
+@pytest.mark.parametrize("text", ["咸鱼上买靠谱吗", "is ebay legit for used gpus?", "閒魚買二手卡安全嗎",
+                                  "Is a used mining 3090 safe to buy? what should I check, and what's a fair price right now?"])
+def test_whether_a_used_market_or_mined_card_can_be_trusted_is_the_used_market_advice(engine, text):
+    reply = _chat(engine, [text])[-1]
+    assert reply.intent not in ("out_of_scope", "unknown") and ("矿卡" in plain(reply) or "礦卡" in plain(reply) or
+                                                               "mining" in plain(reply)), plain(reply)[:400]
+
+
+@pytest.mark.parametrize("text", ["用 CPU 跑 7B llm 会有多慢啊，我没显卡 😭", "can I run a 7b model on cpu only, how fast"])
+def test_running_on_the_cpu_is_the_guide_on_cpus(engine, text):
+    reply = _chat(engine, [text])[-1]
+    assert reply.intent == "question" and not reply.recommendations and "DDR5" in plain(reply), plain(reply)[:300]
+
+
+def test_a_cpu_owner_with_a_budget_for_a_card_still_gets_picks(engine):
+    assert _chat(engine, ["i only have a cpu, budget 800 for a gpu for llms"])[-1].recommendations

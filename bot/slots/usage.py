@@ -161,6 +161,11 @@ def usage(text: str) -> tuple[Usage | None, Spans]:
         hours, approx = _value(m, g["numbers"])
         if hours >= 2:
             return Usage(hours, "total", approx), spans + [m.span()]
+    days_a_week = next((m for rx in g["days"] for m in rx.finditer(rest)), None)
+    if days_a_week is not None:  # "一週跑三天訓練", "I train 3 days a week": whole days around the clock, each week
+        days, _ = _value(days_a_week, g["numbers"])
+        if 0 < days <= 7:
+            return Usage(days * HOURS_A_DAY, "week", True), spans + [days_a_week.span()]
     for rx in g["total_days"]:
         m = rx.search(rest)
         if m is not None:
