@@ -68,7 +68,7 @@ _ROLE = {"best": Text("Best within budget", "预算内最强"), "value": Text("B
          "overall": Text("Best overall", "综合最佳"), "roomy": Text("Comfortable memory", "显存从容之选"),
          "runner_up": Text("Runner-up", "备选"), "memory_first": Text("Best for this job", "最适合这个任务"),
          "roomier": Text("More memory", "显存更大之选"),
-         "fastest": Text("Fastest, less memory", "最快但显存小")}
+         "fastest": Text("Fastest, less memory", "最快但显存小"), "enough": Text("Enough for the job", "够用之选")}
 EXAMPLES = {
     "en": ("$1500, training CNNs", "$800 for learning deep learning", "$2000, LoRA on a 7B model",
            "Which cloud GPU platform should I use in China?"),

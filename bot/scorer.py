@@ -53,6 +53,7 @@ class WorkloadSpec:
     trains: bool = True  # the workload trains models (False: inference only)
     small_models_fit: bool = False  # under the minimum memory, small models of the kind still train
     served_formats: tuple[tuple[int, str], ...] = ()  # (bits, format code) a server runs at that width ("AWQ" at 4)
+    value_first: bool = False  # the GPU mostly waits on something else (RL's CPU simulation): the best value leads
 
 
 SMALL_MODELS_SHARE = 0.5  # memory at least this share of a training job's minimum still trains small models
@@ -143,7 +144,8 @@ def workload_spec(knowledge_dir: Path, workload: str | None, on: date) -> Worklo
                         (int(data["quantised_default"]["bits"]), float(data["quantised_default"]["from_params_b"]))
                         if data.get("quantised_default") else None, bool(data.get("trains", True)),
                         bool(data.get("small_models_fit", False)),
-                        tuple((int(b), str(c)) for b, c in (data.get("served_formats") or {}).items()))
+                        tuple((int(b), str(c)) for b, c in (data.get("served_formats") or {}).items()),
+                        bool(data.get("value_first", False)))
 
 
 def memory_needed(need: Need, spec: WorkloadSpec, knowledge_dir: Path, on: date | None = None
@@ -1121,9 +1123,15 @@ def _choose(cands: list[Candidate], budget: Budget | None, currency: str, spec: 
             # nothing in budget has comfortable memory: more of it for a little less speed leads (16 GB over 12 GB)
             chosen.append(("roomier", roomier))
             chosen.append(("fastest", cands[0]))
+        elif spec.value_first and (enough := min(roomy or cands, key=lambda c: (c.total, -c.perf))) is not cands[0]:
+            # the GPU waits on the CPU's simulation most of the time: the cheapest card with comfortable memory leads,
+            # the rest of the money buys CPU cores; the fastest follows, for a GPU-simulated environment
+            chosen.append(("enough", enough))
+            chosen.append(("best", cands[0]))
         else:
             chosen.append(("best", cands[0]))
-        chosen.append(("value", by_value[0]))
+        if not any(role == "value" for role, _ in chosen):
+            chosen.append(("value", by_value[0]))
         if by_value[0] not in roomy and (others := [c for c in cands if c in roomy and c is not cands[0]]):
             # the best value is short of comfortable memory (8 GB for SDXL or a Whisper fine-tune): the fastest card
             # that has it is the third pick, not the next fastest of all
@@ -1252,6 +1260,11 @@ def _reasons(c: Candidate, role: str, cands: list[Candidate], by_value: list[Can
                         f"{spec.label.en} memory decides which models run at all",
                         f"预算内显存 ≥ {max(spec.comfortable_vram_gb, need):g} GB 的卡里最快：{spec.label.zh}"
                         "能跑多大的模型由显存决定"))
+    elif role == "enough":
+        out.append(Text(f"the cheapest with the {max(spec.comfortable_vram_gb, need):g} GB {spec.label.en} is comfortable "
+                        "with: the GPU mostly waits on the CPU here, so the rest of the money buys more CPU cores",
+                        f"有{spec.label.zh}比较从容的 {max(spec.comfortable_vram_gb, need):g} GB 里最便宜的：这里 GPU 大多在等 "
+                        "CPU，省下的钱买更多 CPU 核心更值"))
     elif role == "value":
         out.append(Text(f"best value: {per_thousand(c.value)} relative speed per {money(1000, currency)} "
                         f"(#{rank_value} of {n})",

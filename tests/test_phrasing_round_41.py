@@ -232,3 +232,10 @@ def test_running_on_the_cpu_is_the_guide_on_cpus(engine, text):
 
 def test_a_cpu_owner_with_a_budget_for_a_card_still_gets_picks(engine):
     assert _chat(engine, ["i only have a cpu, budget 800 for a gpu for llms"])[-1].recommendations
+
+
+@pytest.mark.parametrize("text", ["reinforcement learning with mujoco, budget $1200, which gpu", "强化学习用什么卡 预算一万"])
+def test_reinforcement_learning_leads_with_a_card_that_is_enough_not_the_whole_budget(engine, text):
+    reply = _chat(engine, [text])[-1]
+    first, fastest = reply.recommendations[0], max(reply.recommendations, key=lambda r: r.score)
+    assert first.price < fastest.price and first.role == "enough", plain(reply)[:600]

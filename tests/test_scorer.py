@@ -94,6 +94,15 @@ def test_more_budget_never_gives_a_worse_top_pick(catalog, needs, a, b, on):
     low, high = sorted((a, b))
     r_low = rank(catalog, _with_budget(needs, low), KNOWLEDGE, as_of=on)
     r_high = rank(catalog, _with_budget(needs, high), KNOWLEDGE, as_of=on)
+    if r_low.picks and r_low.workload.value_first:
+        # the GPU mostly waits (RL): the cheapest card with comfortable memory leads, and the fastest within budget
+        # follows it; more money never makes that fastest card slower
+        assert r_high.picks
+        fastest = [max(r.candidates, key=lambda c: c.perf).perf for r in (r_low, r_high)]
+        assert fastest[1] >= fastest[0]
+        assert all(p.role in ("enough", "best", "value", "runner_up", "roomy", "fastest", "memory_first", "roomier")
+                   for p in r_high.picks)
+        return
     if r_low.picks:
         assert r_high.picks
         assert {r_low.picks[0].role, r_high.picks[0].role} <= {"best", "memory_first", "roomier"}
@@ -137,6 +146,12 @@ def test_best_pick_is_the_fastest_that_fits(catalog, needs, amount, on):
             roomy = max(x.perf for x in r.candidates if x.gpu.vram_gb >= r.workload.comfortable_vram_gb)
             assert round(c.perf, 2) == round(roomy, 2)
             assert r.picks[1].role == "fastest" and round(r.picks[1].candidate.perf, 2) == round(fastest, 2)
+        elif r.picks[0].role == "enough":  # the GPU mostly waits (RL): the cheapest comfortable card, then the fastest
+            c = r.picks[0].candidate
+            assert r.workload.value_first
+            roomy = [x for x in r.candidates if x.gpu.vram_gb >= r.workload.comfortable_vram_gb] or r.candidates
+            assert c.total == min(x.total for x in roomy)
+            assert r.picks[1].role == "best" and round(r.picks[1].candidate.perf, 2) == round(fastest, 2)
         elif r.picks[0].role == "roomier":  # none comfortable: more memory than the fastest, at a fair share of its speed
             c, f = r.picks[0].candidate, r.picks[1].candidate
             assert set(r.need.workloads) & set(MEMORY_BOUND_WORKLOADS)
