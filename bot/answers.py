@@ -1592,6 +1592,8 @@ def _cheaper_to_rent(engine: Engine, families: list[str], offers, cur: str, toda
 def _display_currency(need: Need | None, lang: str, china: bool) -> str:
     """The budget's currency; else yuan for mainland China (asked about, or a Chinese speaker who named no place),
     dollars elsewhere, as the scorer prices."""
+    if need is not None and need.price_currency is not None:
+        return need.price_currency  # "and in RMB?": the money asked to see prices in
     if need is not None and need.budget is not None:
         return need.budget.currency
     region = need.region if need is not None else None
@@ -1980,10 +1982,11 @@ def _user_tariff(engine: Engine, need: Need, lang: str, china: bool) -> tuple[fl
         return None
     cur = _display_currency(need, lang, china)
     per_kwh = engine.catalog.fx.convert(tariff.price_kwh, tariff.currency, cur, engine.today or date.today())
+    example = f"{CURRENCY_SYMBOLS.get(cur, cur + ' ')}{round(per_kwh, 1) if per_kwh >= 0.1 else round(per_kwh, 2):g}"
     return per_kwh, cur, [_t(lang, f"Tariff: {tariff.name.en}, {_fine(per_kwh, cur)} per kWh ({tariff.on:%Y-%m}; "
-                                   f"{tariff.note.en}). Tell me yours (e.g. \"$0.30 per kWh\") for your own figure.",
+                                   f"{tariff.note.en}). Tell me yours (e.g. \"{example} per kWh\") for your own figure.",
                              f"电价按{tariff.name.zh}：每度 {_fine(per_kwh, cur)}（{tariff.on:%Y-%m}；{tariff.note.zh}）。"
-                             "告诉我你的电价（例如“电费每度0.6”）可以算得更准。")]
+                             f"告诉我你的电价（例如“电费每度{example}”）可以算得更准。")]
 
 
 _BOARD_POWER_NOTE = Text(
@@ -2001,7 +2004,7 @@ def _at_the_pace(u: Usage | None, per_hour: float, cur: str, lang: str) -> str:
         return " " + _cost_of_usage(u, per_hour, cur, lang) if lang == "en" else _cost_of_usage(u, per_hour, cur, lang)
     day8 = Usage(8, "day")
     return _t(lang, f" At 8 hours a day: about {money(per_hour * day8.hours_per_month, cur)} a month; around the clock "
-                    f"about {money(per_hour * 24 * 30, cur)}.",
+                    f"(24 hours a day) about {money(per_hour * 24 * 30, cur)}.",
               f"每天 8 小时：每月约 {money(per_hour * day8.hours_per_month, cur)}；全天 24 小时约 "
               f"{money(per_hour * 24 * 30, cur)}。")
 

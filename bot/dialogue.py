@@ -128,7 +128,8 @@ def _ml_evidence(q: Query) -> bool:
     a workout plan for beginners is not a first deep-learning card."""
     n = q.need
     return bool(set(n.workloads) - {"learning", "general"} or n.model_size_b or n.finetune_method
-                or n.precision_bits or n.min_vram_gb or "dl" in q.cues)
+                or n.precision_bits or n.min_vram_gb or "dl" in q.cues
+                or n.epochs or n.dataset_samples or n.train_tokens or n.dataset)  # "3 epochs on 20k samples"
 
 
 def _strong_evidence_of_ours(q: Query) -> bool:
@@ -233,6 +234,12 @@ def _a_sentence_about_a_place(q: Query, s: Session) -> bool:
     return q.need.region is not None and replace(q.need, region=None).is_empty() and len(CJK.findall(q.text)) >= 8
 
 
+def _times_the_job(q: Query, s: Session) -> bool:
+    """"how long would one 5 sec clip take on that", "how long would that take on it": a time asked in a chat about a
+    job, with a card on the table and no word of another topic, is that job's time on that card."""
+    return "duration" in q.cues and "offtopic" not in q.cues and bool(s.need.workloads) and bool(s.focus or s.last_picks)
+
+
 def _about_the_focus(q: Query, s: Session) -> bool:
     """A question about the card on the table: by pronoun with a word of what we answer about it (price, power,
     memory, speed…: "how much should I pay for it?", "它功耗多大"), or a short fragment with a GPU word or an operating
@@ -241,8 +248,8 @@ def _about_the_focus(q: Query, s: Session) -> bool:
         return False
     if q.need.finetune_method and "pronoun" not in q.cues:
         return False  # "为什么不用QLoRA": the method is what is asked about
-    if "pronoun" in q.cues:
-        return bool(q.cues & (_GPU_CUES | {"price", "worth", "operating_system"}))
+    if "pronoun" in q.cues:  # ("how long would that take on it": a time asked of the card on the table)
+        return bool(q.cues & (_GPU_CUES | {"price", "worth", "operating_system", "duration"}))
     if "price" in q.cues and q.need.is_empty() and not q.gpus and len(q.text.strip()) <= SHORT_PRICE_FOLLOW_UP:
         return True  # "how much for that", "多少钱啊": the price of what is on the table
     # ("domain" alone is not enough: "剪片用邊張卡好" names cards, but for another job)
@@ -301,8 +308,8 @@ def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool
     A card, a budget or a count alone ("4090 for Cyberpunk?", "phone under $800") counts only when the classifier
     is unsure (`confidence`: how sure it is that the message is out of scope)."""
     n = q.need
-    if n.model_size_b or n.finetune_method:
-        return True
+    if n.model_size_b or n.finetune_method or n.epochs or n.dataset_samples or n.train_tokens or n.dataset:
+        return True  # (a training run's data: "how long would 3 epochs on 20k samples take")
     if n.workloads and n.workloads != ("general",):
         # a job's words with no hardware in the message, when the classifier is sure it is about something else:
         # "explain how attention in transformers works", "gpt-4o API price per million tokens" ask about ML, not GPUs
@@ -687,15 +694,17 @@ class Conversation:
                                                    # run pytorch, budget 1500"
                                                    q.unknown_products or  # "jetson thor for robotics": hardware
                                                    _about_the_focus(q, s) or  # "how much should I pay for it?"
+                                                   _times_the_job(q, s) or  # "how long would one clip take on that"
                                                    _follows_the_topic(q, s) or  # "how many hours do they give"
                                                    _chooses_among_the_shown(q, s)):  # "which is best per dollar"
                 act = guess.act  # an out-of-scope guess never refuses a message that states a GPU need
         if guess is not None and guess.act == "out_of_scope" and act not in COMMANDS and \
-                (_about_something_else(q) or _a_sentence_about_a_place(q, s)) \
+                (_about_something_else(q) or _a_sentence_about_a_place(q, s)) and not _times_the_job(q, s) \
                 and not _about_the_focus(q, s) and not _follows_the_topic(q, s) and not _chooses_among_the_shown(q, s):
             act = "out_of_scope"  # "best running shoes under $100", "推荐几部好看的美剧": nothing of GPUs or ML in it
         if guess is not None and guess.act == "out_of_scope" and guess.confidence >= SURE_OUT_OF_SCOPE and \
-                (strength != "command" or len(text.strip()) > SHORT) and not _strong_evidence_of_ours(q):
+                (strength != "command" or len(text.strip()) > SHORT) and not _strong_evidence_of_ours(q) and \
+                not _times_the_job(q, s):
             act = "out_of_scope"  # "black friday deals on gaming gpus under 600", "my car makes a squeaking noise"
         need = self._need_in_context(q, lang)
         referred = self._referred(q, act)
@@ -707,6 +716,12 @@ class Conversation:
                 s.need.budget is None and not q.gpus and q.bare_number is None and not q.cues - {
                     "budget_up", "budget_down", "domain", "dl", "now"} and (guess is None or guess.confidence < 0.6):
             act = "question"  # "怎样才能提高英语口语": 'raise' moves a budget only when there is one
+        if act in ("why", "question") and len(q.ordinals) >= 2 and _says(q.text, "which_of_them") and \
+                len(self._referred(q, "compare")) >= 2:
+            act = "compare"  # "这两个哪个更值" after two cards were asked about one by one: which of those two
+        if act in ("recommend", "refine") and s.last_act == "rent" and q.need.price_currency and \
+                replace(q.need, price_currency=None).is_empty() and not q.gpus and len(text.strip()) <= SHORT:
+            act = "rent"  # "and in RMB?" after rental prices: the same rentals, in that money
         if "on_cpu" in q.cues and act in ("recommend", "refine", "fit", "memory") and not q.gpus and \
                 not q.need.budget and "pick_request" not in q.cues:
             act = "question"  # "用 CPU 跑 7B llm 会有多慢啊，我没显卡": the guide on CPUs (llama.cpp, memory bandwidth)
@@ -1760,8 +1775,10 @@ class Conversation:
 
     def _recommend_with_vendor_advice(self, t: Turn) -> Reply:
         reply = self._recommend(t)
-        if reply.intent == "recommend" and not reply.recommendations:
+        if reply.intent == "recommend" and not reply.recommendations and not reply.bullets:
             return self._guide_question(t)  # a maker none of whose cards is priced here (Huawei's): the guide on it
+        # (none of its cards within the budget: what stands in the way, "the cheapest that fits is a Mac Studio M3 Ultra
+        # 96GB at $3,999", then the guide's word on the maker)
         return self._with_vendor_advice(t, reply, t.q.need.vendor)
 
     def _with_card_software(self, t: Turn, reply: Reply, card) -> Reply:

@@ -115,9 +115,9 @@ def allowed_words(knowledge_dir: Path) -> tuple[frozenset[str], frozenset[str]]:
 
 
 _URL = re.compile(r"https?://\S+")
-# code and identifiers: --flags, names_with_underscores, a=b, /paths, dotted names (llama.cpp, p5.48xlarge, vast.ai),
+# code and identifiers: --flags, names_with_underscores, a=b, /paths, r/subreddits, dotted names (llama.cpp, p5.48xlarge, vast.ai),
 # hyphenated names with a digit (us-east-1, a3-highgpu-1g)
-_CODE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|\S*[_=]\S*|(?<!\S)/\S+|\w{2,}(?:\.\w{2,})+"
+_CODE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|\S*[_=]\S*|(?<!\S)/\S+|\b[a-z]/\w+|\w{2,}(?:\.\w{2,})+"
                    r"|\b[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*-[A-Za-z]*\d[A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 # a term glossed in Latin letters right after its Chinese word: 梯度检查点（gradient checkpointing）
 _GLOSS = re.compile(r"(?<=[\u4e00-\u9fff])（[A-Za-z][A-Za-z \-]*）")

@@ -239,3 +239,44 @@ def test_reinforcement_learning_leads_with_a_card_that_is_enough_not_the_whole_b
     reply = _chat(engine, [text])[-1]
     first, fastest = reply.recommendations[0], max(reply.recommendations, key=lambda r: r.score)
     assert first.price < fastest.price and first.role == "enough", plain(reply)[:600]
+
+
+# --- stranger round 42 -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("turns", [
+    ["best gpu for video generation (wan 2.1)", "cheaper?", "renting instead?", "how long would one 5 sec clip take on that"],
+    ["what gpu for whisper transcription of 1000 hours of audio", "how long would that take on it"],
+])
+def test_a_time_asked_of_the_card_on_the_table_is_never_declined(engine, turns):
+    assert _chat(engine, turns)[-1].intent != "out_of_scope"
+
+
+def test_which_of_two_cards_asked_about_one_by_one_is_worth_more_is_their_comparison(engine):
+    reply = _chat(engine, ["3060 12g 能跑什么模型", "那跑 qwen2.5 14b 呢 速度多少", "要是换成 4060ti 16g 呢", "这两个哪个更值"])[-1]
+    assert reply.intent == "compare" and "3060" in reply.title and "4060" in reply.title, plain(reply)[:300]
+
+
+def test_the_hardware_a_job_needs_asked_after_it_is_the_picks(engine):
+    reply = _chat(engine, ["I want to run llama 70b at home", "what hardware would that need and how much"])[-1]
+    assert reply.recommendations, plain(reply)[:300]
+
+
+def test_another_currency_asked_after_rentals_is_the_same_rentals(engine):
+    replies = _chat(engine, ["what gpu for whisper transcription of 1000 hours of audio", "vs renting on vast?",
+                             "and in RMB?"])
+    assert replies[-1].intent == "rent" and "¥" in plain(replies[-1]), plain(replies[-1])[:300]
+
+
+@pytest.mark.parametrize("text, amount", [("台電一度大概 3-5 塊，4090 全速跑一個月電費要多少", 4.0),
+                                          ("电费一度0.5到0.7，3090一个月多少钱", 0.6)])
+def test_a_kwh_price_said_as_a_range_is_weighed_at_its_middle(engine, text, amount):
+    from bot.nlu import parse
+
+    q = parse(text, engine.catalog, engine.today)
+    assert q.need.kwh_price is not None and abs(q.need.kwh_price.amount - amount) < 1e-9 and q.need.budget is None
+    assert _chat(engine, [text])[-1].intent == "power"
+
+
+def test_a_maker_with_no_card_in_budget_says_what_the_cheapest_costs(engine):
+    reply = _chat(engine, ["want to run 30B-ish models locally, budget 3 grand", "would a mac studio make more sense?"])[-1]
+    assert any("$3,999" in b for b in reply.bullets), plain(reply)[:600]

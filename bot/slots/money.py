@@ -535,7 +535,8 @@ def _kwh_patterns() -> tuple[tuple[re.Pattern[str], ...], float]:
     after = "|".join(re.escape(w) for w in sorted(g.after_code, key=len, reverse=True))
     spoken = "|".join(re.escape(u) + (r"(?![a-z])" if u.isascii() else "")
                       for u in sorted(lex["spoken_units"], key=len, reverse=True))
-    num = r"(?P<n>\d+(?:\.\d+)?|\.\d+)"
+    # a range ("一度 3-5 塊", "0.5到0.6"): weighed at its middle
+    num = r"(?P<n>\d+(?:\.\d+)?|\.\d+)(?:\s*(?:-|–|~|～|到|至)\s*(?P<n2>\d+(?:\.\d+)?))?"
     # "6毛", "1块2", "2块半": a spoken amount, its next unit down said after it (one digit, or half)
     money_rx = rf"(?P<b>{before})?\s*{num}\s*(?:(?P<u>{spoken})(?P<sub>\d|半|多)?钱?)?\s*(?P<a>{after})?"
     return (re.compile(rf"{money_rx}\s*(?:{per})\s*(?:{units})(?![a-z])"),  # "0.35€/kWh", "$0.15 per kwh"
@@ -556,7 +557,8 @@ def kwh_price(text: str, lang: str, default: str | None = None) -> tuple[Budget 
             load("money")["kwh"]["spoken_currency"].get(m["u"] or "")
         if code == UNSUPPORTED:
             return None, [m.span()]
-        value = _spoken_value(float(m["n"]), m["u"], m["sub"])
+        said = (float(m["n"]) + float(m["n2"])) / 2 if m["n2"] else float(m["n"])
+        value = _spoken_value(said, m["u"], m["sub"])
         if not 0 < value < most:
             return None, [m.span()]
         return Budget(value, code or default or ("CNY" if lang == "zh" else "USD")), [m.span()]
