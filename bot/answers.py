@@ -3351,7 +3351,7 @@ def unreleased(lang: str) -> Reply:
         lang, "I don't know: I only know cards that are on sale and prices I can date, not what NVIDIA or AMD will "
               "release or when (leaks and rumours change often). If you are deciding whether to buy now or wait, tell "
               "me your budget and what you will train or run, and I'll show what today's cards give you.",
-        "这个我不知道：我只了解已经上市的卡和有日期的价格，不知道 NVIDIA 或 AMD 以后会发布什么、什么时候发布（爆料和传闻变得很快）。"
+        "这个我不知道：我只了解已经上市的卡和有日期的价格，不知道 NVIDIA 或 AMD 以后会推出哪些卡、什么时候推出（爆料和传闻变得很快）。"
         "如果你在纠结现在买还是再等等，告诉我预算和要训练或运行什么，我给你看现在的卡能做到什么。"),),
         suggestions=EXAMPLES[lang][:2])
 

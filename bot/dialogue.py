@@ -1775,10 +1775,14 @@ class Conversation:
 
     def _recommend_with_vendor_advice(self, t: Turn) -> Reply:
         reply = self._recommend(t)
-        if reply.intent == "recommend" and not reply.recommendations and not reply.bullets:
+        vendor = t.q.need.vendor
+        makers_card = [g.name for g in [*self.engine.catalog, *self.engine.catalog.systems] if g.vendor == vendor] if vendor else []
+        priced_beyond = any(name in b for b in reply.bullets for name in makers_card) and \
+            (vendor != "Apple" or self.session.need.workload == "llm_inference")
+        if reply.intent == "recommend" and not reply.recommendations and not priced_beyond:
             return self._guide_question(t)  # a maker none of whose cards is priced here (Huawei's): the guide on it
-        # (none of its cards within the budget: what stands in the way, "the cheapest that fits is a Mac Studio M3 Ultra
-        # 96GB at $3,999", then the guide's word on the maker)
+        # (its cards only beyond the budget: what stands in the way, "the cheapest that fits is a Mac Studio M3 Ultra
+        # 96GB at $3,999", then the guide's word on the maker; a Mac for training is the guide's word on Macs)
         return self._with_vendor_advice(t, reply, t.q.need.vendor)
 
     def _with_card_software(self, t: Turn, reply: Reply, card) -> Reply:

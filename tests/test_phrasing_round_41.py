@@ -280,3 +280,11 @@ def test_a_kwh_price_said_as_a_range_is_weighed_at_its_middle(engine, text, amou
 def test_a_maker_with_no_card_in_budget_says_what_the_cheapest_costs(engine):
     reply = _chat(engine, ["want to run 30B-ish models locally, budget 3 grand", "would a mac studio make more sense?"])[-1]
     assert any("$3,999" in b for b in reply.bullets), plain(reply)[:600]
+
+
+@pytest.mark.parametrize("text", ["今天買 GPU 好還是再等等？聽說 50 系列 Super 要出了",
+                                  "should i buy now or wait for the 50 series super refresh"])
+def test_buy_now_or_wait_for_what_is_coming_says_what_is_known_and_offers_todays_cards(engine, text):
+    reply = _chat(engine, [text])[-1]
+    said = plain(reply)
+    assert ("budget" in said or "預算" in said) and "布希" not in said and "二手" not in reply.title, said[:400]
