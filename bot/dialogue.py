@@ -237,7 +237,8 @@ def _a_sentence_about_a_place(q: Query, s: Session) -> bool:
 def _times_the_job(q: Query, s: Session) -> bool:
     """"how long would one 5 sec clip take on that", "how long would that take on it": a time asked in a chat about a
     job, with a card on the table and no word of another topic, is that job's time on that card."""
-    return "duration" in q.cues and "offtopic" not in q.cues and bool(s.need.workloads) and bool(s.focus or s.last_picks)
+    return "duration" in q.cues and "offtopic" not in q.cues and bool(s.need.workloads) and \
+        bool(s.focus or s.last_picks) and ("pronoun" in q.cues or _says(q.text, "topic_follow_up"))
 
 
 def _about_the_focus(q: Query, s: Session) -> bool:
@@ -308,8 +309,10 @@ def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool
     A card, a budget or a count alone ("4090 for Cyberpunk?", "phone under $800") counts only when the classifier
     is unsure (`confidence`: how sure it is that the message is out of scope)."""
     n = q.need
-    if n.model_size_b or n.finetune_method or n.epochs or n.dataset_samples or n.train_tokens or n.dataset:
-        return True  # (a training run's data: "how long would 3 epochs on 20k samples take")
+    if n.model_size_b or n.finetune_method:
+        return True
+    if (n.epochs or n.dataset_samples or n.train_tokens or n.dataset) and "offtopic" not in q.cues:
+        return True  # a training run's data: "how long would 3 epochs on 20k samples take" (not "translate: …10 epochs")
     if n.workloads and n.workloads != ("general",):
         # a job's words with no hardware in the message, when the classifier is sure it is about something else:
         # "explain how attention in transformers works", "gpt-4o API price per million tokens" ask about ML, not GPUs
