@@ -1981,6 +1981,10 @@ def _user_tariff(engine: Engine, need: Need, lang: str, china: bool) -> tuple[fl
     if tariff is None:
         return None
     cur = _display_currency(need, lang, china)
+    local = load_regions(engine.knowledge_dir).get(need.region) if need.region in tariff.regions and \
+        not need.budget and not need.price_currency else None  # (a region with no tariff of its own: as before)
+    if local is not None and local.currency != cur:
+        cur = local.currency  # "in germany": a bill in euros, as the tariff is
     per_kwh = engine.catalog.fx.convert(tariff.price_kwh, tariff.currency, cur, engine.today or date.today())
     example = f"{CURRENCY_SYMBOLS.get(cur, cur + ' ')}{round(per_kwh, 1) if per_kwh >= 0.1 else round(per_kwh, 2):g}"
     return per_kwh, cur, [_t(lang, f"Tariff: {tariff.name.en}, {_fine(per_kwh, cur)} per kWh ({tariff.on:%Y-%m}; "

@@ -288,3 +288,8 @@ def test_buy_now_or_wait_for_what_is_coming_says_what_is_known_and_offers_todays
     reply = _chat(engine, [text])[-1]
     said = plain(reply)
     assert ("budget" in said or "預算" in said) and "布希" not in said and "二手" not in reply.title, said[:400]
+
+
+def test_an_electricity_bill_in_a_region_with_its_own_tariff_is_in_its_money(engine):
+    reply = _chat(engine, ["how much would it cost in electricity to run a 4090 24/7 for a month in germany"])[-1]
+    assert reply.intent == "power" and "€" in reply.paragraphs[0] and "$" not in reply.paragraphs[0], plain(reply)[:400]
