@@ -1987,6 +1987,14 @@ def _user_tariff(engine: Engine, need: Need, lang: str, china: bool) -> tuple[fl
         cur = local.currency  # "in germany": a bill in euros, as the tariff is
     per_kwh = engine.catalog.fx.convert(tariff.price_kwh, tariff.currency, cur, engine.today or date.today())
     example = f"{CURRENCY_SYMBOLS.get(cur, cur + ' ')}{round(per_kwh, 1) if per_kwh >= 0.1 else round(per_kwh, 2):g}"
+    elsewhere = load_regions(engine.knowledge_dir).get(need.region) if need.region and \
+        need.region not in tariff.regions else None
+    if elsewhere is not None:  # "in the uk" with no UK tariff on file: said, not passed off as the user's
+        return per_kwh, cur, [_t(lang, f"No household tariff for {elsewhere.name.en} on file, so this uses the "
+                                       f"{tariff.name.en}, {_fine(per_kwh, cur)} per kWh ({tariff.on:%Y-%m}). Tell me "
+                                       f"yours (e.g. \"{example} per kWh\") for your own figure.",
+                                 f"我没有{elsewhere.name.zh}的居民电价，这里按{tariff.name.zh}：每度 {_fine(per_kwh, cur)}"
+                                 f"（{tariff.on:%Y-%m}）。告诉我你的电价（例如“电费每度{example}”）可以算得更准。")]
     return per_kwh, cur, [_t(lang, f"Tariff: {tariff.name.en}, {_fine(per_kwh, cur)} per kWh ({tariff.on:%Y-%m}; "
                                    f"{tariff.note.en}). Tell me yours (e.g. \"{example} per kWh\") for your own figure.",
                              f"电价按{tariff.name.zh}：每度 {_fine(per_kwh, cur)}（{tariff.on:%Y-%m}；{tariff.note.zh}）。"

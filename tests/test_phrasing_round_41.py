@@ -293,3 +293,10 @@ def test_buy_now_or_wait_for_what_is_coming_says_what_is_known_and_offers_todays
 def test_an_electricity_bill_in_a_region_with_its_own_tariff_is_in_its_money(engine):
     reply = _chat(engine, ["how much would it cost in electricity to run a 4090 24/7 for a month in germany"])[-1]
     assert reply.intent == "power" and "€" in reply.paragraphs[0] and "$" not in reply.paragraphs[0], plain(reply)[:400]
+
+
+@pytest.mark.parametrize("text, words", [("4090 electricity per month in the uk", "No household tariff for the UK"),
+                                         ("台灣 4090 一個月電費多少", "沒有臺灣的居民電價")])
+def test_a_region_with_no_tariff_of_its_own_is_told_whose_tariff_is_used(engine, text, words):
+    reply = _chat(engine, [text])[-1]
+    assert any(words in p for p in reply.paragraphs), plain(reply)[:500]
