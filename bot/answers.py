@@ -2843,6 +2843,17 @@ def _platforms_head_to_head(engine: Engine, named: list[Platform], offers, cur: 
                 kind = o.billing in INTERRUPTIBLE
                 if kind not in by or price < by[kind][0]:
                     by[kind] = (price, o.billing)
+    # a listing that names no form factor ("A100 80GB" on AutoDL) is the same card as the one listing of that family
+    # and memory that does ("A100 SXM 80GB" on vast.ai), when there is only one such
+    for card in [c for c in found if " SXM " not in f" {c} " and " PCIe " not in f" {c} "]:
+        family_gb = card.split()
+        formed = [c for c in found if c != card and [w for w in c.split() if w not in ("SXM", "PCIe")] == family_gb]
+        if len(formed) == 1:
+            for label, kinds in found.pop(card).items():
+                by = found[formed[0]].setdefault(label, {})
+                for kind, offer in kinds.items():
+                    if kind not in by or offer[0] < by[kind][0]:
+                        by[kind] = offer
     # like for like: two platforms that both rent it without interruptions are weighed on those prices, not a spot
     # price against an on-demand one; otherwise the cheapest of each, its billing said
     rate: dict[str, dict[str, tuple[float, str]]] = {}

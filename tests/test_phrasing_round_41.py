@@ -300,3 +300,8 @@ def test_an_electricity_bill_in_a_region_with_its_own_tariff_is_in_its_money(eng
 def test_a_region_with_no_tariff_of_its_own_is_told_whose_tariff_is_used(engine, text, words):
     reply = _chat(engine, [text])[-1]
     assert any(words in p for p in reply.paragraphs), plain(reply)[:500]
+
+
+def test_two_platforms_listing_the_same_card_one_without_its_form_factor_are_weighed(engine):
+    reply = _chat(engine, ["vast.ai 上的 a100 80g 大概多少 per hour？和 autodl 比哪个便宜"])[-1]
+    assert reply.paragraphs[0].startswith("结论") and "没法直接比价" not in plain(reply), plain(reply)[:400]
