@@ -128,8 +128,12 @@ def _ml_evidence(q: Query) -> bool:
     a workout plan for beginners is not a first deep-learning card."""
     n = q.need
     return bool(set(n.workloads) - {"learning", "general"} or n.model_size_b or n.finetune_method
-                or n.precision_bits or n.min_vram_gb or "dl" in q.cues
-                or n.epochs or n.dataset_samples or n.train_tokens or n.dataset)  # "3 epochs on 20k samples"
+                or n.precision_bits or n.min_vram_gb or "dl" in q.cues or _names_training_data(n))
+
+
+def _names_training_data(n: Need) -> bool:
+    """Epochs, samples, tokens or a public dataset: the data of a training run ("3 epochs on 20k samples")."""
+    return bool(n.epochs or n.dataset_samples or n.train_tokens or n.dataset)
 
 
 def _strong_evidence_of_ours(q: Query) -> bool:
@@ -311,7 +315,7 @@ def _states_a_need(q: Query, confidence: float, follow_up: bool = False) -> bool
     n = q.need
     if n.model_size_b or n.finetune_method:
         return True
-    if (n.epochs or n.dataset_samples or n.train_tokens or n.dataset) and "offtopic" not in q.cues:
+    if _names_training_data(n) and "offtopic" not in q.cues:
         return True  # a training run's data: "how long would 3 epochs on 20k samples take" (not "translate: …10 epochs")
     if n.workloads and n.workloads != ("general",):
         # a job's words with no hardware in the message, when the classifier is sure it is about something else:
@@ -1092,7 +1096,8 @@ class Conversation:
 
     def _turn(self, text: str) -> Reply:
         s = self.session
-        earlier = s.to_dict()  # the context a question asked before the one the rule answers is read in
+        # the context a question asked before the one the rule answers is read in (a message of one clause has none)
+        earlier = s.to_dict() if isinstance(text, str) and _CLAUSE_BREAK.search(text) else None
         raw = without_markup(text) if isinstance(text, str) else ""
         truncated = len(raw) > self.engine.max_input_chars
         raw = raw[: self.engine.max_input_chars]
@@ -1126,7 +1131,7 @@ class Conversation:
         reply = rule.answer(self, t)
         whole = self._the_other_half(t, rule.name, reply)
         self._remember(t, whole)
-        if whole is reply:
+        if whole is reply and earlier is not None:
             whole = self._the_other_questions(t, reply, earlier)
         reply = whole
         if rule.answer is not POLICY_RECOMMEND and self.session.awaiting and t.act not in ("greeting", "help"):
@@ -2568,13 +2573,9 @@ def _trust_in_used_asked(text: str) -> bool:
     return any(0 <= a - b <= USED_TRUST_WINDOW for _, b in find_any(t, words("slots", "used")) for a, _ in asks)
 
 
-def _asks_rent_or_buy(t: Turn) -> bool:
+def _rent_or_buy_asked(q: Query) -> bool:
     """"Rent or buy?", "租卡还是买卡划算", "买3090还是租" (read with the card as "@"), "how many hours until buying pays
     off" (not a miner's payback)."""
-    return _rent_or_buy_asked(t.q)
-
-
-def _rent_or_buy_asked(q: Query) -> bool:
     cards_as_at = re.sub(r"(?<=@)\s+|\s+(?=@)", "", q.delexicalised)  # the mask keeps a name's length in spaces
     asked = _says(q.text, "rent_or_buy") or has_any(cards_as_at, words("slots", "rent_or_buy")) or \
         _says(q.text, "break_even") or _rent_or_buy_shape().search(normalise(q.text)) is not None
@@ -2595,7 +2596,7 @@ def _works_out_rent_or_buy(c: Conversation, t: Turn) -> bool:
     s = c.session
     if t.need.budget and t.need.workloads:
         return False
-    if _asks_rent_or_buy(t):
+    if _rent_or_buy_asked(t.q):
         return bool(t.need.usage or s.need.usage) or _says(t.text, "break_even")
     if s.last_act == "rent" and s.focus and (t.need.usage or s.need.usage) and _says(t.text, "which_is_cheaper") and \
             not t.q.gpus:
@@ -2655,7 +2656,7 @@ def _changes_the_timed_job(c: Conversation, t: Turn) -> bool:
     stated = set(t.q.need.stated()) - {"workloads"}
     return c.session.last_rule in ("training-time", "training-cost", "training-again") and t.short and \
         bool(stated) and stated <= set(_TRAINING_JOB_SLOTS) and t.act != "out_of_scope" and \
-        not t.q.gpus and not _says(t.text, "break_even") and not _asks_rent_or_buy(t)
+        not t.q.gpus and not _says(t.text, "break_even") and not _rent_or_buy_asked(t.q)
 
 
 def _trains_on_images(c: Conversation, t: Turn) -> bool:
@@ -2677,7 +2678,7 @@ def _prices_the_timed_job(c: Conversation, t: Turn) -> bool:
     trained = _fine_tune_in_view(c, t) or bool(s.need.model_size_b and s.need.train_tokens)  # (or from scratch)
     if not timed or t.q.need.budget or t.act == "out_of_scope" or not trained:
         return False
-    if _says(t.text, "break_even") or _asks_rent_or_buy(t) or \
+    if _says(t.text, "break_even") or _rent_or_buy_asked(t.q) or \
             _says(t.text, "hourly_price_asked") and not _says(t.text, "total_cost"):
         return False
     # "and the cost in total" right after the times of several cards: that answer's table already prices each
@@ -2869,9 +2870,9 @@ POLICY: tuple[Rule, ...] = (
              n: c.engine.catalog.names_like(n) for n in t.q.unknown_products}, t.lang)),
     Rule("guide-source", _acts(), _asks_about_the_guide, lambda c, t: c._guide_question(t)),
     Rule("rent-vs-buy", _acts(), _works_out_rent_or_buy, lambda c, t: c._rent_vs_buy(t)),
-    Rule("rent-or-buy", _acts(), lambda c, t: _asks_rent_or_buy(t) and not (t.need.budget and t.need.workloads),
+    Rule("rent-or-buy", _acts(), lambda c, t: _rent_or_buy_asked(t.q) and not (t.need.budget and t.need.workloads),
          lambda c, t: c._rent_or_buy_without_hours(t)),  # no hours yet: the guide (or the card's rentals), and ask
-    Rule("rent-or-buy-with-a-need", _acts(), lambda c, t: (_asks_rent_or_buy(t) or _upgrade_or_rent(t)) and
+    Rule("rent-or-buy-with-a-need", _acts(), lambda c, t: (_rent_or_buy_asked(t.q) or _upgrade_or_rent(t)) and
          bool(t.need.budget and t.need.workloads),
          lambda c, t: c._picks_then_rent_or_buy(t)),  # "doing RL, rent or buy? ~£1000": what the money buys, and how
     # to weigh renting it
@@ -2920,7 +2921,7 @@ POLICY: tuple[Rule, ...] = (
          lambda c, t: c._rent(t)),
     # "best gpu to rent for fine-tuning qwen3 14b": a pick asked of the rentals (the cards rented that hold the job)
     Rule("pick-to-rent", _acts("recommend", "refine"), lambda c, t: t.cue("rent") and t.cue("pick_request") and
-         not t.q.need.budget and not t.q.gpus and not _asks_rent_or_buy(t), lambda c, t: c._rent(t)),
+         not t.q.need.budget and not t.q.gpus and not _rent_or_buy_asked(t.q), lambda c, t: c._rent(t)),
     Rule("setup-precautions", _acts("recommend", "refine", "fit", "question", "gpu_info", "power", "memory"),
          lambda c, t: len(t.q.gpus) <= 1 and ((t.q.need.gpu_count or 1) >= 2 or not t.q.gpus and bool(
              t.q.need.multi_gpu or t.q.need.form_factor == "server")) and _says(t.text, "setup_precautions")
